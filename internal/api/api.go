@@ -1,0 +1,92 @@
+// Package api serves Flagship's public REST API under /api/public, exact to
+// the published contract, plus challenge file downloads.
+package api
+
+import (
+	"log/slog"
+	"net/http"
+	"strings"
+
+	"github.com/flagshipctf/flagship/internal/event"
+	"github.com/flagshipctf/flagship/internal/openapi"
+)
+
+// MaxBodyBytes bounds request bodies.
+const MaxBodyBytes = 64 << 10
+
+// Handler is the public API.
+type Handler struct {
+	svc  *event.Service
+	log  *slog.Logger
+	mux  *http.ServeMux
+	csrf *http.CrossOriginProtection
+	// SecureCookies marks cleared session cookies Secure (behind TLS).
+	SecureCookies bool
+}
+
+// New returns the API handler for svc.
+func New(svc *event.Service, log *slog.Logger) *Handler {
+	h := &Handler{svc: svc, log: log, mux: http.NewServeMux(), csrf: http.NewCrossOriginProtection()}
+	h.routes()
+	return h
+}
+
+// routes is the whole public surface on one screen. Each path also has a
+// method-less pattern so a wrong method gets a JSON 405 with Allow.
+func (h *Handler) routes() {
+	route := func(method, path string, fn http.HandlerFunc) {
+		h.mux.HandleFunc(method+" "+path, fn)
+		allow := method
+		if method == http.MethodGet {
+			allow = "GET, HEAD"
+		}
+		h.mux.HandleFunc(path, func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Allow", allow)
+			writeError(w, http.StatusMethodNotAllowed, "method "+r.Method+" is not allowed here; use "+allow)
+		})
+	}
+	route("GET", "/api/public/health", h.health)
+	route("GET", "/api/public/openapi.json", h.openAPI)
+	route("GET", "/api/public/challenges", h.listChallenges)
+	route("GET", "/api/public/challenges/{slug}", h.getChallenge)
+	route("POST", "/api/public/challenges/{slug}/submit", h.submit)
+	route("GET", "/api/public/challenges/{slug}/writeups", h.writeups)
+	route("GET", "/api/public/leaderboard", h.leaderboard)
+	route("GET", "/api/public/me", h.me)
+	route("GET", "/api/public/profiles/{userId}", h.profile)
+	h.mux.HandleFunc("/api/public/", func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, http.StatusNotFound, "no such endpoint: "+r.URL.Path)
+	})
+	h.mux.HandleFunc("GET /files/{sha}/{name}", h.file)
+}
+
+// ServeHTTP adds CORS to /api/public and answers preflights.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if strings.HasPrefix(r.URL.Path, "/api/public/") || r.URL.Path == "/api/public" {
+		hd := w.Header()
+		hd.Set("Access-Control-Allow-Origin", "*")
+		hd.Set("Access-Control-Expose-Headers", "ETag, Retry-After")
+		if r.Method == http.MethodOptions {
+			hd.Set("Access-Control-Allow-Methods", "GET, HEAD, POST, OPTIONS")
+			hd.Set("Access-Control-Allow-Headers", "Authorization, X-API-Key, Content-Type, If-None-Match")
+			hd.Set("Access-Control-Max-Age", "600")
+			w.WriteHeader(http.StatusNoContent)
+			return
+		}
+	}
+	h.mux.ServeHTTP(w, r)
+}
+
+func (h *Handler) health(w http.ResponseWriter, r *http.Request) {
+	if h.svc.Healthy(r.Context()) {
+		writeBody(w, r, http.StatusOK, []byte(`{"ok":true}`), nil)
+		return
+	}
+	writeBody(w, r, http.StatusServiceUnavailable, []byte(`{"ok":false}`), nil)
+}
+
+func (h *Handler) openAPI(w http.ResponseWriter, r *http.Request) {
+	writeShared(w, r, openAPIBody)
+}
+
+var openAPIBody = event.NewBody(openapi.Document)

@@ -1,0 +1,93 @@
+package api
+
+import (
+	"errors"
+	"net/http"
+	"strings"
+
+	"github.com/flagshipctf/flagship/internal/ctf"
+	"github.com/flagshipctf/flagship/internal/event"
+)
+
+// SessionCookie is the web app's session cookie.
+const SessionCookie = "flagship_session"
+
+func asDomain(err error, target **ctf.Error) bool { return errors.As(err, target) }
+
+var (
+	errNoAuth      = ctf.Errorf(ctf.Unauthorized, "authentication required: send Authorization: Bearer <API key> or X-API-Key")
+	errBadHeader   = ctf.Errorf(ctf.Unauthorized, "malformed Authorization header: expected Bearer <API key>")
+	errTwoKeys     = ctf.Errorf(ctf.Unauthorized, "Authorization and X-API-Key name different keys")
+	errCrossOrigin = ctf.Errorf(ctf.Forbidden, "cross-origin request refused")
+)
+
+// presentedKey extracts the API key from the request. present is true when
+// the caller offered a key in either header, even a malformed one: such a
+// request is never treated as anonymous.
+func presentedKey(r *http.Request) (key string, present bool, err error) {
+	auth, hasAuth := r.Header["Authorization"]
+	xkey, hasX := r.Header["X-Api-Key"]
+	if !hasAuth && !hasX {
+		return "", false, nil
+	}
+	if len(auth) > 1 || len(xkey) > 1 {
+		return "", true, errBadHeader
+	}
+	if hasAuth {
+		scheme, token, ok := strings.Cut(strings.TrimSpace(auth[0]), " ")
+		if !ok || !strings.EqualFold(scheme, "Bearer") || strings.TrimSpace(token) == "" {
+			return "", true, errBadHeader
+		}
+		key = strings.TrimSpace(token)
+	}
+	if hasX {
+		x := strings.TrimSpace(xkey[0])
+		if hasAuth && x != key {
+			return "", true, errTwoKeys
+		}
+		key = x
+	}
+	if key == "" {
+		return "", true, errNoAuth
+	}
+	return key, true, nil
+}
+
+// viewer resolves the caller. With required, an anonymous caller is an
+// error. A presented API key that does not authenticate is always an error;
+// a stale session cookie on an optional endpoint reads as anonymous and is
+// cleared.
+func (h *Handler) viewer(w http.ResponseWriter, r *http.Request, required bool) (event.Viewer, error) {
+	key, present, err := presentedKey(r)
+	if err != nil {
+		return event.Viewer{}, err
+	}
+	if present {
+		return h.svc.AuthenticateKey(r.Context(), key)
+	}
+	if c, err := r.Cookie(SessionCookie); err == nil {
+		v, err := h.svc.AuthenticateSession(r.Context(), c.Value)
+		if err == nil {
+			if r.Method != http.MethodGet && r.Method != http.MethodHead {
+				// A cookie rides along on cross-site requests; a key does not.
+				if h.csrf.Check(r) != nil {
+					return event.Viewer{}, errCrossOrigin
+				}
+			}
+			return v, nil
+		}
+		if ctf.ErrorCode(err) != ctf.Unauthorized {
+			return event.Viewer{}, err
+		}
+		http.SetCookie(w, &http.Cookie{Name: SessionCookie, Value: "", Path: "/", MaxAge: -1,
+			HttpOnly: true, SameSite: http.SameSiteLaxMode, Secure: h.SecureCookies})
+		if required {
+			return event.Viewer{}, err
+		}
+		return event.Viewer{}, nil
+	}
+	if required {
+		return event.Viewer{}, errNoAuth
+	}
+	return event.Viewer{}, nil
+}

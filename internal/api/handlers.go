@@ -1,0 +1,194 @@
+package api
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"mime"
+	"net/http"
+	"strconv"
+	"unicode/utf8"
+
+	"github.com/flagshipctf/flagship/internal/ctf"
+)
+
+func (h *Handler) listChallenges(w http.ResponseWriter, r *http.Request) {
+	v, err := h.viewer(w, r, false)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	if v.User == nil {
+		writeShared(w, r, h.svc.ChallengeList())
+		return
+	}
+	bp := bufPool.Get().(*[]byte)
+	body := h.svc.AppendChallengeList((*bp)[:0], v.User.ID)
+	writeBody(w, r, http.StatusOK, body, nil)
+	*bp = body
+	bufPool.Put(bp)
+}
+
+func (h *Handler) getChallenge(w http.ResponseWriter, r *http.Request) {
+	v, err := h.viewer(w, r, false)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	d, err := h.svc.Challenge(r.PathValue("slug"), v)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	writeValue(w, r, http.StatusOK, struct {
+		Challenge any `json:"challenge"`
+	}{d})
+}
+
+func (h *Handler) writeups(w http.ResponseWriter, r *http.Request) {
+	v, err := h.viewer(w, r, true)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	list, err := h.svc.Writeups(r.Context(), r.PathValue("slug"), v)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	writeValue(w, r, http.StatusOK, list)
+}
+
+func (h *Handler) leaderboard(w http.ResponseWriter, r *http.Request) {
+	writeShared(w, r, h.svc.Leaderboard())
+}
+
+func (h *Handler) me(w http.ResponseWriter, r *http.Request) {
+	v, err := h.viewer(w, r, true)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	p, err := h.svc.Me(r.Context(), v)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	writeValue(w, r, http.StatusOK, struct {
+		Profile any `json:"profile"`
+	}{p})
+}
+
+func (h *Handler) profile(w http.ResponseWriter, r *http.Request) {
+	p := h.svc.Profile(r.PathValue("userId"))
+	writeValue(w, r, http.StatusOK, struct {
+		Profile any `json:"profile"`
+	}{p})
+}
+
+// submit follows PRODUCT.md's order of checks: authentication, then the
+// challenge, then the body; the service does the rest.
+func (h *Handler) submit(w http.ResponseWriter, r *http.Request) {
+	v, err := h.viewer(w, r, true)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	slug := r.PathValue("slug")
+	if !h.svc.ChallengeExists(slug) {
+		writeError(w, http.StatusNotFound, "challenge not found")
+		return
+	}
+	flag, err := decodeSubmit(w, r)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	res, err := h.svc.Submit(r.Context(), v, slug, flag)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	writeValue(w, r, http.StatusOK, struct {
+		Result any `json:"result"`
+	}{res})
+}
+
+// decodeSubmit reads {"flag": "..."} strictly: one JSON object, a string
+// flag, valid UTF-8, nothing after it, at most MaxBodyBytes.
+func decodeSubmit(w http.ResponseWriter, r *http.Request) (string, error) {
+	if ct := r.Header.Get("Content-Type"); ct != "" {
+		mt, _, err := mime.ParseMediaType(ct)
+		if err != nil || (mt != "application/json" && mt != "text/plain" && mt != "application/x-www-form-urlencoded") {
+			return "", ctf.Errorf(ctf.Invalid, "request body must be JSON (Content-Type: application/json)")
+		}
+	}
+	data, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBodyBytes))
+	var tooBig *http.MaxBytesError
+	if errors.As(err, &tooBig) {
+		return "", ctf.Errorf(ctf.Invalid, "request body too large: the limit is %d bytes", MaxBodyBytes)
+	}
+	if err != nil {
+		return "", ctf.Errorf(ctf.Invalid, "could not read request body")
+	}
+	return DecodeFlag(data)
+}
+
+// DecodeFlag parses a submit body and returns the flag as sent (not yet
+// trimmed). Every failure is an Invalid error with a sentence for humans.
+func DecodeFlag(data []byte) (string, error) {
+	if len(bytes.TrimSpace(data)) == 0 {
+		return "", ctf.Errorf(ctf.Invalid, `request body is empty: send {"flag": "..."}`)
+	}
+	if !utf8.Valid(data) {
+		return "", ctf.Errorf(ctf.Invalid, "request body is not valid UTF-8")
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	var body struct {
+		Flag *json.RawMessage `json:"flag"`
+	}
+	if err := dec.Decode(&body); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			return "", ctf.Errorf(ctf.Invalid, `request body must be a JSON object like {"flag": "..."}`)
+		}
+		return "", ctf.Errorf(ctf.Invalid, "request body is not valid JSON")
+	}
+	if dec.More() {
+		return "", ctf.Errorf(ctf.Invalid, "request body has data after the JSON object")
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return "", ctf.Errorf(ctf.Invalid, "request body has data after the JSON object")
+	}
+	if body.Flag == nil || bytes.Equal(*body.Flag, []byte("null")) {
+		return "", ctf.Errorf(ctf.Invalid, `"flag" is required`)
+	}
+	var flag string
+	if err := json.Unmarshal(*body.Flag, &flag); err != nil {
+		return "", ctf.Errorf(ctf.Invalid, `"flag" must be a string`)
+	}
+	if _, err := ctf.NormalizeFlag(flag); err != nil {
+		return "", err
+	}
+	return flag, nil
+}
+
+func (h *Handler) file(w http.ResponseWriter, r *http.Request) {
+	name := r.PathValue("name")
+	data, err := h.svc.File(r.Context(), r.PathValue("sha"), name)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	hd := w.Header()
+	hd.Set("Content-Type", "application/octet-stream")
+	hd.Set("Content-Disposition", mime.FormatMediaType("attachment", map[string]string{"filename": name}))
+	hd.Set("X-Content-Type-Options", "nosniff")
+	hd.Set("Cache-Control", "public, max-age=31536000, immutable")
+	hd.Set("Content-Length", strconv.Itoa(len(data)))
+	w.WriteHeader(http.StatusOK)
+	if r.Method != http.MethodHead {
+		w.Write(data)
+	}
+}

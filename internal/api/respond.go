@@ -1,0 +1,149 @@
+package api
+
+import (
+	"encoding/json"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/flagshipctf/flagship/internal/ctf"
+	"github.com/flagshipctf/flagship/internal/event"
+)
+
+const contentTypeJSON = "application/json; charset=utf-8"
+
+// gzipMin is the size below which compressing costs more than it saves.
+const gzipMin = 1024
+
+// writeShared writes a body that many callers share: its ETag and gzip
+// form are computed once, not per request.
+func writeShared(w http.ResponseWriter, r *http.Request, b *event.Body) {
+	hd := w.Header()
+	hd.Set("ETag", b.ETag)
+	hd.Set("Cache-Control", "no-cache")
+	hd.Add("Vary", "Accept-Encoding")
+	if notModified(r, b.ETag) {
+		w.WriteHeader(http.StatusNotModified)
+		return
+	}
+	hd.Set("Content-Type", contentTypeJSON)
+	body := b.JSON
+	if len(body) >= gzipMin && acceptsGzip(r) {
+		body = b.Gzip()
+		hd.Set("Content-Encoding", "gzip")
+	}
+	hd.Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(http.StatusOK)
+	if r.Method != http.MethodHead {
+		w.Write(body)
+	}
+}
+
+// writeBody writes a body built for this request. Successful GETs carry
+// an ETag so clients can revalidate.
+func writeBody(w http.ResponseWriter, r *http.Request, status int, body []byte, _ any) {
+	hd := w.Header()
+	if status == http.StatusOK && (r.Method == http.MethodGet || r.Method == http.MethodHead) {
+		tag := event.ETag(body)
+		hd.Set("ETag", tag)
+		hd.Set("Cache-Control", "no-cache")
+		if notModified(r, tag) {
+			w.WriteHeader(http.StatusNotModified)
+			return
+		}
+	} else {
+		hd.Set("Cache-Control", "no-store")
+	}
+	hd.Set("Content-Type", contentTypeJSON)
+	hd.Add("Vary", "Accept-Encoding")
+	if len(body) >= gzipMin && acceptsGzip(r) {
+		body = event.Compress(body)
+		hd.Set("Content-Encoding", "gzip")
+	}
+	hd.Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(status)
+	if r.Method != http.MethodHead {
+		w.Write(body)
+	}
+}
+
+// writeValue marshals v and writes it.
+func writeValue(w http.ResponseWriter, r *http.Request, status int, v any) {
+	body, err := json.Marshal(v)
+	if err != nil {
+		writeError(w, http.StatusInternalServerError, "internal server error")
+		return
+	}
+	writeBody(w, r, status, body, nil)
+}
+
+var statusOf = map[ctf.Code]int{
+	ctf.Invalid:      http.StatusBadRequest,
+	ctf.Unauthorized: http.StatusUnauthorized,
+	ctf.Forbidden:    http.StatusForbidden,
+	ctf.NotFound:     http.StatusNotFound,
+	ctf.Conflict:     http.StatusConflict,
+	ctf.RateLimited:  http.StatusTooManyRequests,
+	ctf.Unavailable:  http.StatusServiceUnavailable,
+	ctf.Internal:     http.StatusInternalServerError,
+}
+
+// fail writes err as its status and human message; internal errors are
+// logged in detail and shown to the client only as a generic sentence.
+func (h *Handler) fail(w http.ResponseWriter, r *http.Request, err error) {
+	code := ctf.ErrorCode(err)
+	if code == ctf.Internal {
+		h.log.Error("request failed", "method", r.Method, "path", r.URL.Path, "err", err)
+	}
+	var de *ctf.Error
+	if code == ctf.RateLimited && asDomain(err, &de) && de.RetryAfter > 0 {
+		secs := int((de.RetryAfter + 999_999_999) / 1_000_000_000)
+		w.Header().Set("Retry-After", strconv.Itoa(max(secs, 1)))
+	}
+	if code == ctf.Unauthorized {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="flagship"`)
+	}
+	writeError(w, statusOf[code], ctf.ErrorMessage(err))
+}
+
+// writeError writes {"error": msg}.
+func writeError(w http.ResponseWriter, status int, msg string) {
+	body, _ := json.Marshal(struct {
+		Error string `json:"error"`
+	}{msg})
+	hd := w.Header()
+	hd.Set("Content-Type", contentTypeJSON)
+	hd.Set("Cache-Control", "no-store")
+	hd.Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(status)
+	w.Write(body)
+}
+
+// notModified reports whether If-None-Match names tag (or is *).
+func notModified(r *http.Request, tag string) bool {
+	inm := r.Header.Get("If-None-Match")
+	if inm == "" {
+		return false
+	}
+	for _, t := range strings.Split(inm, ",") {
+		t = strings.TrimSpace(t)
+		if t == "*" || strings.TrimPrefix(t, "W/") == tag {
+			return true
+		}
+	}
+	return false
+}
+
+func acceptsGzip(r *http.Request) bool {
+	for _, part := range strings.Split(r.Header.Get("Accept-Encoding"), ",") {
+		coding, params, _ := strings.Cut(strings.TrimSpace(part), ";")
+		if strings.EqualFold(strings.TrimSpace(coding), "gzip") {
+			q := strings.ReplaceAll(strings.TrimSpace(params), " ", "")
+			return q != "q=0" && q != "q=0.0" && q != "q=0.00" && q != "q=0.000"
+		}
+	}
+	return false
+}
+
+var bufPool = sync.Pool{New: func() any { b := make([]byte, 0, 64<<10); return &b }}

@@ -1,0 +1,196 @@
+// Package cli is the operator interface of the flagship binary: one file per
+// command, all sharing the global options (--db, --json) and environment.
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"strings"
+
+	"github.com/flagshipctf/flagship/internal/store"
+)
+
+// Env reads configuration from the environment (os.Getenv in main).
+type Env func(string) string
+
+// IO are the standard streams of a command.
+type IO struct {
+	Stdin          io.Reader
+	Stdout, Stderr io.Writer
+}
+
+// app carries the options every command shares.
+type app struct {
+	IO
+	env  Env
+	db   string
+	json bool
+}
+
+const usage = `flagship — a self-hosted CTF platform
+
+Usage:
+  flagship [--db DSN] [--json] COMMAND [options]
+
+Commands:
+  serve     run the platform (--addr, --public-url, --demo)
+  migrate   apply schema migrations and exit
+  load      import dataset files, ctfcli challenge.yml files or directories of them
+  dump      write the whole platform as one dataset (YAML; JSON with --json)
+  user      create | list
+  apikey    create | list | revoke
+
+Every command takes --db DSN (env FLAGSHIP_DB; default sqlite:flagship.db)
+and --json for machine-readable output. Run "flagship COMMAND -h" for details.
+`
+
+// Run runs the command line args (without the program name) and returns
+// the process exit code.
+func Run(ctx context.Context, args []string, env Env, stdio IO) int {
+	a := &app{IO: stdio, env: env, db: env("FLAGSHIP_DB"), json: envBool(env("FLAGSHIP_JSON"))}
+	if a.db == "" {
+		a.db = "sqlite:flagship.db"
+	}
+	fs := flag.NewFlagSet("flagship", flag.ContinueOnError)
+	fs.SetOutput(a.Stderr)
+	fs.Usage = func() { fmt.Fprint(a.Stderr, usage) }
+	a.globalFlags(fs)
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	rest := fs.Args()
+	if len(rest) == 0 {
+		fmt.Fprint(a.Stderr, usage)
+		return 2
+	}
+	cmds := map[string]func(context.Context, []string) error{
+		"serve":   a.serve,
+		"migrate": a.migrate,
+		"load":    a.load,
+		"dump":    a.dump,
+		"user":    a.user,
+		"apikey":  a.apikey,
+	}
+	run, ok := cmds[rest[0]]
+	if !ok {
+		if rest[0] == "help" {
+			fmt.Fprint(a.Stdout, usage)
+			return 0
+		}
+		fmt.Fprintf(a.Stderr, "flagship: unknown command %q\n\n%s", rest[0], usage)
+		return 2
+	}
+	if err := run(ctx, rest[1:]); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		var ue usageError
+		if errors.As(err, &ue) {
+			fmt.Fprintf(a.Stderr, "flagship %s: %v\n", rest[0], err)
+			return 2
+		}
+		if a.json {
+			json.NewEncoder(a.Stderr).Encode(map[string]string{"error": err.Error()})
+		} else {
+			fmt.Fprintf(a.Stderr, "flagship %s: %v\n", rest[0], err)
+		}
+		return 1
+	}
+	return 0
+}
+
+// usageError is a mistake on the command line (exit code 2).
+type usageError struct{ error }
+
+func usagef(format string, args ...any) error { return usageError{fmt.Errorf(format, args...)} }
+
+func (a *app) globalFlags(fs *flag.FlagSet) {
+	fs.StringVar(&a.db, "db", a.db, "database: sqlite:PATH or postgres://… (env FLAGSHIP_DB)")
+	fs.BoolVar(&a.json, "json", a.json, "machine-readable JSON output")
+}
+
+// flags returns a flag set for a subcommand that also accepts the global
+// options after the command name.
+func (a *app) flags(name, synopsis string) *flag.FlagSet {
+	fs := flag.NewFlagSet("flagship "+name, flag.ContinueOnError)
+	fs.SetOutput(a.Stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(a.Stderr, "Usage: flagship %s\n\nOptions:\n", synopsis)
+		fs.PrintDefaults()
+	}
+	a.globalFlags(fs)
+	return fs
+}
+
+func (a *app) parse(fs *flag.FlagSet, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return usageError{err}
+	}
+	return nil
+}
+
+// open opens and migrates the database.
+func (a *app) open(ctx context.Context) (*store.DB, error) {
+	db, err := store.Open(ctx, a.db)
+	if err != nil {
+		return nil, err
+	}
+	if err := db.Migrate(ctx); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return db, nil
+}
+
+// print writes v as JSON with --json, else the text.
+func (a *app) print(v any, text string) {
+	if a.json {
+		enc := json.NewEncoder(a.Stdout)
+		enc.SetIndent("", "  ")
+		enc.Encode(v)
+		return
+	}
+	fmt.Fprint(a.Stdout, text)
+	if !strings.HasSuffix(text, "\n") {
+		fmt.Fprintln(a.Stdout)
+	}
+}
+
+// logger builds the server's logger from FLAGSHIP_LOG_LEVEL and
+// FLAGSHIP_LOG_FORMAT (text or json).
+func (a *app) logger() *slog.Logger {
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(a.env("FLAGSHIP_LOG_LEVEL"))); err != nil {
+		level = slog.LevelInfo
+	}
+	opts := &slog.HandlerOptions{Level: level}
+	if strings.EqualFold(a.env("FLAGSHIP_LOG_FORMAT"), "json") || a.json {
+		return slog.New(slog.NewJSONHandler(a.Stderr, opts))
+	}
+	return slog.New(slog.NewTextHandler(a.Stderr, opts))
+}
+
+func envBool(s string) bool {
+	switch strings.ToLower(s) {
+	case "1", "true", "yes", "on":
+		return true
+	}
+	return false
+}
+
+// Main is the binary's entry point, kept here so main.go stays a few lines.
+func Main(ctx context.Context) int {
+	return Run(ctx, os.Args[1:], os.Getenv, IO{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr})
+}

@@ -1,0 +1,93 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/flagshipctf/flagship/internal/dataset"
+	"github.com/flagshipctf/flagship/internal/store"
+)
+
+func (a *app) migrate(ctx context.Context, args []string) error {
+	fs := a.flags("migrate", "migrate [--db DSN]")
+	if err := a.parse(fs, args); err != nil {
+		return err
+	}
+	db, err := a.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	a.print(map[string]any{"migrated": true}, "database is up to date")
+	return nil
+}
+
+func (a *app) load(ctx context.Context, args []string) error {
+	fs := a.flags("load", "load [--db DSN] [--json] PATH...")
+	if err := a.parse(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() == 0 {
+		return usagef("name at least one dataset file, challenge.yml or directory (- reads standard input)")
+	}
+	ds, err := dataset.ReadPaths(fs.Args())
+	if err != nil {
+		return err
+	}
+	db, err := a.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	rep, err := db.Load(ctx, ds)
+	if err != nil {
+		return err
+	}
+	a.print(rep, formatReport(rep))
+	return nil
+}
+
+func formatReport(r store.LoadReport) string {
+	var b strings.Builder
+	kinds := map[string]bool{}
+	for _, m := range []map[string]int{r.Created, r.Updated, r.Unchanged} {
+		for k := range m {
+			kinds[k] = true
+		}
+	}
+	if len(kinds) == 0 {
+		return "nothing to load"
+	}
+	names := make([]string, 0, len(kinds))
+	for k := range kinds {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	for _, k := range names {
+		fmt.Fprintf(&b, "%-11s %d created, %d updated, %d unchanged\n", k+":", r.Created[k], r.Updated[k], r.Unchanged[k])
+	}
+	return b.String()
+}
+
+func (a *app) dump(ctx context.Context, args []string) error {
+	fs := a.flags("dump", "dump [--db DSN] [--json]")
+	if err := a.parse(fs, args); err != nil {
+		return err
+	}
+	db, err := a.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	ds, err := db.Dump(ctx)
+	if err != nil {
+		return err
+	}
+	format := "yaml"
+	if a.json {
+		format = "json"
+	}
+	return dataset.Encode(a.Stdout, ds, format)
+}

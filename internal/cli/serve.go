@@ -1,0 +1,195 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/flagshipctf/flagship/internal/api"
+	"github.com/flagshipctf/flagship/internal/dataset"
+	"github.com/flagshipctf/flagship/internal/demo"
+	"github.com/flagshipctf/flagship/internal/event"
+	"github.com/flagshipctf/flagship/internal/store"
+)
+
+func (a *app) serve(ctx context.Context, args []string) error {
+	fs := a.flags("serve", "serve [--addr HOST:PORT] [--public-url URL] [--demo]")
+	addr := fs.String("addr", envOr(a.env, "FLAGSHIP_ADDR", "127.0.0.1:8080"), "listen address (env FLAGSHIP_ADDR)")
+	publicURL := fs.String("public-url", a.env("FLAGSHIP_PUBLIC_URL"), "public base URL, for file links (env FLAGSHIP_PUBLIC_URL; default http://ADDR)")
+	withDemo := fs.Bool("demo", false, "load the built-in demo event into an empty database and print a demo API key")
+	rate := fs.Int("rate-limit", envInt(a.env, "FLAGSHIP_RATE_LIMIT", 10), "wrong submissions allowed per user and challenge per window; 0 disables (env FLAGSHIP_RATE_LIMIT)")
+	window := fs.Duration("rate-window", envDuration(a.env, "FLAGSHIP_RATE_WINDOW", time.Minute), "rate-limit window (env FLAGSHIP_RATE_WINDOW)")
+	if err := a.parse(fs, args); err != nil {
+		return err
+	}
+	if *rate < 0 || *window <= 0 {
+		return usagef("--rate-limit must be ≥ 0 and --rate-window > 0")
+	}
+	log := a.logger()
+	db, err := a.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		return fmt.Errorf("listen: %w", err)
+	}
+	base := strings.TrimRight(*publicURL, "/")
+	if base == "" {
+		base = "http://" + displayAddr(ln.Addr())
+	}
+	var demoKey string
+	if *withDemo {
+		if demoKey, err = loadDemo(ctx, db); err != nil {
+			ln.Close()
+			return err
+		}
+	}
+
+	svc := event.New(db, event.Options{PublicURL: base, Logger: log,
+		RateLimit: store.RateLimit{Max: *rate, Window: *window}})
+	start := time.Now()
+	if err := svc.Load(ctx); err != nil {
+		ln.Close()
+		return err
+	}
+	log.Info("event state built", "duration", time.Since(start))
+	watchCtx, stopWatch := context.WithCancel(ctx)
+	defer stopWatch()
+	go svc.Watch(watchCtx, time.Second)
+
+	apiHandler := api.New(svc, log)
+	apiHandler.SecureCookies = strings.HasPrefix(base, "https://")
+	mux := http.NewServeMux()
+	mux.Handle("/api/public/", apiHandler)
+	mux.Handle("/api/public", apiHandler)
+	mux.Handle("/files/", apiHandler)
+	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprint(w, homePage)
+	})
+	srv := &http.Server{
+		Handler:           api.Logged(log, mux),
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       30 * time.Second,
+		WriteTimeout:      60 * time.Second,
+		IdleTimeout:       120 * time.Second,
+		MaxHeaderBytes:    64 << 10,
+	}
+
+	a.announce(base, demoKey)
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return fmt.Errorf("serve: %w", err)
+	case <-ctx.Done():
+	}
+	log.Info("shutting down: finishing in-flight requests")
+	shutCtx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(shutCtx); err != nil {
+		return fmt.Errorf("shutdown: %w", err)
+	}
+	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+func (a *app) announce(base, demoKey string) {
+	if a.json {
+		a.print(map[string]any{"listening": base, "demoUser": ifDemo(demoKey, demo.DemoUsername),
+			"demoPassword": ifDemo(demoKey, demo.DemoPassword), "demoApiKey": ifDemo(demoKey, demoKey)}, "")
+		return
+	}
+	fmt.Fprintf(a.Stdout, "Flagship is listening on %s\n", base)
+	if demoKey != "" {
+		fmt.Fprintf(a.Stdout, `
+Demo event loaded.
+  login:    %s / %s
+  API key:  %s
+
+Try it:
+  curl %s/api/public/leaderboard
+  curl -H 'Authorization: Bearer %s' %s/api/public/me
+`, demo.DemoUsername, demo.DemoPassword, demoKey, base, demoKey, base)
+	}
+}
+
+func ifDemo(key, v string) any {
+	if key == "" {
+		return nil
+	}
+	return v
+}
+
+// loadDemo fills an empty database with the demo event, then mints a fresh
+// API key for the demo player (a key's secret cannot be shown twice).
+func loadDemo(ctx context.Context, db *store.DB) (string, error) {
+	empty, err := db.Empty(ctx)
+	if err != nil {
+		return "", err
+	}
+	if empty {
+		ds, err := dataset.Decode(demo.Dataset, "demo.yaml")
+		if err != nil {
+			return "", fmt.Errorf("demo dataset: %w", err)
+		}
+		if _, err := db.Load(ctx, ds); err != nil {
+			return "", fmt.Errorf("load demo: %w", err)
+		}
+	}
+	_, key, err := createKey(ctx, db, demo.DemoUsername, "demo")
+	if err != nil {
+		return "", fmt.Errorf("demo API key (is this the demo database?): %w", err)
+	}
+	return key, nil
+}
+
+func displayAddr(addr net.Addr) string {
+	tcp, ok := addr.(*net.TCPAddr)
+	if !ok {
+		return addr.String()
+	}
+	if tcp.IP.IsUnspecified() {
+		return net.JoinHostPort("localhost", strconv.Itoa(tcp.Port))
+	}
+	return tcp.String()
+}
+
+func envOr(env Env, key, def string) string {
+	if v := env(key); v != "" {
+		return v
+	}
+	return def
+}
+
+func envInt(env Env, key string, def int) int {
+	if n, err := strconv.Atoi(env(key)); err == nil {
+		return n
+	}
+	return def
+}
+
+func envDuration(env Env, key string, def time.Duration) time.Duration {
+	if d, err := time.ParseDuration(env(key)); err == nil {
+		return d
+	}
+	return def
+}
+
+const homePage = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Flagship</title></head>
+<body><h1>Flagship</h1>
+<p>The public API is at <a href="/api/public/challenges">/api/public</a>;
+its OpenAPI document is <a href="/api/public/openapi.json">/api/public/openapi.json</a>.
+The web app comes in a later release.</p></body></html>
+`

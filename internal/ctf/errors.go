@@ -1,0 +1,58 @@
+// Package ctf holds Flagship's domain: its types, its error codes and the pure
+// rules (flag matching, badges, ranking) that every front door shares.
+package ctf
+
+import (
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Code classifies an error for the front doors; the API maps each to one
+// HTTP status.
+type Code string
+
+// Error codes.
+const (
+	Invalid      Code = "invalid"
+	Unauthorized Code = "unauthorized"
+	Forbidden    Code = "forbidden"
+	NotFound     Code = "not_found"
+	Conflict     Code = "conflict"
+	RateLimited  Code = "rate_limited"
+	Unavailable  Code = "unavailable"
+	Internal     Code = "internal"
+)
+
+// Error is a domain error: a code and a human sentence safe to show clients.
+type Error struct {
+	Code       Code
+	Message    string
+	RetryAfter time.Duration // with RateLimited
+}
+
+func (e *Error) Error() string { return e.Message }
+
+// Errorf returns an *Error with a formatted message.
+func Errorf(code Code, format string, args ...any) *Error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// ErrorCode returns the code of err, Internal for errors that are not domain errors.
+func ErrorCode(err error) Code {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Code
+	}
+	return Internal
+}
+
+// ErrorMessage returns the client-safe message of err; internal details are
+// never shown.
+func ErrorMessage(err error) string {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Message
+	}
+	return "internal server error"
+}

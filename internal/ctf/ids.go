@@ -1,0 +1,58 @@
+package ctf
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"sync"
+	"time"
+)
+
+// TimeFormat is how every timestamp leaves the platform: RFC 3339, UTC,
+// milliseconds.
+const TimeFormat = "2006-01-02T15:04:05.000Z"
+
+// FormatTime formats t with TimeFormat.
+func FormatTime(t time.Time) string { return t.UTC().Format(TimeFormat) }
+
+// AppendTime appends t in TimeFormat to b.
+func AppendTime(b []byte, t time.Time) []byte { return t.UTC().AppendFormat(b, TimeFormat) }
+
+// Millis truncates t to the millisecond precision the platform stores.
+func Millis(t time.Time) time.Time { return t.UTC().Truncate(time.Millisecond) }
+
+var idMu sync.Mutex
+var lastIDMillis int64
+var idSeq uint16
+
+// NewID returns a UUIDv7: time-ordered, so indexes stay compact, yet with
+// 62 random bits, so ids cannot be guessed or enumerated.
+func NewID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	ms := time.Now().UnixMilli()
+	idMu.Lock()
+	if ms <= lastIDMillis {
+		ms = lastIDMillis
+		idSeq++
+	} else {
+		lastIDMillis = ms
+		idSeq = uint16(b[6])<<8 | uint16(b[7])&0x1ff
+	}
+	seq := idSeq
+	idMu.Unlock()
+	b[0], b[1], b[2], b[3], b[4], b[5] = byte(ms>>40), byte(ms>>32), byte(ms>>24), byte(ms>>16), byte(ms>>8), byte(ms)
+	b[6] = 0x70 | byte(seq>>8)&0x0f
+	b[7] = byte(seq)
+	b[8] = b[8]&0x3f | 0x80
+	var out [36]byte
+	hex.Encode(out[0:8], b[0:4])
+	out[8] = '-'
+	hex.Encode(out[9:13], b[4:6])
+	out[13] = '-'
+	hex.Encode(out[14:18], b[6:8])
+	out[18] = '-'
+	hex.Encode(out[19:23], b[8:10])
+	out[23] = '-'
+	hex.Encode(out[24:], b[10:])
+	return string(out[:])
+}

@@ -1,0 +1,135 @@
+package ctf
+
+import (
+	"regexp"
+	"time"
+)
+
+// Difficulty names, as the contract spells them.
+const (
+	Easy   = "Easy"
+	Medium = "Medium"
+	Hard   = "Hard"
+	Insane = "Insane"
+)
+
+// Roles.
+const (
+	RolePlayer = "player"
+	RoleAdmin  = "admin"
+)
+
+// Writeup statuses.
+const (
+	WriteupPending  = "pending"
+	WriteupApproved = "approved"
+	WriteupRejected = "rejected"
+)
+
+// MaxFlagBytes is the longest flag a submission may carry, after trimming.
+const MaxFlagBytes = 1024
+
+// User is an account.
+type User struct {
+	ID           string
+	Username     string
+	Name         string // may be empty
+	Email        string // may be empty
+	Image        string // may be empty
+	PasswordHash string
+	Role         string
+	Banned       bool
+	CreatedAt    time.Time
+}
+
+// IsPlayer reports whether u's solves count in public aggregates.
+func (u *User) IsPlayer() bool { return u.Role != RoleAdmin && !u.Banned }
+
+// Flag is one accepted answer of a challenge.
+type Flag struct {
+	Kind            string // "static" or "regex"
+	Content         string
+	CaseInsensitive bool
+	re              *regexp.Regexp
+}
+
+// Challenge is a challenge as the organiser configured it.
+type Challenge struct {
+	ID             string
+	Slug           string
+	Title          string
+	Description    string
+	Categories     []string
+	Difficulty     string
+	Points         int
+	Type           string
+	Flags          []Flag
+	Requires       []string // prerequisite challenge ids
+	AuthorID       string   // empty when none
+	FileName       string
+	FileSHA256     string // set when the bytes are stored in the database
+	FileURL        string // set when the file is a link elsewhere
+	HasInstance    bool
+	DockerPort     *int
+	Hidden         bool
+	Tags           []string
+	ConnectionInfo string
+	CreatedAt      time.Time
+}
+
+// Solve is a user's accepted submission of a challenge.
+type Solve struct {
+	Seq         int64 // database order, breaks ties between equal times
+	ID          string
+	UserID      string
+	ChallengeID string
+	Flag        string
+	At          time.Time
+}
+
+// Review is a user's rating of a solved challenge.
+type Review struct {
+	ID          string
+	UserID      string
+	ChallengeID string
+	Stars       int
+	Difficulty  int
+	CreatedAt   time.Time
+}
+
+// Writeup is a user's account of how they solved a challenge.
+type Writeup struct {
+	ID          string
+	UserID      string
+	ChallengeID string
+	Title       string
+	Content     string
+	Images      []string
+	Status      string
+	CreatedAt   time.Time
+	UpdatedAt   time.Time
+	Username    string // of the author, for listings
+	Name        string
+}
+
+// APIKey is the stored form of an API key; the secret is never kept.
+type APIKey struct {
+	ID         string
+	UserID     string
+	Name       string
+	Prefix     string
+	Hash       string // hex SHA-256 of the whole key
+	CreatedAt  time.Time
+	LastUsedAt *time.Time
+	RevokedAt  *time.Time
+}
+
+// Session is a server-side web session; the cookie holds a secret whose
+// SHA-256 is the session's id.
+type Session struct {
+	IDHash    string
+	UserID    string
+	CreatedAt time.Time
+	ExpiresAt time.Time
+	RevokedAt *time.Time
+}

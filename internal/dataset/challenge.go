@@ -1,0 +1,339 @@
+package dataset
+
+import (
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"fmt"
+	"net/url"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+)
+
+var challengeKeys = []string{
+	"id", "slug", "title", "description", "categories", "difficulty", "points", "type", "flags",
+	"requires", "author", "file", "hasInstance", "dockerPort", "hidden", "tags", "connectionInfo",
+	"createdAt",
+	// ctfcli spellings
+	"name", "value", "category", "requirements", "state", "files", "connection_info", "extra",
+}
+
+// ctfcliIgnored are ctfcli keys a dataset challenge entry may carry and that
+// Flagship ignores (a challenge.yml ignores every unknown key).
+var ctfcliIgnored = []string{
+	"version", "image", "host", "healthcheck", "hints", "topics", "attempts", "protocol",
+	"attribution", "next", "scoring",
+}
+
+// difficulties maps accepted spellings to the canonical difficulty.
+var difficulties = map[string]string{"easy": "Easy", "medium": "Medium", "hard": "Hard", "insane": "Insane"}
+
+// DefaultDifficulty is given to a challenge that names none (ctfcli has no
+// difficulty key) and has no tag naming one.
+const DefaultDifficulty = "Medium"
+
+func (d *decoder) challenge(n *yaml.Node) Challenge {
+	var c Challenge
+	givenBy := map[string]string{} // target field -> key that set it
+	once := func(target, key string) bool {
+		if prev, ok := givenBy[target]; ok {
+			d.fail(key, "%s and %s both given; use one", prev, key)
+			return false
+		}
+		givenBy[target] = key
+		return true
+	}
+	var initial *int
+	keys, vals := d.pairs(n, "")
+	for i, k := range keys {
+		v := vals[i]
+		switch k {
+		case "id":
+			c.ID = d.str(v, k)
+		case "slug":
+			c.Slug = strings.TrimSpace(d.str(v, k))
+		case "title", "name":
+			if once("title", k) {
+				c.Title = strings.TrimSpace(d.str(v, k))
+			}
+		case "description":
+			c.Description = d.str(v, k)
+		case "categories", "category":
+			if once("categories", k) {
+				for _, s := range d.strs(v, k) {
+					if s = strings.TrimSpace(s); !contains(c.Categories, s) {
+						c.Categories = append(c.Categories, s)
+					}
+				}
+			}
+		case "difficulty":
+			c.Difficulty = strings.TrimSpace(d.str(v, k))
+			if canon, ok := difficulties[strings.ToLower(c.Difficulty)]; ok {
+				c.Difficulty = canon
+			}
+		case "points", "value":
+			if once("points", k) {
+				c.Points, _ = d.integer(v, k)
+			}
+		case "type":
+			c.Type = strings.TrimSpace(d.str(v, k))
+		case "flags":
+			c.Flags = d.flags(v, k)
+		case "requires", "requirements":
+			if once("requires", k) {
+				c.Requires = d.requirements(v, k)
+			}
+		case "author":
+			c.Author = strings.TrimSpace(d.str(v, k))
+		case "file":
+			if once("file", k) {
+				c.File = d.fileEntry(v)
+			}
+		case "files":
+			if paths := d.strs(v, k); len(paths) > 0 && once("file", k) {
+				c.File = &File{Path: paths[0]}
+				d.finishFile(c.File, k+"[0]")
+			}
+		case "hasInstance":
+			c.HasInstance = d.boolean(v, k)
+		case "dockerPort":
+			if !isNull(v) {
+				if p, ok := d.integer(v, k); ok {
+					c.DockerPort = &p
+				}
+			}
+		case "hidden", "state":
+			if !once("hidden", k) {
+				break
+			}
+			if k == "hidden" {
+				c.Hidden = d.boolean(v, k)
+				break
+			}
+			switch s := strings.ToLower(d.str(v, k)); s {
+			case "hidden", "visible":
+				c.Hidden = s == "hidden"
+			default:
+				d.fail(k, "must be hidden or visible, not %q", s)
+			}
+		case "tags":
+			c.Tags = d.tags(v, k)
+		case "connectionInfo", "connection_info":
+			if once("connectionInfo", k) {
+				c.ConnectionInfo = d.str(v, k)
+			}
+		case "createdAt":
+			c.CreatedAt = d.timestamp(v, k)
+		case "extra": // ctfcli dynamic scoring: {initial, decay, minimum}
+			ek, ev := d.pairs(v, k)
+			for j := range ek {
+				if ek[j] == "initial" {
+					if p, ok := d.integer(ev[j], "extra.initial"); ok {
+						initial = &p
+					}
+				}
+			}
+		default:
+			if !d.ctfcli && !contains(ctfcliIgnored, k) {
+				d.unknown(k, k, challengeKeys)
+			}
+		}
+	}
+	if c.Slug == "" {
+		c.Slug = Slugify(c.Title)
+	}
+	if _, ok := givenBy["points"]; !ok {
+		if initial != nil {
+			c.Points = *initial
+		} else if n := deref(n); n != nil && n.Kind == yaml.MappingNode {
+			field := "points"
+			if d.ctfcli {
+				field = "value"
+			}
+			d.fail(field, "required")
+		}
+	}
+	if c.Difficulty == "" {
+		c.Difficulty = DefaultDifficulty
+		for _, t := range c.Tags {
+			if canon, ok := difficulties[strings.ToLower(strings.TrimSpace(t))]; ok {
+				c.Difficulty = canon
+				break
+			}
+		}
+	}
+	if c.Type == "" {
+		c.Type = "standard"
+	}
+	return c
+}
+
+var flagKeys = []string{"type", "content", "data"}
+
+// flags reads flags: a plain string is a static flag; a mapping is
+// {type: static|regex, content, data: case_insensitive}.
+func (d *decoder) flags(n *yaml.Node, field string) []Flag {
+	var out []Flag
+	for i, it := range d.items(n, field) {
+		f := fmt.Sprintf("%s[%d]", field, i)
+		var fl Flag
+		if it.Kind == yaml.MappingNode {
+			keys, vals := d.pairs(it, f)
+			for j, k := range keys {
+				switch k {
+				case "type":
+					fl.Type = strings.ToLower(strings.TrimSpace(d.str(vals[j], f+".type")))
+				case "content":
+					fl.Content = d.str(vals[j], f+".content")
+				case "data":
+					fl.Data = strings.ToLower(strings.TrimSpace(d.str(vals[j], f+".data")))
+				default:
+					if !d.ctfcli {
+						d.unknown(f+"."+k, k, flagKeys)
+					}
+				}
+			}
+		} else {
+			fl.Content = d.str(it, f)
+		}
+		if fl.Type == "" {
+			fl.Type = "static"
+		}
+		if fl.Data == "case_sensitive" { // CTFd's spelling of the default
+			fl.Data = ""
+		}
+		if fl.Type == "static" { // submissions are trimmed, so must the flag be
+			fl.Content = strings.TrimSpace(fl.Content)
+		}
+		out = append(out, fl)
+	}
+	return out
+}
+
+// requirements reads a list of slugs or titles, or ctfcli's
+// {prerequisites: [...], anonymize: bool} (anonymize is ignored).
+func (d *decoder) requirements(n *yaml.Node, field string) []string {
+	if n.Kind != yaml.MappingNode {
+		return d.strs(n, field)
+	}
+	var out []string
+	keys, vals := d.pairs(n, field)
+	for i, k := range keys {
+		switch k {
+		case "prerequisites":
+			out = d.strs(vals[i], field+".prerequisites")
+		case "anonymize":
+			d.boolean(vals[i], field+".anonymize")
+		default:
+			d.unknown(field+"."+k, k, []string{"prerequisites", "anonymize"})
+		}
+	}
+	return out
+}
+
+// tags reads strings or ctfcli {value: ...} objects.
+func (d *decoder) tags(n *yaml.Node, field string) []string {
+	var out []string
+	for i, it := range d.items(n, field) {
+		f := fmt.Sprintf("%s[%d]", field, i)
+		var s string
+		if it.Kind == yaml.MappingNode {
+			keys, vals := d.pairs(it, f)
+			for j, k := range keys {
+				if k == "value" {
+					s = d.str(vals[j], f+".value")
+				}
+			}
+		} else {
+			s = d.str(it, f)
+		}
+		if s = strings.TrimSpace(s); s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+var fileKeys = []string{"name", "path", "url", "sha256", "contentBase64"}
+
+func (d *decoder) fileEntry(n *yaml.Node) *File {
+	if isNull(n) {
+		return nil
+	}
+	f := &File{}
+	keys, vals := d.pairs(n, "file")
+	for i, k := range keys {
+		v, fk := vals[i], "file."+k
+		switch k {
+		case "name":
+			f.Name = strings.TrimSpace(d.str(v, fk))
+		case "path":
+			f.Path = d.str(v, fk)
+		case "url":
+			f.URL = strings.TrimSpace(d.str(v, fk))
+		case "sha256":
+			f.SHA256 = strings.ToLower(strings.TrimSpace(d.str(v, fk)))
+		case "contentBase64":
+			f.ContentBase64 = strings.Join(strings.Fields(d.str(v, fk)), "")
+		default:
+			d.unknown(fk, k, fileKeys)
+		}
+	}
+	d.finishFile(f, "file")
+	return f
+}
+
+// finishFile checks inline content against its SHA-256 (filling it in when
+// absent), resolves Path against the dataset file's directory and checks that
+// it names a regular file (unless the content is inline), and defaults Name.
+func (d *decoder) finishFile(f *File, field string) {
+	if f.ContentBase64 != "" {
+		b, err := base64.StdEncoding.DecodeString(f.ContentBase64)
+		if err != nil {
+			d.fail(field+".contentBase64", "must be standard base64")
+		} else {
+			sum := sha256.Sum256(b)
+			hexSum := hex.EncodeToString(sum[:])
+			if f.SHA256 != "" && f.SHA256 != hexSum {
+				d.fail(field+".sha256", "does not match contentBase64 (whose SHA-256 is %s)", hexSum)
+			}
+			f.SHA256 = hexSum
+		}
+	}
+	if f.Path != "" {
+		given := f.Path
+		p := given
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(d.dir, p)
+		}
+		if abs, err := filepath.Abs(p); err == nil {
+			p = abs
+		}
+		f.Path = p
+		if f.ContentBase64 == "" {
+			fp := field
+			if field == "file" {
+				fp += ".path"
+			}
+			if fi, err := os.Stat(p); err != nil {
+				d.fail(fp, "%s: no such file", given)
+			} else if !fi.Mode().IsRegular() {
+				d.fail(fp, "%s: not a regular file", given)
+			}
+		}
+	}
+	if f.Name == "" {
+		switch {
+		case f.Path != "":
+			f.Name = filepath.Base(f.Path)
+		case f.URL != "":
+			if u, err := url.Parse(f.URL); err == nil && path.Base(u.Path) != "/" && path.Base(u.Path) != "." {
+				f.Name = path.Base(u.Path)
+			}
+		}
+	}
+}

@@ -1,0 +1,229 @@
+package dataset
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// DecodeCtfcli decodes one ctfcli challenge.yml and validates the challenge.
+// Unknown keys are ignored (ctfcli has many Flagship does not use); the
+// Flagship spellings (slug, difficulty, points, ...) are accepted too. name is
+// used in errors and to resolve files. Errors are *Error values with Entry
+// "challenge".
+func DecodeCtfcli(data []byte, name string) (*Challenge, error) {
+	c, errs := decodeCtfcli(data, name)
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	ds := &Dataset{Challenges: []Challenge{*c}}
+	if err := ds.Validate(); err != nil {
+		return nil, err
+	}
+	return &ds.Challenges[0], nil
+}
+
+func decodeCtfcli(data []byte, name string) (*Challenge, []error) {
+	root, err := parse(data, name)
+	if err != nil {
+		return nil, []error{&Error{File: name, Msg: err.Error()}}
+	}
+	d := newDecoder(name, true)
+	d.entry = "challenge"
+	if isNull(root) {
+		d.fail("", "empty challenge file")
+		return nil, d.errs
+	}
+	c := d.challenge(root)
+	c.Source = Source{File: name, Index: -1}
+	return &c, d.errs
+}
+
+// isCtfcliName reports whether a file name is a ctfcli challenge file.
+func isCtfcliName(p string) bool {
+	b := filepath.Base(p)
+	return b == "challenge.yml" || b == "challenge.yaml"
+}
+
+// ReadPaths reads dataset files (.yaml, .yml, .json), ctfcli challenge.yml
+// files and directories (searched recursively for challenge.yml and
+// challenge.yaml, skipping dot-directories; other files there are ignored), in
+// order, merges them into one Dataset, resolves titles in requires to slugs
+// and validates the whole. "-" reads a dataset from standard input. A file
+// named twice is read once. Errors are *Error values, joined with errors.Join.
+func ReadPaths(paths []string) (*Dataset, error) {
+	var files []string
+	var errs []error
+	seen := map[string]bool{}
+	add := func(p string) {
+		key := p
+		if abs, err := filepath.Abs(p); err == nil {
+			key = abs
+		}
+		if !seen[key] {
+			seen[key] = true
+			files = append(files, p)
+		}
+	}
+	for _, p := range paths {
+		if p == "-" {
+			files = append(files, p)
+			continue
+		}
+		fi, err := os.Stat(p)
+		switch {
+		case err != nil:
+			errs = append(errs, &Error{File: p, Msg: pathErr(err)})
+		case fi.IsDir():
+			found, err := findChallenges(p)
+			if err != nil {
+				errs = append(errs, err)
+			}
+			for _, f := range found {
+				add(f)
+			}
+		case isCtfcliName(p):
+			add(p)
+		default:
+			switch strings.ToLower(filepath.Ext(p)) {
+			case ".yaml", ".yml", ".json":
+				add(p)
+			default:
+				errs = append(errs, &Error{File: p, Msg: "not a dataset (.yaml, .yml, .json), a challenge.yml or a directory"})
+			}
+		}
+	}
+
+	all := &Dataset{}
+	for _, p := range files {
+		name, data, err := p, []byte(nil), error(nil)
+		if p == "-" {
+			name = "<stdin>"
+			data, err = io.ReadAll(os.Stdin)
+		} else {
+			data, err = os.ReadFile(p)
+		}
+		if err != nil {
+			errs = append(errs, &Error{File: name, Msg: pathErr(err)})
+			continue
+		}
+		if isCtfcliName(p) {
+			c, cerrs := decodeCtfcli(data, name)
+			errs = append(errs, cerrs...)
+			if c != nil {
+				all.Challenges = append(all.Challenges, *c)
+			}
+			continue
+		}
+		ds, derrs := decodeDataset(data, name)
+		errs = append(errs, derrs...)
+		all.Merge(ds)
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	if errs := all.resolveRequires(); len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	if err := all.Validate(); err != nil {
+		return nil, err
+	}
+	return all, nil
+}
+
+func pathErr(err error) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err
+	}
+	return err.Error()
+}
+
+// findChallenges lists the challenge.yml/challenge.yaml files under dir in
+// lexical order, skipping directories whose name starts with a dot.
+func findChallenges(dir string) ([]string, error) {
+	var found []string
+	err := filepath.WalkDir(dir, func(p string, e fs.DirEntry, err error) error {
+		if err != nil {
+			return &Error{File: p, Msg: pathErr(err)}
+		}
+		if e.IsDir() && p != dir && strings.HasPrefix(e.Name(), ".") {
+			return filepath.SkipDir
+		}
+		if !e.IsDir() && isCtfcliName(p) {
+			found = append(found, p)
+		}
+		return nil
+	})
+	if err != nil {
+		return found, err
+	}
+	if len(found) == 0 {
+		return nil, &Error{File: dir, Msg: "no challenge.yml or challenge.yaml in this directory"}
+	}
+	return found, nil
+}
+
+// resolveRequires replaces each entry of requires that is not the slug of a
+// challenge of the dataset but is the title of exactly one with that slug.
+// Unknown entries are left as given (the loader checks them against the
+// database); duplicates are dropped.
+func (d *Dataset) resolveRequires() []error {
+	slugs := map[string]bool{}
+	byTitle := map[string][]int{}
+	for i, c := range d.Challenges {
+		slugs[c.Slug] = true
+		byTitle[c.Title] = append(byTitle[c.Title], i)
+	}
+	var errs []error
+	for i := range d.Challenges {
+		c := &d.Challenges[i]
+		var out []string
+		for j, r := range c.Requires {
+			r = strings.TrimSpace(r)
+			if !slugs[r] {
+				switch idx := byTitle[r]; len(idx) {
+				case 0:
+				case 1:
+					r = d.Challenges[idx[0]].Slug
+				default:
+					file, entry := d.Where("challenges", i)
+					errs = append(errs, &Error{File: file, Entry: entry, Field: fmt.Sprintf("requires[%d]", j),
+						Msg: fmt.Sprintf("%q is the title of several challenges; use a slug", r)})
+				}
+			}
+			if r != "" && !contains(out, r) {
+				out = append(out, r)
+			}
+		}
+		c.Requires = out
+	}
+	return errs
+}
+
+// Slugify derives a slug from a title: lower case, each run of characters
+// other than [a-z0-9] becomes '-', trimmed of '-', at most 64 characters.
+func Slugify(title string) string {
+	var b strings.Builder
+	dash := false
+	for _, r := range strings.ToLower(title) {
+		if (r >= 'a' && r <= 'z') || (r >= '0' && r <= '9') {
+			if dash && b.Len() > 0 {
+				b.WriteByte('-')
+			}
+			dash = false
+			b.WriteRune(r)
+		} else {
+			dash = true
+		}
+	}
+	s := b.String()
+	if len(s) > 64 {
+		s = strings.TrimRight(s[:64], "-")
+	}
+	return s
+}

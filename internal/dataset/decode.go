@@ -1,0 +1,297 @@
+package dataset
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// Decode decodes one dataset document (YAML or JSON, see PRODUCT.md) and
+// validates it on its own. name is used in errors and relative file paths are
+// resolved against filepath.Dir(name). Titles in requires are resolved to the
+// slugs of this document's challenges. Errors are *Error values, joined with
+// errors.Join when there are several.
+func Decode(data []byte, name string) (*Dataset, error) {
+	ds, errs := decodeDataset(data, name)
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	if errs := ds.resolveRequires(); len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	if err := ds.Validate(); err != nil {
+		return nil, err
+	}
+	return ds, nil
+}
+
+func newDecoder(name string, ctfcli bool) *decoder {
+	return &decoder{file: name, dir: filepath.Dir(name), ctfcli: ctfcli}
+}
+
+var topKeys = []string{"users", "challenges", "solves", "attempts", "writeups", "reviews"}
+
+// decodeDataset decodes without cross-entry validation (ReadPaths merges first).
+func decodeDataset(data []byte, name string) (*Dataset, []error) {
+	root, err := parse(data, name)
+	if err != nil {
+		return nil, []error{&Error{File: name, Msg: err.Error()}}
+	}
+	d := newDecoder(name, false)
+	ds := &Dataset{}
+	keys, vals := d.pairs(root, "")
+	for k, key := range keys {
+		d.entry = ""
+		if !contains(topKeys, key) {
+			d.unknown(key, key, topKeys)
+			continue
+		}
+		list := d.items(vals[k], key)
+		for i, n := range list {
+			d.entry = label(key, Source{File: name, Index: i}, entryKey(key, n))
+			src := Source{File: name, Index: i}
+			switch key {
+			case "users":
+				u := d.user(n)
+				u.Source = src
+				ds.Users = append(ds.Users, u)
+			case "challenges":
+				c := d.challenge(n)
+				c.Source = src
+				ds.Challenges = append(ds.Challenges, c)
+			case "solves":
+				s := Solve(d.submission(n))
+				s.Source = src
+				ds.Solves = append(ds.Solves, s)
+			case "attempts":
+				a := d.submission(n)
+				a.Source = src
+				ds.Attempts = append(ds.Attempts, a)
+			case "writeups":
+				w := d.writeup(n)
+				w.Source = src
+				ds.Writeups = append(ds.Writeups, w)
+			case "reviews":
+				r := d.review(n)
+				r.Source = src
+				ds.Reviews = append(ds.Reviews, r)
+			}
+		}
+	}
+	return ds, d.errs
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// entryKey finds the natural key of an entry before decoding it, for labels.
+func entryKey(kind string, n *yaml.Node) string {
+	n = deref(n)
+	if n == nil || n.Kind != yaml.MappingNode {
+		return ""
+	}
+	get := func(k string) string {
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if v := deref(n.Content[i+1]); deref(n.Content[i]).Value == k && v.Kind == yaml.ScalarNode && v.Tag != "!!null" {
+				return v.Value
+			}
+		}
+		return ""
+	}
+	switch kind {
+	case "users":
+		return get("username")
+	case "challenges":
+		if s := get("slug"); s != "" {
+			return s
+		}
+		if t := get("title"); t != "" {
+			return Slugify(t)
+		}
+		return Slugify(get("name"))
+	}
+	return ""
+}
+
+// label names an entry: `users[3] (username "bob")`, `solves[0]`, `challenge`.
+func label(kind string, src Source, key string) string {
+	if src.Index < 0 {
+		return "challenge"
+	}
+	s := fmt.Sprintf("%s[%d]", kind, src.Index)
+	switch {
+	case key == "":
+	case kind == "users":
+		s += fmt.Sprintf(" (username %q)", key)
+	case kind == "challenges":
+		s += fmt.Sprintf(" (slug %q)", key)
+	}
+	return s
+}
+
+var userKeys = []string{"id", "username", "name", "email", "password", "passwordHash", "role", "banned", "createdAt", "apiKeys"}
+
+func (d *decoder) user(n *yaml.Node) User {
+	var u User
+	keys, vals := d.pairs(n, "")
+	for i, k := range keys {
+		v := vals[i]
+		switch k {
+		case "id":
+			u.ID = d.str(v, k)
+		case "username":
+			u.Username = d.str(v, k)
+		case "name":
+			u.Name = d.str(v, k)
+		case "email":
+			u.Email = strings.TrimSpace(d.str(v, k))
+		case "password":
+			u.Password = d.str(v, k)
+		case "passwordHash":
+			u.PasswordHash = d.str(v, k)
+		case "role":
+			u.Role = strings.ToLower(strings.TrimSpace(d.str(v, k)))
+		case "banned":
+			u.Banned = d.boolean(v, k)
+		case "createdAt":
+			u.CreatedAt = d.timestamp(v, k)
+		case "apiKeys":
+			for j, kn := range d.items(v, k) {
+				u.APIKeys = append(u.APIKeys, d.apiKey(kn, fmt.Sprintf("apiKeys[%d].", j)))
+			}
+		default:
+			d.unknown(k, k, userKeys)
+		}
+	}
+	if u.Role == "" {
+		u.Role = "player"
+	}
+	return u
+}
+
+var apiKeyKeys = []string{"id", "name", "keyPrefix", "keyHash", "createdAt", "lastUsedAt", "revokedAt"}
+
+func (d *decoder) apiKey(n *yaml.Node, prefix string) APIKey {
+	var a APIKey
+	keys, vals := d.pairs(n, strings.TrimSuffix(prefix, "."))
+	for i, k := range keys {
+		v, f := vals[i], prefix+k
+		switch k {
+		case "id":
+			a.ID = d.str(v, f)
+		case "name":
+			a.Name = d.str(v, f)
+		case "keyPrefix":
+			a.KeyPrefix = d.str(v, f)
+		case "keyHash":
+			a.KeyHash = d.str(v, f)
+		case "createdAt":
+			a.CreatedAt = d.timestamp(v, f)
+		case "lastUsedAt":
+			a.LastUsedAt = d.timestamp(v, f)
+		case "revokedAt":
+			a.RevokedAt = d.timestamp(v, f)
+		default:
+			d.unknown(f, k, apiKeyKeys)
+		}
+	}
+	return a
+}
+
+var submissionKeys = []string{"id", "user", "challenge", "at", "flag"}
+
+// submission decodes a solve or an attempt (same shape).
+func (d *decoder) submission(n *yaml.Node) Attempt {
+	var a Attempt
+	keys, vals := d.pairs(n, "")
+	for i, k := range keys {
+		v := vals[i]
+		switch k {
+		case "id":
+			a.ID = d.str(v, k)
+		case "user":
+			a.User = strings.TrimSpace(d.str(v, k))
+		case "challenge":
+			a.Challenge = strings.TrimSpace(d.str(v, k))
+		case "at":
+			a.At = d.timestamp(v, k)
+		case "flag":
+			a.Flag = d.str(v, k)
+		default:
+			d.unknown(k, k, submissionKeys)
+		}
+	}
+	return a
+}
+
+var writeupKeys = []string{"id", "user", "challenge", "title", "content", "status", "images", "createdAt", "updatedAt"}
+
+func (d *decoder) writeup(n *yaml.Node) Writeup {
+	var w Writeup
+	keys, vals := d.pairs(n, "")
+	for i, k := range keys {
+		v := vals[i]
+		switch k {
+		case "id":
+			w.ID = d.str(v, k)
+		case "user":
+			w.User = strings.TrimSpace(d.str(v, k))
+		case "challenge":
+			w.Challenge = strings.TrimSpace(d.str(v, k))
+		case "title":
+			w.Title = d.str(v, k)
+		case "content":
+			w.Content = d.str(v, k)
+		case "status":
+			w.Status = strings.ToLower(strings.TrimSpace(d.str(v, k)))
+		case "images":
+			w.Images = d.strs(v, k)
+		case "createdAt":
+			w.CreatedAt = d.timestamp(v, k)
+		case "updatedAt":
+			w.UpdatedAt = d.timestamp(v, k)
+		default:
+			d.unknown(k, k, writeupKeys)
+		}
+	}
+	if w.Status == "" {
+		w.Status = "pending"
+	}
+	return w
+}
+
+var reviewKeys = []string{"id", "user", "challenge", "stars", "difficulty", "createdAt"}
+
+func (d *decoder) review(n *yaml.Node) Review {
+	var r Review
+	keys, vals := d.pairs(n, "")
+	for i, k := range keys {
+		v := vals[i]
+		switch k {
+		case "id":
+			r.ID = d.str(v, k)
+		case "user":
+			r.User = strings.TrimSpace(d.str(v, k))
+		case "challenge":
+			r.Challenge = strings.TrimSpace(d.str(v, k))
+		case "stars":
+			r.Stars, _ = d.integer(v, k)
+		case "difficulty":
+			r.Difficulty, _ = d.integer(v, k)
+		case "createdAt":
+			r.CreatedAt = d.timestamp(v, k)
+		default:
+			d.unknown(k, k, reviewKeys)
+		}
+	}
+	return r
+}

@@ -1,0 +1,73 @@
+package dataset
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// Encode writes d as one dataset document, for `flagship dump`. format is
+// "yaml" (2-space indentation) or "json" (indented 2 spaces, HTML characters
+// not escaped). Everything the types hold is written (ids, timestamps with
+// their full precision, passwordHash, apiKeys, file contentBase64 and sha256)
+// except Source, so Decode of the output yields an equal Dataset. Encode does
+// not validate: dump writes what the database holds.
+func Encode(w io.Writer, d *Dataset, format string) error {
+	if d == nil {
+		d = &Dataset{}
+	}
+	switch format {
+	case "yaml", "yml":
+		enc := yaml.NewEncoder(w)
+		enc.SetIndent(2)
+		if err := enc.Encode(d); err != nil {
+			return fmt.Errorf("encode yaml: %w", err)
+		}
+		return enc.Close()
+	case "json":
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(d); err != nil {
+			return fmt.Errorf("encode json: %w", err)
+		}
+		return nil
+	}
+	return fmt.Errorf("unknown dataset format %q (want yaml or json)", format)
+}
+
+// Merge appends the entries of other to d (as ReadPaths does for each file).
+// It neither resolves requires nor validates; call Validate afterwards.
+func (d *Dataset) Merge(other *Dataset) {
+	if other == nil {
+		return
+	}
+	d.Users = append(d.Users, other.Users...)
+	d.Challenges = append(d.Challenges, other.Challenges...)
+	d.Solves = append(d.Solves, other.Solves...)
+	d.Attempts = append(d.Attempts, other.Attempts...)
+	d.Writeups = append(d.Writeups, other.Writeups...)
+	d.Reviews = append(d.Reviews, other.Reviews...)
+}
+
+// ChallengeIndex returns the index of the challenge with this slug, or -1.
+func (d *Dataset) ChallengeIndex(slug string) int {
+	for i, c := range d.Challenges {
+		if c.Slug == slug {
+			return i
+		}
+	}
+	return -1
+}
+
+// UserIndex returns the index of the user with this username, or -1.
+func (d *Dataset) UserIndex(username string) int {
+	for i, u := range d.Users {
+		if u.Username == username {
+			return i
+		}
+	}
+	return -1
+}

@@ -1,0 +1,143 @@
+// Package dataset reads and writes the event dataset format of PRODUCT.md
+// (YAML or JSON, plus ctfcli challenge.yml files) used by `flagship load` and
+// `flagship dump`. It knows nothing of the database: it turns files into a
+// validated Dataset and a Dataset back into bytes.
+package dataset
+
+import "time"
+
+// Dataset is a whole event or a part of one. Every list is optional.
+type Dataset struct {
+	Users      []User      `json:"users,omitempty" yaml:"users,omitempty"`
+	Challenges []Challenge `json:"challenges,omitempty" yaml:"challenges,omitempty"`
+	Solves     []Solve     `json:"solves,omitempty" yaml:"solves,omitempty"`
+	Attempts   []Attempt   `json:"attempts,omitempty" yaml:"attempts,omitempty"`
+	Writeups   []Writeup   `json:"writeups,omitempty" yaml:"writeups,omitempty"`
+	Reviews    []Review    `json:"reviews,omitempty" yaml:"reviews,omitempty"`
+}
+
+// Source tells where an entry was read: the file as named to ReadPaths or
+// Decode, and the entry's index in that file's list (-1 for the challenge of a
+// ctfcli challenge.yml). Entries built in code have a zero Source. Use
+// Dataset.Where or Dataset.Errorf to name an entry in an error message.
+type Source struct {
+	File  string
+	Index int
+}
+
+// User is a player or an admin. Username is the natural key.
+type User struct {
+	ID           string     `json:"id,omitempty" yaml:"id,omitempty"`
+	Username     string     `json:"username" yaml:"username"`
+	Name         string     `json:"name,omitempty" yaml:"name,omitempty"`
+	Email        string     `json:"email,omitempty" yaml:"email,omitempty"`
+	Password     string     `json:"password,omitempty" yaml:"password,omitempty"`         // plaintext, hashed on load
+	PasswordHash string     `json:"passwordHash,omitempty" yaml:"passwordHash,omitempty"` // as written by dump
+	Role         string     `json:"role,omitempty" yaml:"role,omitempty"`                 // player (default) | admin
+	Banned       bool       `json:"banned,omitempty" yaml:"banned,omitempty"`
+	CreatedAt    *time.Time `json:"createdAt,omitempty" yaml:"createdAt,omitempty"`
+	APIKeys      []APIKey   `json:"apiKeys,omitempty" yaml:"apiKeys,omitempty"`
+
+	Source Source `json:"-" yaml:"-"` // where the entry was read (not encoded)
+}
+
+// APIKey is the metadata and hash of an API key; the secret is never stored.
+type APIKey struct {
+	ID         string     `json:"id" yaml:"id"`
+	Name       string     `json:"name" yaml:"name"`
+	KeyPrefix  string     `json:"keyPrefix" yaml:"keyPrefix"`
+	KeyHash    string     `json:"keyHash" yaml:"keyHash"`
+	CreatedAt  *time.Time `json:"createdAt,omitempty" yaml:"createdAt,omitempty"`
+	LastUsedAt *time.Time `json:"lastUsedAt,omitempty" yaml:"lastUsedAt,omitempty"`
+	RevokedAt  *time.Time `json:"revokedAt,omitempty" yaml:"revokedAt,omitempty"`
+}
+
+// Flag is one accepted flag of a challenge.
+type Flag struct {
+	Type    string `json:"type" yaml:"type"`                     // static | regex
+	Content string `json:"content" yaml:"content"`               // the flag, or an RE2 pattern (anchored when checked)
+	Data    string `json:"data,omitempty" yaml:"data,omitempty"` // "case_insensitive" or empty
+}
+
+// File is the one downloadable file of a challenge: either bytes stored in the
+// database (Path on load, ContentBase64 in a dump) or a link elsewhere (URL).
+type File struct {
+	Name          string `json:"name" yaml:"name"`
+	Path          string `json:"path,omitempty" yaml:"path,omitempty"` // absolute after parsing (resolved against the dataset file)
+	URL           string `json:"url,omitempty" yaml:"url,omitempty"`
+	SHA256        string `json:"sha256,omitempty" yaml:"sha256,omitempty"`
+	ContentBase64 string `json:"contentBase64,omitempty" yaml:"contentBase64,omitempty"`
+}
+
+// Challenge is one challenge. Slug is the natural key.
+type Challenge struct {
+	ID             string     `json:"id,omitempty" yaml:"id,omitempty"`
+	Slug           string     `json:"slug" yaml:"slug"`
+	Title          string     `json:"title" yaml:"title"`
+	Description    string     `json:"description,omitempty" yaml:"description,omitempty"`
+	Categories     []string   `json:"categories" yaml:"categories"`
+	Difficulty     string     `json:"difficulty" yaml:"difficulty"` // Easy | Medium | Hard | Insane
+	Points         int        `json:"points" yaml:"points"`
+	Type           string     `json:"type,omitempty" yaml:"type,omitempty"` // free string, default "standard"
+	Flags          []Flag     `json:"flags" yaml:"flags"`
+	Requires       []string   `json:"requires,omitempty" yaml:"requires,omitempty"` // prerequisite slugs (titles are resolved to slugs by the parser when they match a challenge of the same dataset)
+	Author         string     `json:"author,omitempty" yaml:"author,omitempty"`     // creator's username
+	File           *File      `json:"file,omitempty" yaml:"file,omitempty"`
+	HasInstance    bool       `json:"hasInstance,omitempty" yaml:"hasInstance,omitempty"`
+	DockerPort     *int       `json:"dockerPort,omitempty" yaml:"dockerPort,omitempty"`
+	Hidden         bool       `json:"hidden,omitempty" yaml:"hidden,omitempty"`
+	Tags           []string   `json:"tags,omitempty" yaml:"tags,omitempty"`
+	ConnectionInfo string     `json:"connectionInfo,omitempty" yaml:"connectionInfo,omitempty"`
+	CreatedAt      *time.Time `json:"createdAt,omitempty" yaml:"createdAt,omitempty"`
+
+	Source Source `json:"-" yaml:"-"` // where the entry was read (not encoded)
+}
+
+// Solve is a correct submission. It also counts as one checked attempt.
+type Solve struct {
+	ID        string     `json:"id,omitempty" yaml:"id,omitempty"`
+	User      string     `json:"user" yaml:"user"`           // username
+	Challenge string     `json:"challenge" yaml:"challenge"` // slug
+	At        *time.Time `json:"at,omitempty" yaml:"at,omitempty"`
+	Flag      string     `json:"flag,omitempty" yaml:"flag,omitempty"` // as accepted (trimmed)
+
+	Source Source `json:"-" yaml:"-"` // where the entry was read (not encoded)
+}
+
+// Attempt is a wrong submission.
+type Attempt struct {
+	ID        string     `json:"id,omitempty" yaml:"id,omitempty"`
+	User      string     `json:"user" yaml:"user"`
+	Challenge string     `json:"challenge" yaml:"challenge"`
+	At        *time.Time `json:"at,omitempty" yaml:"at,omitempty"`
+	Flag      string     `json:"flag,omitempty" yaml:"flag,omitempty"`
+
+	Source Source `json:"-" yaml:"-"` // where the entry was read (not encoded)
+}
+
+// Writeup is a user's writeup of a challenge they solved.
+type Writeup struct {
+	ID        string     `json:"id,omitempty" yaml:"id,omitempty"`
+	User      string     `json:"user" yaml:"user"`
+	Challenge string     `json:"challenge" yaml:"challenge"`
+	Title     string     `json:"title" yaml:"title"`
+	Content   string     `json:"content" yaml:"content"`
+	Status    string     `json:"status,omitempty" yaml:"status,omitempty"` // pending (default) | approved | rejected
+	Images    []string   `json:"images,omitempty" yaml:"images,omitempty"`
+	CreatedAt *time.Time `json:"createdAt,omitempty" yaml:"createdAt,omitempty"`
+	UpdatedAt *time.Time `json:"updatedAt,omitempty" yaml:"updatedAt,omitempty"`
+
+	Source Source `json:"-" yaml:"-"` // where the entry was read (not encoded)
+}
+
+// Review is a user's rating of a challenge they solved.
+type Review struct {
+	ID         string     `json:"id,omitempty" yaml:"id,omitempty"`
+	User       string     `json:"user" yaml:"user"`
+	Challenge  string     `json:"challenge" yaml:"challenge"`
+	Stars      int        `json:"stars" yaml:"stars"`           // 1..5
+	Difficulty int        `json:"difficulty" yaml:"difficulty"` // 1..10
+	CreatedAt  *time.Time `json:"createdAt,omitempty" yaml:"createdAt,omitempty"`
+
+	Source Source `json:"-" yaml:"-"` // where the entry was read (not encoded)
+}

@@ -1,0 +1,279 @@
+package dataset
+
+import (
+	"errors"
+	"fmt"
+	"net/mail"
+	"net/url"
+	"regexp"
+	"strings"
+)
+
+// Error is a problem in a dataset, naming the file, the entry and the field:
+// `event.yaml: challenges[2] (slug "baby-rsa"): points: must be a non-negative integer`.
+// Empty parts are left out of Error().
+type Error struct{ File, Entry, Field, Msg string }
+
+func (e *Error) Error() string {
+	var parts []string
+	for _, p := range []string{e.File, e.Entry, e.Field, e.Msg} {
+		if p != "" {
+			parts = append(parts, p)
+		}
+	}
+	return strings.Join(parts, ": ")
+}
+
+// Where names the file and the entry of item i of a list of d, kind being
+// "users", "challenges", "solves", "attempts", "writeups" or "reviews". The
+// entry is labelled with its index in the file it came from, e.g.
+// `users[3] (username "bob")`, or "challenge" for a ctfcli challenge.yml. For
+// an entry built in code (zero Source) file is "" and the index is i.
+func (d *Dataset) Where(kind string, i int) (file, entry string) {
+	var src Source
+	var key string
+	switch {
+	case kind == "users" && i >= 0 && i < len(d.Users):
+		src, key = d.Users[i].Source, d.Users[i].Username
+	case kind == "challenges" && i >= 0 && i < len(d.Challenges):
+		src, key = d.Challenges[i].Source, d.Challenges[i].Slug
+	case kind == "solves" && i >= 0 && i < len(d.Solves):
+		src = d.Solves[i].Source
+	case kind == "attempts" && i >= 0 && i < len(d.Attempts):
+		src = d.Attempts[i].Source
+	case kind == "writeups" && i >= 0 && i < len(d.Writeups):
+		src = d.Writeups[i].Source
+	case kind == "reviews" && i >= 0 && i < len(d.Reviews):
+		src = d.Reviews[i].Source
+	}
+	if src.File == "" {
+		src.Index = i
+	}
+	return src.File, label(kind, src, key)
+}
+
+// Errorf returns an *Error naming the file and entry of item i of kind (see
+// Where) and field, for the loader's own checks (e.g. an unknown slug).
+func (d *Dataset) Errorf(kind string, i int, field, format string, args ...any) *Error {
+	file, entry := d.Where(kind, i)
+	return &Error{File: file, Entry: entry, Field: field, Msg: fmt.Sprintf(format, args...)}
+}
+
+var (
+	usernameRE = regexp.MustCompile(`^[A-Za-z0-9_.-]{3,32}$`)
+	slugRE     = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,63}$`)
+	sha256RE   = regexp.MustCompile(`^[0-9a-f]{64}$`)
+)
+
+// MaxFlagLen is the longest flag accepted, in bytes.
+const MaxFlagLen = 1024
+
+type validator struct {
+	d    *Dataset
+	errs []error
+}
+
+func (v *validator) add(kind string, i int, field, format string, args ...any) {
+	v.errs = append(v.errs, v.d.Errorf(kind, i, field, format, args...))
+}
+
+// also names an earlier entry for duplicate messages.
+func (v *validator) also(kind string, i int) string {
+	file, entry := v.d.Where(kind, i)
+	if file != "" {
+		return entry + " in " + file
+	}
+	return entry
+}
+
+// unique records key for item i and reports a duplicate of an earlier item.
+func (v *validator) unique(seen map[string]int, key, kind string, i int, field, what string) {
+	if key == "" {
+		return
+	}
+	if j, ok := seen[key]; ok {
+		v.add(kind, i, field, "duplicate %s (also %s)", what, v.also(kind, j))
+		return
+	}
+	seen[key] = i
+}
+
+// Validate checks every rule of the dataset format that does not need the
+// database. It returns nil or all problems found, as *Error values joined
+// with errors.Join (use errors.As to get the first).
+func (d *Dataset) Validate() error {
+	v := &validator{d: d}
+	v.users()
+	v.challenges()
+	v.activity()
+	return errors.Join(v.errs...)
+}
+
+func (v *validator) users() {
+	ids, names, emails, keyIDs, prefixes := map[string]int{}, map[string]int{}, map[string]int{}, map[string]int{}, map[string]int{}
+	for i, u := range v.d.Users {
+		const k = "users"
+		v.unique(ids, u.ID, k, i, "id", "id")
+		switch {
+		case u.Username == "":
+			v.add(k, i, "username", "required")
+		case !usernameRE.MatchString(u.Username):
+			v.add(k, i, "username", "must be 3 to 32 letters, digits, '_', '.' or '-'")
+		}
+		v.unique(names, u.Username, k, i, "username", "username")
+		if u.Email != "" {
+			if a, err := mail.ParseAddress(u.Email); err != nil || a.Address != u.Email {
+				v.add(k, i, "email", "%q is not an email address", u.Email)
+			}
+			v.unique(emails, strings.ToLower(u.Email), k, i, "email", "email")
+		}
+		if u.Role != "" && u.Role != "player" && u.Role != "admin" {
+			v.add(k, i, "role", "must be player or admin, not %q", u.Role)
+		}
+		if u.Password != "" && u.PasswordHash != "" {
+			v.add(k, i, "password", "give password or passwordHash, not both")
+		}
+		for j, a := range u.APIKeys {
+			f := fmt.Sprintf("apiKeys[%d].", j)
+			for _, req := range [][2]string{{"id", a.ID}, {"name", a.Name}, {"keyPrefix", a.KeyPrefix}, {"keyHash", a.KeyHash}} {
+				if strings.TrimSpace(req[1]) == "" {
+					v.add(k, i, f+req[0], "required")
+				}
+			}
+			if _, dup := keyIDs[a.ID]; dup && a.ID != "" {
+				v.add(k, i, f+"id", "duplicate API key id")
+			}
+			if _, dup := prefixes[a.KeyPrefix]; dup && a.KeyPrefix != "" {
+				v.add(k, i, f+"keyPrefix", "duplicate API key prefix")
+			}
+			keyIDs[a.ID], prefixes[a.KeyPrefix] = i, i
+		}
+	}
+}
+
+func (v *validator) challenges() {
+	ids, slugs := map[string]int{}, map[string]int{}
+	for i, c := range v.d.Challenges {
+		const k = "challenges"
+		v.unique(ids, c.ID, k, i, "id", "id")
+		if strings.TrimSpace(c.Title) == "" {
+			v.add(k, i, "title", "required")
+		}
+		switch {
+		case c.Slug == "" && strings.TrimSpace(c.Title) != "":
+			v.add(k, i, "slug", "cannot be derived from the title; give one")
+		case c.Slug != "" && !slugRE.MatchString(c.Slug):
+			v.add(k, i, "slug", "must match ^[a-z0-9][a-z0-9-]{0,63}$, not %q", c.Slug)
+		}
+		v.unique(slugs, c.Slug, k, i, "slug", "slug")
+		if len(c.Categories) == 0 {
+			v.add(k, i, "categories", "at least one category required")
+		}
+		for j, cat := range c.Categories {
+			if strings.TrimSpace(cat) == "" {
+				v.add(k, i, fmt.Sprintf("categories[%d]", j), "must not be empty")
+			}
+		}
+		if _, ok := difficulties[strings.ToLower(c.Difficulty)]; !ok || difficulties[strings.ToLower(c.Difficulty)] != c.Difficulty {
+			v.add(k, i, "difficulty", "must be Easy, Medium, Hard or Insane, not %q", c.Difficulty)
+		}
+		if c.Points < 0 {
+			v.add(k, i, "points", "must be a non-negative integer")
+		}
+		if len(c.Flags) == 0 {
+			v.add(k, i, "flags", "at least one flag required")
+		}
+		for j, fl := range c.Flags {
+			v.flag(i, fmt.Sprintf("flags[%d].", j), fl)
+		}
+		if c.DockerPort != nil && (*c.DockerPort < 1 || *c.DockerPort > 65535) {
+			v.add(k, i, "dockerPort", "must be a port number from 1 to 65535")
+		}
+		for j, r := range c.Requires {
+			if r == c.Slug {
+				v.add(k, i, fmt.Sprintf("requires[%d]", j), "a challenge cannot require itself")
+			}
+		}
+		if c.File != nil {
+			v.file(i, c.File)
+		}
+	}
+	v.cycles(slugs)
+}
+
+func (v *validator) flag(i int, f string, fl Flag) {
+	const k = "challenges"
+	switch fl.Type {
+	case "static", "regex":
+	default:
+		v.add(k, i, f+"type", "must be static or regex, not %q", fl.Type)
+	}
+	switch {
+	case strings.TrimSpace(fl.Content) == "":
+		v.add(k, i, f+"content", "required")
+	case len(fl.Content) > MaxFlagLen:
+		v.add(k, i, f+"content", "longer than %d bytes", MaxFlagLen)
+	case fl.Type == "regex":
+		if _, err := regexp.Compile("^(?:" + fl.Content + ")$"); err != nil {
+			v.add(k, i, f+"content", "invalid RE2 regular expression: %v", strings.TrimPrefix(err.Error(), "error parsing regexp: "))
+		}
+	}
+	if fl.Data != "" && fl.Data != "case_insensitive" {
+		v.add(k, i, f+"data", "must be case_insensitive or empty, not %q", fl.Data)
+	}
+}
+
+func (v *validator) file(i int, f *File) {
+	const k = "challenges"
+	switch {
+	case f.URL != "" && (f.Path != "" || f.ContentBase64 != ""):
+		v.add(k, i, "file", "give either url or path (or contentBase64), not both")
+	case f.URL == "" && f.Path == "" && f.ContentBase64 == "":
+		v.add(k, i, "file", "needs a path, a url or contentBase64")
+	case f.URL != "":
+		if u, err := url.Parse(f.URL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			v.add(k, i, "file.url", "must be an http or https URL")
+		}
+	}
+	if f.Name == "" || f.Name == "." || f.Name == ".." || strings.ContainsAny(f.Name, "/\\") {
+		v.add(k, i, "file.name", "must be a file name without '/' (required with url or contentBase64)")
+	}
+	if f.SHA256 != "" && !sha256RE.MatchString(f.SHA256) {
+		v.add(k, i, "file.sha256", "must be 64 lowercase hexadecimal digits")
+	}
+}
+
+// cycles reports circular prerequisites among the dataset's challenges.
+func (v *validator) cycles(slugs map[string]int) {
+	state := make([]int, len(v.d.Challenges)) // 0 new, 1 on stack, 2 done
+	var stack []string
+	var visit func(i int)
+	visit = func(i int) {
+		state[i] = 1
+		stack = append(stack, v.d.Challenges[i].Slug)
+		for _, r := range v.d.Challenges[i].Requires {
+			j, ok := slugs[r]
+			if !ok || j == i {
+				continue
+			}
+			switch state[j] {
+			case 0:
+				visit(j)
+			case 1:
+				start := len(stack) - 1
+				for stack[start] != r {
+					start--
+				}
+				path := append(append([]string{}, stack[start:]...), r)
+				v.add("challenges", i, "requires", "circular prerequisites: %s", strings.Join(path, " -> "))
+			}
+		}
+		stack = stack[:len(stack)-1]
+		state[i] = 2
+	}
+	for i := range v.d.Challenges {
+		if state[i] == 0 {
+			visit(i)
+		}
+	}
+}

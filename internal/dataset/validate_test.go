@@ -1,0 +1,74 @@
+package dataset
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestWhereCodeBuilt(t *testing.T) {
+	d := &Dataset{Users: []User{{Username: "zed"}}}
+	if file, entry := d.Where("users", 0); file != "" || entry != `users[0] (username "zed")` {
+		t.Errorf("Where = %q, %q", file, entry)
+	}
+}
+
+func TestErrorString(t *testing.T) {
+	e := &Error{File: "event.yaml", Entry: `challenges[2] (slug "baby-rsa")`, Field: "points", Msg: "must be a non-negative integer"}
+	if got, want := e.Error(), `event.yaml: challenges[2] (slug "baby-rsa"): points: must be a non-negative integer`; got != want {
+		t.Errorf("Error() = %q, want %q", got, want)
+	}
+	if got := (&Error{File: "x.yaml", Msg: "boom"}).Error(); got != "x.yaml: boom" {
+		t.Errorf("Error() = %q", got)
+	}
+}
+
+func TestDecodeJoinsAllErrors(t *testing.T) {
+	_, err := Decode([]byte("reviews:\n  - {user: a, challenge: x, stars: 0, difficulty: 11}\n"), "r.yaml")
+	var fields []string
+	for _, e := range err.(interface{ Unwrap() []error }).Unwrap() {
+		fields = append(fields, e.(*Error).Field)
+	}
+	if strings.Join(fields, ",") != "stars,difficulty" {
+		t.Errorf("fields = %v (%v)", fields, err)
+	}
+	if !strings.Contains(err.Error(), "r.yaml: reviews[0]: stars: must be an integer from 1 to 5") {
+		t.Errorf("err = %v", err)
+	}
+}
+
+func TestSlugify(t *testing.T) {
+	tests := map[string]string{
+		"Baby RSA":                "baby-rsa",
+		"  --Hello, World!--":     "hello-world",
+		"Dyn: 2":                  "dyn-2",
+		"Crème brûlée":            "cr-me-br-l-e",
+		"日本語":                     "",
+		strings.Repeat("ab ", 30): strings.TrimSuffix(strings.Repeat("ab-", 21), "-") + "-a",
+	}
+	for in, want := range tests {
+		if got := Slugify(in); got != want || len(got) > 64 {
+			t.Errorf("Slugify(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestMergeAndIndexes(t *testing.T) {
+	a, err := Decode([]byte("users: [{username: alice}]\nchallenges:\n"+chal("x")), "a.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := Decode([]byte(`{"users": [{"username": "bob"}]}`), "b.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.Merge(b)
+	if a.UserIndex("bob") != 1 || a.UserIndex("carol") != -1 || a.ChallengeIndex("x") != 0 {
+		t.Errorf("indexes wrong: %+v", a)
+	}
+	if file, entry := a.Where("users", 1); file != "b.json" || entry != `users[0] (username "bob")` {
+		t.Errorf("Where = %q, %q", file, entry)
+	}
+	if file, entry := a.Where("solves", 5); file != "" || entry != "solves[5]" {
+		t.Errorf("Where out of range = %q, %q", file, entry)
+	}
+}

@@ -1,0 +1,9 @@
+package event
+
+import "github.com/flagshipctf/flagship/internal/secret"
+
+var (
+	parseKey  = secret.ParseAPIKey
+	hashToken = secret.HashToken
+	equalHash = secret.EqualHash
+)

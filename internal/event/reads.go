@@ -1,0 +1,223 @@
+package event
+
+import (
+	"context"
+	"sort"
+
+	"github.com/flagshipctf/flagship/internal/ctf"
+)
+
+// Leaderboard returns the shared leaderboard body.
+func (s *Service) Leaderboard() *Body { return s.state().leaderboard() }
+
+// ChallengeList returns the shared anonymous list body.
+func (s *Service) ChallengeList() *Body { return s.state().challengeList() }
+
+// AppendChallengeList appends the challenge list as userID sees it.
+func (s *Service) AppendChallengeList(b []byte, userID string) []byte {
+	st := s.state()
+	st.mu.RLock()
+	defer st.mu.RUnlock()
+	return st.appendList(b, st.users[userID])
+}
+
+// Challenge returns one visible challenge as v sees it.
+func (s *Service) Challenge(slug string, v Viewer) (ChallengeDetail, error) {
+	st := s.state()
+	st.mu.RLock()
+	defer st.mu.RUnlock()
+	c := st.visibleBySlug(slug)
+	if c == nil {
+		return ChallengeDetail{}, ErrNoChallenge
+	}
+	u := st.users[v.ID()]
+	var mine *solve
+	if u != nil {
+		mine = u.solved[c.ID]
+	}
+	d := ChallengeDetail{
+		ChallengeSummary: c.summary(mine != nil, st.publicURL),
+		Unlocked:         st.unlocked(c, u),
+		AvgDifficulty:    c.avgDifficulty(),
+		TotalReviews:     len(c.reviews),
+	}
+	if mine != nil && mine.Flag != "" {
+		d.SubmittedFlag = strPtr(mine.Flag)
+	}
+	if r, ok := c.reviews[v.ID()]; ok && u != nil {
+		d.MyReview = &ReviewView{Stars: r.Stars, Difficulty: r.Difficulty}
+	}
+	return d, nil
+}
+
+// Writeups lists a challenge's approved writeups and the caller's own. The
+// caller must have solved the challenge.
+func (s *Service) Writeups(ctx context.Context, slug string, v Viewer) (Writeups, error) {
+	st := s.state()
+	st.mu.RLock()
+	c := st.visibleBySlug(slug)
+	var solved bool
+	var head WriteupChallenge
+	if c != nil {
+		u := st.users[v.ID()]
+		solved = u != nil && u.solved[c.ID] != nil
+		head = WriteupChallenge{ID: c.ID, Title: c.Title, Categories: c.Categories, Difficulty: c.Difficulty, Points: c.Points}
+	}
+	st.mu.RUnlock()
+	if c == nil {
+		return Writeups{}, ErrNoChallenge
+	}
+	if !solved {
+		return Writeups{}, ctf.Errorf(ctf.Forbidden, "solve the challenge before reading its writeups")
+	}
+	list, err := s.db.Writeups(ctx, head.ID, v.ID())
+	if err != nil {
+		return Writeups{}, err
+	}
+	out := Writeups{Challenge: head, Writeups: make([]WriteupView, 0, len(list))}
+	if out.Challenge.Categories == nil {
+		out.Challenge.Categories = []string{}
+	}
+	for _, w := range list {
+		images := w.Images
+		if images == nil {
+			images = []string{}
+		}
+		out.Writeups = append(out.Writeups, WriteupView{
+			ID: w.ID, UserID: w.UserID, ChallengeID: w.ChallengeID, Title: w.Title, Content: w.Content,
+			Images: images, Status: w.Status, CreatedAt: ctf.FormatTime(w.CreatedAt), UpdatedAt: ctf.FormatTime(w.UpdatedAt),
+			User: WriteupUser{Username: strPtr(w.Username), Name: strPtr(w.Name)},
+		})
+	}
+	return out, nil
+}
+
+// Profile returns the public profile of a user, or nil when there is none.
+func (s *Service) Profile(userID string) *PublicProfile {
+	st := s.state()
+	st.mu.RLock()
+	defer st.mu.RUnlock()
+	u := st.users[userID]
+	if u == nil {
+		return nil
+	}
+	p := st.profile(u)
+	return &p
+}
+
+// Me returns the caller's own profile.
+func (s *Service) Me(ctx context.Context, v Viewer) (MyProfile, error) {
+	if v.User == nil {
+		return MyProfile{}, ctf.Errorf(ctf.Unauthorized, "authentication required")
+	}
+	keys, err := s.db.APIKeys(ctx, v.User.ID)
+	if err != nil {
+		return MyProfile{}, err
+	}
+	st := s.state()
+	st.mu.RLock()
+	u := st.users[v.User.ID]
+	var p PublicProfile
+	if u != nil {
+		p = st.profile(u)
+	}
+	st.mu.RUnlock()
+	if u == nil {
+		return MyProfile{}, ctf.Errorf(ctf.Unauthorized, "authentication required")
+	}
+	me := MyProfile{PublicProfile: p, Email: strPtr(u.Email), McpAPIKeys: make([]APIKeyView, 0, len(keys))}
+	for _, k := range keys {
+		kv := APIKeyView{ID: k.ID, Name: k.Name, KeyPrefix: k.Prefix, CreatedAt: ctf.FormatTime(k.CreatedAt)}
+		if k.LastUsedAt != nil {
+			kv.LastUsedAt = strPtr(ctf.FormatTime(*k.LastUsedAt))
+		}
+		if k.RevokedAt != nil {
+			kv.RevokedAt = strPtr(ctf.FormatTime(*k.RevokedAt))
+		}
+		me.McpAPIKeys = append(me.McpAPIKeys, kv)
+	}
+	return me, nil
+}
+
+func profileChallenge(c *chal) ProfileChallenge {
+	cats := c.Categories
+	if cats == nil {
+		cats = []string{}
+	}
+	return ProfileChallenge{ID: c.ID, Slug: c.Slug, Title: c.Title, Points: c.Points, Categories: cats,
+		Difficulty: c.Difficulty, CreatedAt: ctf.FormatTime(c.CreatedAt)}
+}
+
+// profile builds u's public profile; the caller holds st.mu for reading.
+func (st *state) profile(u *user) PublicProfile {
+	p := PublicProfile{
+		ID: u.ID, Name: strPtr(displayName(u)), Username: strPtr(u.Username), Image: strPtr(u.Image),
+		CreatedAt:         ctf.FormatTime(u.CreatedAt),
+		SolvedChallenges:  make([]ProfileSolve, 0, len(u.solves)),
+		CreatedChallenges: []ProfileChallenge{},
+		TotalPoints:       u.points,
+		CategoryCounts:    map[string]int{},
+		DifficultyCounts:  map[string]int{},
+	}
+	for i := len(u.solves) - 1; i >= 0; i-- {
+		sv := u.solves[i]
+		p.SolvedChallenges = append(p.SolvedChallenges, ProfileSolve{SolvedAt: ctf.FormatTime(sv.At), Challenge: profileChallenge(sv.chal)})
+		for _, cat := range sv.chal.Categories {
+			p.CategoryCounts[cat]++
+		}
+		p.DifficultyCounts[sv.chal.Difficulty]++
+	}
+	for i := len(st.visible) - 1; i >= 0; i-- {
+		if c := st.visible[i]; c.creator == u {
+			p.CreatedChallenges = append(p.CreatedChallenges, profileChallenge(c))
+		}
+	}
+	sort.SliceStable(p.CreatedChallenges, func(i, j int) bool { return p.CreatedChallenges[i].CreatedAt > p.CreatedChallenges[j].CreatedAt })
+	if u.player {
+		for _, sv := range u.solves {
+			if i := podium(sv); i == 0 {
+				p.FirstBloodCount++
+				p.Top3Count++
+			} else if i > 0 {
+				p.Top3Count++
+			}
+		}
+		if len(u.solves) > 0 {
+			_, rank := st.rankingLocked()
+			p.Rank = rank[u.ID]
+		} else {
+			order, _ := st.rankingLocked()
+			p.Rank = len(order) + 1
+		}
+	}
+	awards := st.badges(u)
+	p.Badges = make([]ProfileBadge, 0, len(awards))
+	for _, a := range awards {
+		p.Badges = append(p.Badges, ProfileBadge{BadgeID: a.ID, AwardedAt: ctf.FormatTime(a.AwardedAt)})
+	}
+	return p
+}
+
+// podium returns the 0-based place of a player's solve among the first
+// three players to solve its challenge, or -1.
+func podium(sv *solve) int {
+	for i, x := range sv.chal.playerSolves {
+		if i >= 3 {
+			break
+		}
+		if x == sv {
+			return i
+		}
+	}
+	return -1
+}
+
+// badges computes u's awards from the hot state; the caller holds st.mu.
+func (st *state) badges(u *user) []ctf.Award {
+	hist := make([]ctf.BadgeSolve, len(u.solves))
+	for i, sv := range u.solves {
+		hist[i] = ctf.BadgeSolve{At: sv.At, Categories: sv.chal.Categories, Difficulty: sv.chal.Difficulty,
+			FirstBlood: u.player && podium(sv) == 0}
+	}
+	return ctf.Badges(hist, st.catTotal)
+}

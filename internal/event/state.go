@@ -1,0 +1,245 @@
+package event
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"net/url"
+	"sort"
+	"sync"
+
+	"github.com/flagshipctf/flagship/internal/ctf"
+	"github.com/flagshipctf/flagship/internal/store"
+)
+
+// state is the in-memory hot state of one event: everything the public
+// reads need, kept current by applying each solve and wrong attempt as it is
+// recorded, never recomputed from the database per request.
+type state struct {
+	mu sync.RWMutex
+
+	revision  int64
+	publicURL string
+	users     map[string]*user
+	chals     map[string]*chal // by id, hidden included
+	bySlug    map[string]*chal // hidden included; lookups treat them as absent
+	visible   []*chal          // list order
+	catTotal  map[string]int   // visible challenges per category
+
+	solveVer uint64 // bumped by every counted solve: leaderboard and ranks
+	listVer  uint64 // bumped by every change to a list entry
+
+	ranking rankCache
+	board   bodyCache // the leaderboard
+	list    bodyCache // the anonymous challenge list
+}
+
+type user struct {
+	ctf.User
+	player  bool
+	solves  []*solve          // visible challenges only, in (time, seq) order
+	solved  map[string]*solve // by challenge id
+	points  int
+	lbEntry []byte // cached leaderboard entry; nil when stale
+}
+
+type solve struct {
+	ctf.Solve
+	user *user
+	chal *chal
+}
+
+type chal struct {
+	ctf.Challenge
+	creator      *user
+	playerSolves []*solve // players' solves in (time, seq) order
+	wrong        int64    // players' wrong attempts
+	reviews      map[string]ctf.Review
+	starsSum     int
+	diffSum      int
+	// head and tail are the challenge's list entry around the caller's
+	// "solved" value, so any caller's list is a concatenation.
+	head, tail []byte
+}
+
+func newState(snap *store.Snapshot, publicURL string) *state {
+	s := &state{
+		revision:  snap.Revision,
+		publicURL: publicURL,
+		users:     make(map[string]*user, len(snap.Users)),
+		chals:     make(map[string]*chal, len(snap.Challenges)),
+		bySlug:    make(map[string]*chal, len(snap.Challenges)),
+		catTotal:  map[string]int{},
+	}
+	for _, u := range snap.Users {
+		s.users[u.ID] = &user{User: u, player: u.IsPlayer(), solved: map[string]*solve{}}
+	}
+	for _, c := range snap.Challenges {
+		ch := &chal{Challenge: c, reviews: map[string]ctf.Review{}, creator: s.users[c.AuthorID]}
+		s.chals[c.ID] = ch
+		s.bySlug[c.Slug] = ch
+		if !c.Hidden {
+			s.visible = append(s.visible, ch)
+			for _, cat := range c.Categories {
+				s.catTotal[cat]++
+			}
+		}
+	}
+	sort.SliceStable(s.visible, func(i, j int) bool {
+		a, b := s.visible[i], s.visible[j]
+		if !a.CreatedAt.Equal(b.CreatedAt) {
+			return a.CreatedAt.Before(b.CreatedAt)
+		}
+		return a.Slug < b.Slug
+	})
+	for i := range snap.Solves {
+		s.addSolve(snap.Solves[i])
+	}
+	for _, r := range snap.Reviews {
+		if c := s.chals[r.ChallengeID]; c != nil {
+			c.reviews[r.UserID] = r
+			c.starsSum += r.Stars
+			c.diffSum += r.Difficulty
+		}
+	}
+	for id, n := range snap.WrongAttempts {
+		if c := s.chals[id]; c != nil {
+			c.wrong = n
+		}
+	}
+	for _, c := range s.visible {
+		c.render(publicURL)
+	}
+	return s
+}
+
+// addSolve records a solve; the caller holds mu (or owns s) and re-renders
+// the challenge. Solves of hidden challenges and unknown users are ignored:
+// they count nowhere.
+func (s *state) addSolve(sv ctf.Solve) *solve {
+	u, c := s.users[sv.UserID], s.chals[sv.ChallengeID]
+	if u == nil || c == nil || c.Hidden || u.solved[c.ID] != nil {
+		return nil
+	}
+	x := &solve{Solve: sv, user: u, chal: c}
+	u.solves = insertSolve(u.solves, x)
+	u.solved[c.ID] = x
+	u.points += c.Points
+	u.lbEntry = nil
+	if u.player {
+		c.playerSolves = insertSolve(c.playerSolves, x)
+		s.solveVer++
+		s.listVer++
+	}
+	return x
+}
+
+func insertSolve(list []*solve, x *solve) []*solve {
+	i := sort.Search(len(list), func(i int) bool { return ctf.SolveBefore(&x.Solve, &list[i].Solve) })
+	list = append(list, nil)
+	copy(list[i+1:], list[i:])
+	list[i] = x
+	return list
+}
+
+func (c *chal) attempts() int64 { return c.wrong + int64(len(c.playerSolves)) }
+
+func round2(x float64) float64 { return math.Round(x*100) / 100 }
+
+func (c *chal) avgStars() *float64 {
+	if len(c.reviews) == 0 {
+		return nil
+	}
+	v := round2(float64(c.starsSum) / float64(len(c.reviews)))
+	return &v
+}
+
+func (c *chal) avgDifficulty() *float64 {
+	if len(c.reviews) == 0 {
+		return nil
+	}
+	v := round2(float64(c.diffSum) / float64(len(c.reviews)))
+	return &v
+}
+
+func (c *chal) summary(solved bool, publicURL string) ChallengeSummary {
+	sum := ChallengeSummary{
+		ID: c.ID, Slug: c.Slug, Categories: c.Categories, Title: c.Title, Description: c.Description,
+		Difficulty: c.Difficulty, Points: c.Points, HasInstance: c.HasInstance, DockerPort: c.DockerPort,
+		Type: c.Type, AttemptsCount: c.attempts(), CreatedAt: ctf.FormatTime(c.CreatedAt),
+		Solved: solved, SolvesCount: len(c.playerSolves), AvgStars: c.avgStars(),
+	}
+	if sum.Categories == nil {
+		sum.Categories = []string{}
+	}
+	switch {
+	case c.FileURL != "":
+		sum.FileURL = strPtr(c.FileURL)
+	case c.FileSHA256 != "":
+		sum.FileURL = strPtr(publicURL + "/files/" + c.FileSHA256 + "/" + url.PathEscape(c.FileName))
+	}
+	if sum.FileURL != nil {
+		sum.FileName = strPtr(c.FileName)
+	}
+	if u := c.creator; u != nil {
+		sum.Creator = &Creator{ID: u.ID, Name: strPtr(displayName(u)), Username: strPtr(u.Username)}
+	}
+	return sum
+}
+
+func displayName(u *user) string {
+	if u.Name != "" {
+		return u.Name
+	}
+	return u.Username
+}
+
+var solvedFalse = []byte(`"solved":false`)
+
+// render refreshes the challenge's list entry; the caller holds mu for
+// writing (or owns the state).
+func (c *chal) render(publicURL string) {
+	b, err := json.Marshal(c.summary(false, publicURL))
+	if err != nil {
+		panic("event: marshal challenge summary: " + err.Error()) // plain data: cannot fail
+	}
+	i := bytes.LastIndex(b, solvedFalse)
+	c.head = b[:i+len(`"solved":`)]
+	c.tail = b[i+len(solvedFalse):]
+}
+
+// appendEntry appends the list entry as the caller with solved sees it.
+func (c *chal) appendEntry(b []byte, solved bool) []byte {
+	b = append(b, c.head...)
+	if solved {
+		b = append(b, "true"...)
+	} else {
+		b = append(b, "false"...)
+	}
+	return append(b, c.tail...)
+}
+
+// unlocked reports whether u (nil for anonymous) has solved every visible
+// prerequisite of c. A hidden prerequisite cannot be solved, so it does not
+// lock anything.
+func (s *state) unlocked(c *chal, u *user) bool {
+	for _, id := range c.Requires {
+		p := s.chals[id]
+		if p == nil || p.Hidden {
+			continue
+		}
+		if u == nil || u.solved[id] == nil {
+			return false
+		}
+	}
+	return true
+}
+
+// visibleBySlug returns the challenge unless it is unknown or hidden.
+func (s *state) visibleBySlug(slug string) *chal {
+	c := s.bySlug[slug]
+	if c == nil || c.Hidden {
+		return nil
+	}
+	return c
+}

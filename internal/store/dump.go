@@ -1,0 +1,160 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/base64"
+	"fmt"
+	"time"
+
+	"github.com/flagshipctf/flagship/internal/ctf"
+	"github.com/flagshipctf/flagship/internal/dataset"
+)
+
+// Dump reads the whole platform as one dataset, with ids, timestamps,
+// password hashes and API-key hashes, so that loading it into an empty
+// database reproduces the same API responses.
+func (db *DB) Dump(ctx context.Context) (*dataset.Dataset, error) {
+	tx, err := db.r.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return nil, fmt.Errorf("dump: %w", err)
+	}
+	defer tx.Rollback()
+	d := &dataset.Dataset{}
+	users, err := queryUsers(ctx, tx, "")
+	if err != nil {
+		return nil, err
+	}
+	names := map[string]string{}
+	index := map[string]int{}
+	for _, u := range users {
+		names[u.ID] = u.Username
+		index[u.ID] = len(d.Users)
+		d.Users = append(d.Users, dataset.User{ID: u.ID, Username: u.Username, Name: u.Name, Email: u.Email,
+			PasswordHash: u.PasswordHash, Role: u.Role, Banned: u.Banned, CreatedAt: tp(u.CreatedAt)})
+	}
+	rows, err := tx.QueryContext(ctx, "SELECT "+keyColumns+" FROM api_keys ORDER BY created_at, id")
+	if err != nil {
+		return nil, fmt.Errorf("dump API keys: %w", err)
+	}
+	for rows.Next() {
+		k, err := scanKey(rows)
+		if err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("dump API keys: %w", err)
+		}
+		u := &d.Users[index[k.UserID]]
+		u.APIKeys = append(u.APIKeys, dataset.APIKey{ID: k.ID, Name: k.Name, KeyPrefix: k.Prefix, KeyHash: k.Hash,
+			CreatedAt: tp(k.CreatedAt), LastUsedAt: k.LastUsedAt, RevokedAt: k.RevokedAt})
+	}
+	rows.Close()
+
+	chals, err := queryChallenges(ctx, tx)
+	if err != nil {
+		return nil, err
+	}
+	slugs := map[string]string{}
+	for _, c := range chals {
+		slugs[c.ID] = c.Slug
+	}
+	for _, c := range chals {
+		dc := dataset.Challenge{ID: c.ID, Slug: c.Slug, Title: c.Title, Description: c.Description, Categories: c.Categories,
+			Difficulty: c.Difficulty, Points: c.Points, Type: c.Type, Author: names[c.AuthorID], HasInstance: c.HasInstance,
+			DockerPort: c.DockerPort, Hidden: c.Hidden, ConnectionInfo: c.ConnectionInfo, CreatedAt: tp(c.CreatedAt)}
+		if len(c.Tags) > 0 {
+			dc.Tags = c.Tags
+		}
+		for _, f := range c.Flags {
+			df := dataset.Flag{Type: f.Kind, Content: f.Content}
+			if f.CaseInsensitive {
+				df.Data = "case_insensitive"
+			}
+			dc.Flags = append(dc.Flags, df)
+		}
+		for _, r := range c.Requires {
+			dc.Requires = append(dc.Requires, slugs[r])
+		}
+		switch {
+		case c.FileURL != "":
+			dc.File = &dataset.File{Name: c.FileName, URL: c.FileURL}
+		case c.FileSHA256 != "":
+			var data []byte
+			if err := tx.QueryRowContext(ctx, "SELECT data FROM files WHERE sha256 = ?", c.FileSHA256).Scan(&data); err != nil {
+				return nil, fmt.Errorf("dump file of %s: %w", c.Slug, err)
+			}
+			dc.File = &dataset.File{Name: c.FileName, SHA256: c.FileSHA256, ContentBase64: base64.StdEncoding.EncodeToString(data)}
+		}
+		d.Challenges = append(d.Challenges, dc)
+	}
+
+	solves, err := querySolves(ctx, tx, 0)
+	if err != nil {
+		return nil, err
+	}
+	for _, s := range solves {
+		d.Solves = append(d.Solves, dataset.Solve{ID: s.ID, User: names[s.UserID], Challenge: slugs[s.ChallengeID], At: tp(s.At), Flag: s.Flag})
+	}
+	if err := dumpRows(ctx, tx, "SELECT id, user_id, challenge_id, flag, created_at FROM attempts ORDER BY seq", func(sc scanner) error {
+		var a dataset.Attempt
+		var uid, cid string
+		var at int64
+		if err := sc.Scan(&a.ID, &uid, &cid, &a.Flag, &at); err != nil {
+			return err
+		}
+		a.User, a.Challenge, a.At = names[uid], slugs[cid], tp(fromMs(at))
+		d.Attempts = append(d.Attempts, a)
+		return nil
+	}); err != nil {
+		return nil, fmt.Errorf("dump attempts: %w", err)
+	}
+	if err := dumpRows(ctx, tx, `SELECT id, user_id, challenge_id, title, content, images, status, created_at, updated_at
+		FROM writeups ORDER BY created_at, id`, func(sc scanner) error {
+		var w dataset.Writeup
+		var uid, cid, images string
+		var created, updated int64
+		if err := sc.Scan(&w.ID, &uid, &cid, &w.Title, &w.Content, &images, &w.Status, &created, &updated); err != nil {
+			return err
+		}
+		if err := jsonUnmarshalStrings(images, &w.Images); err != nil {
+			return err
+		}
+		if len(w.Images) == 0 {
+			w.Images = nil
+		}
+		w.User, w.Challenge, w.CreatedAt, w.UpdatedAt = names[uid], slugs[cid], tp(fromMs(created)), tp(fromMs(updated))
+		d.Writeups = append(d.Writeups, w)
+		return nil
+	}); err != nil {
+		return nil, fmt.Errorf("dump writeups: %w", err)
+	}
+	reviews, err := queryReviews(ctx, tx)
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range reviews {
+		d.Reviews = append(d.Reviews, dataset.Review{ID: r.ID, User: names[r.UserID], Challenge: slugs[r.ChallengeID],
+			Stars: r.Stars, Difficulty: r.Difficulty, CreatedAt: tp(r.CreatedAt)})
+	}
+	return d, nil
+}
+
+type scanner interface{ Scan(...any) error }
+
+func dumpRows(ctx context.Context, tx *sql.Tx, query string, fn func(scanner) error) error {
+	rows, err := tx.QueryContext(ctx, query)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		if err := fn(rows); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}
+
+func tp(t time.Time) *time.Time {
+	t = ctf.Millis(t)
+	return &t
+}

@@ -1,0 +1,405 @@
+package store
+
+import (
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/flagshipctf/flagship/internal/ctf"
+	"github.com/flagshipctf/flagship/internal/dataset"
+	"github.com/flagshipctf/flagship/internal/secret"
+)
+
+// LoadReport counts, per kind of entry, what a load created, updated and
+// left alone.
+type LoadReport struct {
+	Created   map[string]int `json:"created"`
+	Updated   map[string]int `json:"updated"`
+	Unchanged map[string]int `json:"unchanged"`
+}
+
+func (r *LoadReport) count(kind string, created, changed bool) {
+	switch {
+	case created:
+		r.Created[kind]++
+	case changed:
+		r.Updated[kind]++
+	default:
+		r.Unchanged[kind]++
+	}
+}
+
+// Load upserts a dataset by natural keys (username, slug, user and
+// challenge) in one transaction: on any error nothing is written, and the
+// error names the file, entry and field at fault.
+func (db *DB) Load(ctx context.Context, ds *dataset.Dataset) (LoadReport, error) {
+	rep := LoadReport{Created: map[string]int{}, Updated: map[string]int{}, Unchanged: map[string]int{}}
+	err := db.writeTx(ctx, func(tx *sql.Tx) error {
+		l := &loader{ctx: ctx, tx: tx, ds: ds, rep: &rep, now: ctf.Millis(db.now()),
+			users: map[string]string{}, chals: map[string]string{}}
+		steps := []func() error{l.loadUsers, l.loadChallenges, l.loadSolves, l.loadAttempts, l.loadWriteups, l.loadReviews}
+		for _, step := range steps {
+			if err := step(); err != nil {
+				return err
+			}
+		}
+		return bumpRevision(ctx, tx)
+	})
+	return rep, err
+}
+
+type loader struct {
+	ctx   context.Context
+	tx    *sql.Tx
+	ds    *dataset.Dataset
+	rep   *LoadReport
+	now   time.Time
+	users map[string]string // username -> id
+	chals map[string]string // slug -> id
+}
+
+func (l *loader) fail(kind string, i int, field, format string, args ...any) error {
+	file, entry := l.ds.Where(kind, i)
+	return &dataset.Error{File: file, Entry: entry, Field: field, Msg: fmt.Sprintf(format, args...)}
+}
+
+func (l *loader) stamp(t *time.Time) time.Time {
+	if t == nil {
+		return l.now
+	}
+	return ctf.Millis(*t)
+}
+
+func (l *loader) userID(username string) (string, error) {
+	if id, ok := l.users[username]; ok {
+		return id, nil
+	}
+	var id string
+	err := l.tx.QueryRowContext(l.ctx, "SELECT id FROM users WHERE username = ?", username).Scan(&id)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("look up user %q: %w", username, err)
+	}
+	l.users[username] = id
+	return id, nil
+}
+
+func (l *loader) chalID(slug string) (string, error) {
+	if id, ok := l.chals[slug]; ok {
+		return id, nil
+	}
+	var id string
+	err := l.tx.QueryRowContext(l.ctx, "SELECT id FROM challenges WHERE slug = ?", slug).Scan(&id)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("look up challenge %q: %w", slug, err)
+	}
+	l.chals[slug] = id
+	return id, nil
+}
+
+// refs resolves an entry's user and challenge, failing on unknown ones.
+func (l *loader) refs(kind string, i int, username, slug string) (uid, cid string, err error) {
+	if uid, err = l.userID(username); err != nil {
+		return
+	}
+	if uid == "" {
+		return "", "", l.fail(kind, i, "user", "no user %q in the dataset or the database", username)
+	}
+	if cid, err = l.chalID(slug); err != nil {
+		return
+	}
+	if cid == "" {
+		return "", "", l.fail(kind, i, "challenge", "no challenge %q in the dataset or the database", slug)
+	}
+	return uid, cid, nil
+}
+
+func (l *loader) loadUsers() error {
+	for i, u := range l.ds.Users {
+		var old ctf.User
+		old, err := scanUser(l.tx.QueryRowContext(l.ctx, "SELECT "+userColumns+" FROM users WHERE username = ?", u.Username))
+		exists := err == nil
+		if err != nil && !errors.Is(err, sql.ErrNoRows) {
+			return fmt.Errorf("load user %q: %w", u.Username, err)
+		}
+		nu := old
+		if !exists {
+			nu = ctf.User{ID: u.ID, Username: u.Username, CreatedAt: l.stamp(u.CreatedAt), Role: ctf.RolePlayer}
+			if nu.ID == "" {
+				nu.ID = ctf.NewID()
+			}
+		} else if u.CreatedAt != nil {
+			nu.CreatedAt = ctf.Millis(*u.CreatedAt)
+		}
+		nu.Name, nu.Email, nu.Banned = u.Name, u.Email, u.Banned
+		if u.Role != "" {
+			nu.Role = u.Role
+		}
+		switch {
+		case u.PasswordHash != "":
+			nu.PasswordHash = u.PasswordHash
+		case u.Password != "" && !secret.CheckPassword(old.PasswordHash, u.Password):
+			nu.PasswordHash = secret.HashPassword(u.Password)
+		}
+		_, err = l.tx.ExecContext(l.ctx, `INSERT INTO users (id, username, name, email, email_lower, password_hash, role, banned, created_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+			ON CONFLICT (username) DO UPDATE SET name = excluded.name, email = excluded.email, email_lower = excluded.email_lower,
+			password_hash = excluded.password_hash, role = excluded.role, banned = excluded.banned, created_at = excluded.created_at`,
+			nu.ID, nu.Username, nu.Name, nullString(nu.Email), nullString(strings.ToLower(nu.Email)), nu.PasswordHash, nu.Role, nu.Banned, ms(nu.CreatedAt))
+		if isUniqueViolation(err) {
+			return l.fail("users", i, "email", "email %q (or id %q) already belongs to another user", u.Email, nu.ID)
+		}
+		if err != nil {
+			return fmt.Errorf("load user %q: %w", u.Username, err)
+		}
+		l.users[u.Username] = nu.ID
+		l.rep.count("users", !exists, exists && nu != old)
+		for _, k := range u.APIKeys {
+			if err := l.apiKey(i, nu.ID, k); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func (l *loader) apiKey(i int, userID string, k dataset.APIKey) error {
+	var owner string
+	var created int64
+	var used, revoked sql.NullInt64
+	err := l.tx.QueryRowContext(l.ctx, "SELECT user_id, created_at, last_used_at, revoked_at FROM api_keys WHERE id = ?", k.ID).
+		Scan(&owner, &created, &used, &revoked)
+	exists := err == nil
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return fmt.Errorf("load API key %q: %w", k.ID, err)
+	}
+	if exists && owner != userID {
+		return l.fail("users", i, "apiKeys", "API key %q belongs to another user", k.ID)
+	}
+	_, err = l.tx.ExecContext(l.ctx, `INSERT INTO api_keys (id, user_id, name, key_prefix, key_hash, created_at, last_used_at, revoked_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET name = excluded.name,
+		last_used_at = excluded.last_used_at, revoked_at = excluded.revoked_at`,
+		k.ID, userID, k.Name, k.KeyPrefix, k.KeyHash, ms(l.stamp(k.CreatedAt)), nullMs(k.LastUsedAt), nullMs(k.RevokedAt))
+	if isUniqueViolation(err) {
+		return l.fail("users", i, "apiKeys", "key prefix %q is already used by another key", k.KeyPrefix)
+	}
+	if err != nil {
+		return fmt.Errorf("load API key %q: %w", k.ID, err)
+	}
+	l.rep.count("apiKeys", !exists, exists)
+	return nil
+}
+
+func (l *loader) loadChallenges() error {
+	// First pass: every challenge row, so prerequisites can name any of them.
+	for i, c := range l.ds.Challenges {
+		if err := l.challenge(i, c); err != nil {
+			return err
+		}
+	}
+	for i, c := range l.ds.Challenges {
+		id := l.chals[c.Slug]
+		if _, err := l.tx.ExecContext(l.ctx, "DELETE FROM prerequisites WHERE challenge_id = ?", id); err != nil {
+			return fmt.Errorf("load prerequisites of %q: %w", c.Slug, err)
+		}
+		for _, req := range c.Requires {
+			rid, err := l.chalID(req)
+			if err != nil {
+				return err
+			}
+			if rid == "" {
+				return l.fail("challenges", i, "requires", "no challenge %q in the dataset or the database", req)
+			}
+			if rid == id {
+				return l.fail("challenges", i, "requires", "a challenge cannot require itself")
+			}
+			if _, err := l.tx.ExecContext(l.ctx, "INSERT INTO prerequisites (challenge_id, requires_id) VALUES (?, ?) ON CONFLICT DO NOTHING", id, rid); err != nil {
+				return fmt.Errorf("load prerequisites of %q: %w", c.Slug, err)
+			}
+		}
+	}
+	return nil
+}
+
+// challengeRow is a challenge as stored, for change detection.
+type challengeRow struct {
+	ID, Title, Description, Categories, Difficulty, Type, Author, FileName, FileSHA, FileURL, Tags, Conn string
+	Points, Port                                                                                         int64
+	HasInstance, Hidden                                                                                  bool
+	Created                                                                                              int64
+	Flags                                                                                                string
+}
+
+func (l *loader) storedChallenge(slug string) (challengeRow, bool, error) {
+	var r challengeRow
+	var port sql.NullInt64
+	err := l.tx.QueryRowContext(l.ctx, `SELECT id, title, description, categories, difficulty, type, COALESCE(author_id, ''),
+		file_name, COALESCE(file_sha256, ''), file_url, tags, connection_info, points, docker_port, has_instance, hidden, created_at
+		FROM challenges WHERE slug = ?`, slug).Scan(&r.ID, &r.Title, &r.Description, &r.Categories, &r.Difficulty, &r.Type, &r.Author,
+		&r.FileName, &r.FileSHA, &r.FileURL, &r.Tags, &r.Conn, &r.Points, &port, &r.HasInstance, &r.Hidden, &r.Created)
+	if errors.Is(err, sql.ErrNoRows) {
+		return r, false, nil
+	}
+	if err != nil {
+		return r, false, fmt.Errorf("load challenge %q: %w", slug, err)
+	}
+	r.Port = -1
+	if port.Valid {
+		r.Port = port.Int64
+	}
+	rows, err := l.tx.QueryContext(l.ctx, "SELECT kind, content, case_insensitive FROM flags WHERE challenge_id = ? ORDER BY position", r.ID)
+	if err != nil {
+		return r, false, fmt.Errorf("load flags of %q: %w", slug, err)
+	}
+	defer rows.Close()
+	var flags []dataset.Flag
+	for rows.Next() {
+		var f dataset.Flag
+		var ci bool
+		if err := rows.Scan(&f.Type, &f.Content, &ci); err != nil {
+			return r, false, err
+		}
+		if ci {
+			f.Data = "case_insensitive"
+		}
+		flags = append(flags, f)
+	}
+	fj, _ := json.Marshal(flags)
+	r.Flags = string(fj)
+	return r, true, rows.Err()
+}
+
+func (l *loader) challenge(i int, c dataset.Challenge) error {
+	old, exists, err := l.storedChallenge(c.Slug)
+	if err != nil {
+		return err
+	}
+	nr := challengeRow{ID: old.ID, Title: c.Title, Description: c.Description, Difficulty: c.Difficulty, Type: c.Type,
+		Conn: c.ConnectionInfo, Points: int64(c.Points), Port: -1, HasInstance: c.HasInstance, Hidden: c.Hidden, Created: old.Created}
+	if !exists {
+		nr.ID = c.ID
+		if nr.ID == "" {
+			nr.ID = ctf.NewID()
+		}
+		nr.Created = ms(l.stamp(c.CreatedAt))
+	} else if c.CreatedAt != nil {
+		nr.Created = ms(ctf.Millis(*c.CreatedAt))
+	}
+	if nr.Type == "" {
+		nr.Type = "standard"
+	}
+	if c.DockerPort != nil {
+		nr.Port = int64(*c.DockerPort)
+	}
+	cats, _ := json.Marshal(c.Categories)
+	tags := c.Tags
+	if tags == nil {
+		tags = []string{}
+	}
+	tj, _ := json.Marshal(tags)
+	nr.Categories, nr.Tags = string(cats), string(tj)
+	flags := make([]dataset.Flag, len(c.Flags))
+	for j, f := range c.Flags {
+		flags[j] = f
+		cf := ctf.Flag{Kind: f.Type, Content: f.Content, CaseInsensitive: f.Data == "case_insensitive"}
+		if err := cf.Compile(); err != nil {
+			return l.fail("challenges", i, fmt.Sprintf("flags[%d]", j), "%v", err)
+		}
+	}
+	fj, _ := json.Marshal(flags)
+	nr.Flags = string(fj)
+	if c.Author != "" {
+		if nr.Author, err = l.userID(c.Author); err != nil {
+			return err
+		}
+		if nr.Author == "" && c.Source.Index >= 0 {
+			// ctfcli's author is free text; a dataset's must name a user.
+			return l.fail("challenges", i, "author", "no user %q in the dataset or the database", c.Author)
+		}
+	}
+	if f := c.File; f != nil {
+		nr.FileName = f.Name
+		if f.URL != "" {
+			nr.FileURL = f.URL
+		} else if nr.FileSHA, err = l.storeFile(i, f); err != nil {
+			return err
+		}
+	}
+	_, err = l.tx.ExecContext(l.ctx, `INSERT INTO challenges (id, slug, title, description, categories, difficulty, points, type,
+		author_id, file_name, file_sha256, file_url, has_instance, docker_port, hidden, tags, connection_info, created_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (slug) DO UPDATE SET title = excluded.title, description = excluded.description, categories = excluded.categories,
+		difficulty = excluded.difficulty, points = excluded.points, type = excluded.type, author_id = excluded.author_id,
+		file_name = excluded.file_name, file_sha256 = excluded.file_sha256, file_url = excluded.file_url,
+		has_instance = excluded.has_instance, docker_port = excluded.docker_port, hidden = excluded.hidden, tags = excluded.tags,
+		connection_info = excluded.connection_info, created_at = excluded.created_at`,
+		nr.ID, c.Slug, nr.Title, nr.Description, nr.Categories, nr.Difficulty, nr.Points, nr.Type, nullString(nr.Author),
+		nr.FileName, nullString(nr.FileSHA), nr.FileURL, nr.HasInstance, nullPort(nr.Port), nr.Hidden, nr.Tags, nr.Conn, nr.Created)
+	if isUniqueViolation(err) {
+		return l.fail("challenges", i, "id", "id %q already belongs to another challenge", nr.ID)
+	}
+	if err != nil {
+		return fmt.Errorf("load challenge %q: %w", c.Slug, err)
+	}
+	if _, err := l.tx.ExecContext(l.ctx, "DELETE FROM flags WHERE challenge_id = ?", nr.ID); err != nil {
+		return fmt.Errorf("load flags of %q: %w", c.Slug, err)
+	}
+	for j, f := range flags {
+		if _, err := l.tx.ExecContext(l.ctx, "INSERT INTO flags (challenge_id, position, kind, content, case_insensitive) VALUES (?, ?, ?, ?, ?)",
+			nr.ID, j, f.Type, f.Content, f.Data == "case_insensitive"); err != nil {
+			return fmt.Errorf("load flags of %q: %w", c.Slug, err)
+		}
+	}
+	l.chals[c.Slug] = nr.ID
+	l.rep.count("challenges", !exists, exists && nr != old)
+	return nil
+}
+
+func nullPort(p int64) any {
+	if p < 0 {
+		return nil
+	}
+	return p
+}
+
+// storeFile puts a challenge file's bytes in the database, addressed by
+// their SHA-256, so the event stays one database.
+func (l *loader) storeFile(i int, f *dataset.File) (string, error) {
+	var data []byte
+	var err error
+	switch {
+	case f.ContentBase64 != "":
+		if data, err = base64.StdEncoding.DecodeString(f.ContentBase64); err != nil {
+			return "", l.fail("challenges", i, "file.contentBase64", "not valid base64: %v", err)
+		}
+	case f.Path != "":
+		if data, err = os.ReadFile(f.Path); err != nil {
+			return "", l.fail("challenges", i, "file.path", "%v", err)
+		}
+	default:
+		return "", l.fail("challenges", i, "file", "needs a path, a url or contentBase64")
+	}
+	sum := sha256.Sum256(data)
+	sha := hex.EncodeToString(sum[:])
+	if f.SHA256 != "" && !strings.EqualFold(f.SHA256, sha) {
+		return "", l.fail("challenges", i, "file.sha256", "does not match the file's content (%s)", sha)
+	}
+	if _, err := l.tx.ExecContext(l.ctx, "INSERT INTO files (sha256, data) VALUES (?, ?) ON CONFLICT (sha256) DO NOTHING", sha, data); err != nil {
+		return "", fmt.Errorf("store file %s: %w", f.Name, err)
+	}
+	return sha, nil
+}
+func newID() string { return ctf.NewID() }

@@ -1,0 +1,214 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+
+	"github.com/flagshipctf/flagship/internal/ctf"
+)
+
+// Snapshot is everything the in-memory hot state is built from, read in one
+// transaction so it is consistent.
+type Snapshot struct {
+	Revision   int64
+	Users      []ctf.User
+	Challenges []ctf.Challenge // hidden ones included; flags compiled
+	Solves     []ctf.Solve     // in (time, seq) order
+	Reviews    []ctf.Review
+	// WrongAttempts counts players' wrong submissions per challenge id.
+	WrongAttempts map[string]int64
+}
+
+// Snapshot reads the whole hot state.
+func (db *DB) Snapshot(ctx context.Context) (*Snapshot, error) {
+	tx, err := db.r.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return nil, fmt.Errorf("snapshot: %w", err)
+	}
+	defer tx.Rollback()
+	s := &Snapshot{WrongAttempts: map[string]int64{}}
+	var rev string
+	if err := tx.QueryRowContext(ctx, "SELECT value FROM meta WHERE key = 'revision'").Scan(&rev); err != nil {
+		return nil, fmt.Errorf("snapshot revision: %w", err)
+	}
+	fmt.Sscan(rev, &s.Revision)
+	if s.Users, err = queryUsers(ctx, tx, ""); err != nil {
+		return nil, err
+	}
+	if s.Challenges, err = queryChallenges(ctx, tx); err != nil {
+		return nil, err
+	}
+	if s.Solves, err = querySolves(ctx, tx, 0); err != nil {
+		return nil, err
+	}
+	if s.Reviews, err = queryReviews(ctx, tx); err != nil {
+		return nil, err
+	}
+	rows, err := tx.QueryContext(ctx, `SELECT a.challenge_id, count(*) FROM attempts a
+		JOIN users u ON u.id = a.user_id WHERE u.role = 'player' AND u.banned = 0 GROUP BY a.challenge_id`)
+	if err != nil {
+		return nil, fmt.Errorf("snapshot attempts: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id string
+		var n int64
+		if err := rows.Scan(&id, &n); err != nil {
+			return nil, fmt.Errorf("snapshot attempts: %w", err)
+		}
+		s.WrongAttempts[id] = n
+	}
+	return s, rows.Err()
+}
+
+type querier interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+const userColumns = "id, username, name, COALESCE(email, ''), image, password_hash, role, banned, created_at"
+
+func scanUser(sc interface{ Scan(...any) error }) (ctf.User, error) {
+	var u ctf.User
+	var created int64
+	err := sc.Scan(&u.ID, &u.Username, &u.Name, &u.Email, &u.Image, &u.PasswordHash, &u.Role, &u.Banned, &created)
+	u.CreatedAt = fromMs(created)
+	return u, err
+}
+
+func queryUsers(ctx context.Context, q querier, where string, args ...any) ([]ctf.User, error) {
+	rows, err := q.QueryContext(ctx, "SELECT "+userColumns+" FROM users "+where+" ORDER BY created_at, username", args...)
+	if err != nil {
+		return nil, fmt.Errorf("query users: %w", err)
+	}
+	defer rows.Close()
+	var out []ctf.User
+	for rows.Next() {
+		u, err := scanUser(rows)
+		if err != nil {
+			return nil, fmt.Errorf("scan user: %w", err)
+		}
+		out = append(out, u)
+	}
+	return out, rows.Err()
+}
+
+func queryChallenges(ctx context.Context, q querier) ([]ctf.Challenge, error) {
+	rows, err := q.QueryContext(ctx, `SELECT id, slug, title, description, categories, difficulty, points, type,
+		COALESCE(author_id, ''), file_name, COALESCE(file_sha256, ''), file_url, has_instance, docker_port, hidden,
+		tags, connection_info, created_at FROM challenges ORDER BY created_at, slug`)
+	if err != nil {
+		return nil, fmt.Errorf("query challenges: %w", err)
+	}
+	defer rows.Close()
+	var out []ctf.Challenge
+	index := map[string]int{}
+	for rows.Next() {
+		var c ctf.Challenge
+		var cats, tags string
+		var port sql.NullInt64
+		var created int64
+		if err := rows.Scan(&c.ID, &c.Slug, &c.Title, &c.Description, &cats, &c.Difficulty, &c.Points, &c.Type,
+			&c.AuthorID, &c.FileName, &c.FileSHA256, &c.FileURL, &c.HasInstance, &port, &c.Hidden,
+			&tags, &c.ConnectionInfo, &created); err != nil {
+			return nil, fmt.Errorf("scan challenge: %w", err)
+		}
+		if err := json.Unmarshal([]byte(cats), &c.Categories); err != nil {
+			return nil, fmt.Errorf("challenge %s categories: %w", c.Slug, err)
+		}
+		if err := json.Unmarshal([]byte(tags), &c.Tags); err != nil {
+			return nil, fmt.Errorf("challenge %s tags: %w", c.Slug, err)
+		}
+		if port.Valid {
+			p := int(port.Int64)
+			c.DockerPort = &p
+		}
+		c.CreatedAt = fromMs(created)
+		index[c.ID] = len(out)
+		out = append(out, c)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	rows.Close()
+
+	frows, err := q.QueryContext(ctx, "SELECT challenge_id, kind, content, case_insensitive FROM flags ORDER BY challenge_id, position")
+	if err != nil {
+		return nil, fmt.Errorf("query flags: %w", err)
+	}
+	defer frows.Close()
+	for frows.Next() {
+		var id string
+		var f ctf.Flag
+		if err := frows.Scan(&id, &f.Kind, &f.Content, &f.CaseInsensitive); err != nil {
+			return nil, fmt.Errorf("scan flag: %w", err)
+		}
+		if i, ok := index[id]; ok {
+			if err := f.Compile(); err != nil {
+				return nil, fmt.Errorf("challenge %s: %w", out[i].Slug, err)
+			}
+			out[i].Flags = append(out[i].Flags, f)
+		}
+	}
+	if err := frows.Err(); err != nil {
+		return nil, err
+	}
+	frows.Close()
+
+	prows, err := q.QueryContext(ctx, "SELECT challenge_id, requires_id FROM prerequisites ORDER BY challenge_id, requires_id")
+	if err != nil {
+		return nil, fmt.Errorf("query prerequisites: %w", err)
+	}
+	defer prows.Close()
+	for prows.Next() {
+		var id, req string
+		if err := prows.Scan(&id, &req); err != nil {
+			return nil, fmt.Errorf("scan prerequisite: %w", err)
+		}
+		if i, ok := index[id]; ok {
+			out[i].Requires = append(out[i].Requires, req)
+		}
+	}
+	return out, prows.Err()
+}
+
+func querySolves(ctx context.Context, q querier, afterSeq int64) ([]ctf.Solve, error) {
+	rows, err := q.QueryContext(ctx, `SELECT seq, id, user_id, challenge_id, COALESCE(flag, ''), solved_at
+		FROM solves WHERE seq > ? ORDER BY solved_at, seq`, afterSeq)
+	if err != nil {
+		return nil, fmt.Errorf("query solves: %w", err)
+	}
+	defer rows.Close()
+	var out []ctf.Solve
+	for rows.Next() {
+		var s ctf.Solve
+		var at int64
+		if err := rows.Scan(&s.Seq, &s.ID, &s.UserID, &s.ChallengeID, &s.Flag, &at); err != nil {
+			return nil, fmt.Errorf("scan solve: %w", err)
+		}
+		s.At = fromMs(at)
+		out = append(out, s)
+	}
+	return out, rows.Err()
+}
+
+func queryReviews(ctx context.Context, q querier) ([]ctf.Review, error) {
+	rows, err := q.QueryContext(ctx, "SELECT id, user_id, challenge_id, stars, difficulty, created_at FROM reviews ORDER BY created_at, id")
+	if err != nil {
+		return nil, fmt.Errorf("query reviews: %w", err)
+	}
+	defer rows.Close()
+	var out []ctf.Review
+	for rows.Next() {
+		var r ctf.Review
+		var at int64
+		if err := rows.Scan(&r.ID, &r.UserID, &r.ChallengeID, &r.Stars, &r.Difficulty, &at); err != nil {
+			return nil, fmt.Errorf("scan review: %w", err)
+		}
+		r.CreatedAt = fromMs(at)
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
