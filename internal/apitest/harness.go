@@ -1,0 +1,175 @@
+// Package apitest runs the real HTTP stack (SQLite file, hot state, API
+// handler) for tests, and checks every response against the served OpenAPI
+// document. It is imported only by tests.
+package apitest
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/flagshipctf/flagship/internal/api"
+	"github.com/flagshipctf/flagship/internal/ctf"
+	"github.com/flagshipctf/flagship/internal/dataset"
+	"github.com/flagshipctf/flagship/internal/event"
+	"github.com/flagshipctf/flagship/internal/openapi/contract"
+	"github.com/flagshipctf/flagship/internal/secret"
+	"github.com/flagshipctf/flagship/internal/store"
+)
+
+// Options tune a test server.
+type Options struct {
+	RateLimit store.RateLimit // zero: the default 10 per minute
+	Now       func() time.Time
+}
+
+// Server is a running test instance.
+type Server struct {
+	T         testing.TB
+	URL       string
+	DB        *store.DB
+	DBPath    string
+	Svc       *event.Service
+	Validator *contract.Validator
+	HTTP      *httptest.Server
+}
+
+// Start loads datasetYAML (may be empty) into a fresh SQLite file through
+// the same loader as `flagship load`, and serves the API over real HTTP.
+func Start(t testing.TB, datasetYAML string, opts ...Options) *Server {
+	t.Helper()
+	var o Options
+	if len(opts) > 0 {
+		o = opts[0]
+	}
+	if o.RateLimit == (store.RateLimit{}) {
+		o.RateLimit = store.RateLimit{Max: 10, Window: time.Minute}
+	}
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "flagship.db")
+	db, err := store.Open(ctx, "sqlite:"+path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	if err := db.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if strings.TrimSpace(datasetYAML) != "" {
+		file := filepath.Join(t.TempDir(), "event.yaml")
+		ds, err := dataset.Decode([]byte(datasetYAML), file)
+		if err != nil {
+			t.Fatalf("decode test dataset: %v", err)
+		}
+		if _, err := db.Load(ctx, ds); err != nil {
+			t.Fatalf("load test dataset: %v", err)
+		}
+	}
+	v, err := contract.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &Server{T: t, DB: db, DBPath: path, Validator: v}
+	s.HTTP = httptest.NewServer(nil)
+	s.URL = s.HTTP.URL
+	log := slog.New(slog.DiscardHandler)
+	s.Svc = event.New(db, event.Options{PublicURL: s.URL, RateLimit: o.RateLimit, Logger: log, Now: o.Now})
+	if err := s.Svc.Load(ctx); err != nil {
+		t.Fatal(err)
+	}
+	s.HTTP.Config.Handler = api.Logged(log, api.New(s.Svc, log))
+	t.Cleanup(s.HTTP.Close)
+	return s
+}
+
+// Key mints an API key for username and returns the secret.
+func (s *Server) Key(username string) string {
+	s.T.Helper()
+	ctx := context.Background()
+	u, err := s.DB.UserByUsername(ctx, username)
+	if err != nil {
+		s.T.Fatal(err)
+	}
+	key, prefix, hash := secret.NewAPIKey()
+	if err := s.DB.CreateAPIKey(ctx, ctf.APIKey{ID: ctf.NewID(), UserID: u.ID, Name: "test", Prefix: prefix, Hash: hash,
+		CreatedAt: time.Now()}); err != nil {
+		s.T.Fatal(err)
+	}
+	return key
+}
+
+// Reload rebuilds the hot state from the database, as a running server does
+// within a second of an operator change.
+func (s *Server) Reload() {
+	s.T.Helper()
+	if err := s.Svc.Load(context.Background()); err != nil {
+		s.T.Fatal(err)
+	}
+}
+
+// Response is a finished exchange.
+type Response struct {
+	Status int
+	Header http.Header
+	Body   []byte
+}
+
+// Do sends a request and validates the response against the OpenAPI
+// document, failing the test on any drift. headers are "Name: value" pairs.
+func (s *Server) Do(method, path string, body []byte, headers ...string) Response {
+	s.T.Helper()
+	r := s.DoRaw(method, path, body, headers...)
+	req, _ := http.NewRequest(method, s.URL+path, bytes.NewReader(body))
+	for _, h := range headers {
+		k, v, _ := strings.Cut(h, ":")
+		req.Header.Add(strings.TrimSpace(k), strings.TrimSpace(v))
+	}
+	if err := s.Validator.ValidateResponse(req, r.Status, r.Header, r.Body); err != nil {
+		s.T.Errorf("%s %s: response does not match the OpenAPI document: %v\nbody: %s", method, path, err, truncate(r.Body))
+	}
+	return r
+}
+
+// DoRaw sends a request without validating the response.
+func (s *Server) DoRaw(method, path string, body []byte, headers ...string) Response {
+	s.T.Helper()
+	var rd io.Reader
+	if body != nil {
+		rd = bytes.NewReader(body)
+	}
+	req, err := http.NewRequest(method, s.URL+path, rd)
+	if err != nil {
+		s.T.Fatal(err)
+	}
+	for _, h := range headers {
+		k, v, _ := strings.Cut(h, ":")
+		req.Header.Add(strings.TrimSpace(k), strings.TrimSpace(v))
+	}
+	resp, err := http.DefaultTransport.RoundTrip(req)
+	if err != nil {
+		s.T.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		s.T.Fatal(err)
+	}
+	return Response{Status: resp.StatusCode, Header: resp.Header, Body: b}
+}
+
+// Bearer returns the Authorization header for key.
+func Bearer(key string) string { return "Authorization: Bearer " + key }
+
+func truncate(b []byte) string {
+	if len(b) > 2000 {
+		return string(b[:2000]) + "…"
+	}
+	return string(b)
+}
