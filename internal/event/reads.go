@@ -151,7 +151,7 @@ func profileChallenge(c *chal) ProfileChallenge {
 // profile builds u's public profile; the caller holds st.mu for reading.
 func (st *state) profile(u *user) PublicProfile {
 	p := PublicProfile{
-		ID: u.ID, Name: strPtr(displayName(u)), Username: strPtr(u.Username), Image: strPtr(u.Image),
+		ID: u.ID, Name: strPtr(u.Name), Username: strPtr(u.Username), Image: strPtr(u.Image),
 		CreatedAt:         ctf.FormatTime(u.CreatedAt),
 		SolvedChallenges:  make([]ProfileSolve, 0, len(u.solves)),
 		CreatedChallenges: []ProfileChallenge{},

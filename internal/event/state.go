@@ -182,7 +182,7 @@ func (c *chal) summary(solved bool, publicURL string) ChallengeSummary {
 		sum.FileName = strPtr(c.FileName)
 	}
 	if u := c.creator; u != nil {
-		sum.Creator = &Creator{ID: u.ID, Name: strPtr(displayName(u)), Username: strPtr(u.Username)}
+		sum.Creator = &Creator{ID: u.ID, Name: strPtr(u.Name), Username: strPtr(u.Username)}
 	}
 	return sum
 }
