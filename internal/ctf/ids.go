@@ -32,12 +32,20 @@ func NewID() string {
 	ms := time.Now().UnixMilli()
 	idMu.Lock()
 	if ms <= lastIDMillis {
+		// Same millisecond (or a clock step back): count up, so ids from
+		// one process stay strictly ordered; borrow the next millisecond
+		// when the 12-bit counter runs out.
 		ms = lastIDMillis
 		idSeq++
+		if idSeq > 0xfff {
+			ms++
+			idSeq = 0
+		}
 	} else {
-		lastIDMillis = ms
-		idSeq = uint16(b[6])<<8 | uint16(b[7])&0x1ff
+		// Start low in the counter's range to leave room for a burst.
+		idSeq = (uint16(b[6])<<8 | uint16(b[7])) & 0x3ff
 	}
+	lastIDMillis = ms
 	seq := idSeq
 	idMu.Unlock()
 	b[0], b[1], b[2], b[3], b[4], b[5] = byte(ms>>40), byte(ms>>32), byte(ms>>24), byte(ms>>16), byte(ms>>8), byte(ms)
