@@ -20,7 +20,9 @@ import (
 type Store interface {
 	Snapshot(ctx context.Context) (*store.Snapshot, error)
 	Revision(ctx context.Context) (int64, error)
-	RecordSubmission(ctx context.Context, s store.Submission, limit store.RateLimit) (*ctf.Solve, error)
+	RecordSubmission(ctx context.Context, s store.Submission, limit store.RateLimit) (store.Recorded, error)
+	Sequences(ctx context.Context) (solve, attempt int64, err error)
+	Changes(ctx context.Context, afterSolve, afterAttempt int64) ([]ctf.Solve, []store.AttemptRef, error)
 	APIKeyByPrefix(ctx context.Context, prefix string) (ctf.APIKey, error)
 	APIKeys(ctx context.Context, userID string) ([]ctf.APIKey, error)
 	TouchAPIKey(ctx context.Context, keyID string, at time.Time) error
@@ -50,6 +52,9 @@ type Service struct {
 	// shared from their database write until the hot state has the result.
 	gate     sync.RWMutex
 	reloadMu sync.Mutex
+
+	solveMu     sync.Mutex
+	lastSolveAt time.Time
 }
 
 // New returns a Service over db; call Load before serving.
@@ -79,21 +84,51 @@ func (s *Service) Load(ctx context.Context) error {
 	return nil
 }
 
-// Refresh rebuilds the hot state if an operator changed the event since it
-// was built.
+// Refresh brings the hot state up to date with the database: it rebuilds
+// it if an operator changed the event, else it applies the submissions that
+// other processes on the same database recorded.
 func (s *Service) Refresh(ctx context.Context) error {
 	rev, err := s.db.Revision(ctx)
 	if err != nil {
 		return err
 	}
 	if cur := s.state(); cur != nil && cur.revision == rev {
-		return nil
+		return s.catchUp(ctx)
 	}
 	start := time.Now()
 	if err := s.Load(ctx); err != nil {
 		return err
 	}
 	s.log.Info("event state reloaded", "revision", rev, "duration", time.Since(start))
+	return nil
+}
+
+func (s *Service) catchUp(ctx context.Context) error {
+	solveSeq, attemptSeq, err := s.db.Sequences(ctx)
+	if err != nil {
+		return err
+	}
+	st := s.state()
+	st.mu.RLock()
+	behind := solveSeq > st.solveSeq || attemptSeq > st.attemptSeq
+	st.mu.RUnlock()
+	if !behind {
+		return nil
+	}
+	// With the gate held no submission of this process is between its
+	// database write and its state update, so every row past the
+	// watermarks is either another process's or in ownAttempts.
+	s.gate.Lock()
+	defer s.gate.Unlock()
+	st = s.state()
+	st.mu.RLock()
+	afterSolve, afterAttempt := st.solveSeq, st.attemptSeq
+	st.mu.RUnlock()
+	solves, attempts, err := s.db.Changes(ctx, afterSolve, afterAttempt)
+	if err != nil {
+		return err
+	}
+	st.catchUp(solves, attempts)
 	return nil
 }
 

@@ -26,6 +26,12 @@ type state struct {
 	visible   []*chal          // list order
 	catTotal  map[string]int   // visible challenges per category
 
+	// solveSeq and attemptSeq are the newest database rows reflected here;
+	// ownAttempts are attempts this process applied past attemptSeq, so
+	// a catch-up read does not count them twice.
+	solveSeq, attemptSeq int64
+	ownAttempts          map[int64]bool
+
 	solveVer uint64 // bumped by every counted solve: leaderboard and ranks
 	listVer  uint64 // bumped by every change to a list entry
 
@@ -70,6 +76,10 @@ func newState(snap *store.Snapshot, publicURL string) *state {
 		chals:     make(map[string]*chal, len(snap.Challenges)),
 		bySlug:    make(map[string]*chal, len(snap.Challenges)),
 		catTotal:  map[string]int{},
+
+		solveSeq:    snap.MaxSolveSeq,
+		attemptSeq:  snap.MaxAttemptSeq,
+		ownAttempts: map[int64]bool{},
 	}
 	for _, u := range snap.Users {
 		s.users[u.ID] = &user{User: u, player: u.IsPlayer(), solved: map[string]*solve{}}

@@ -51,15 +51,28 @@ func (s *Service) Submit(ctx context.Context, v Viewer, slug, rawFlag string) (S
 
 	correct := check.CheckFlag(flag)
 	sub := store.Submission{UserID: u.ID, ChallengeID: check.ID, Flag: flag, Correct: correct, At: s.now()}
-	sv, err := s.db.RecordSubmission(ctx, sub, s.opts.RateLimit)
+	if correct {
+		// Solves of this process are recorded and applied one at a time,
+		// with times that never go backwards, so the order in which the
+		// hot state sees them is their (time, seq) order: the badges a
+		// solve announces (first blood) are the badges it keeps.
+		s.solveMu.Lock()
+		defer s.solveMu.Unlock()
+		sub.At = s.now()
+		if sub.At.Before(s.lastSolveAt) {
+			sub.At = s.lastSolveAt
+		}
+		s.lastSolveAt = sub.At
+	}
+	rec, err := s.db.RecordSubmission(ctx, sub, s.opts.RateLimit)
 	if err != nil {
 		return SubmitResult{}, err
 	}
 	if !correct {
-		st.applyAttempt(u.ID, check.ID)
+		st.applyAttempt(rec.Seq, u.ID, check.ID)
 		return SubmitResult{}, ctf.Errorf(ctf.Invalid, "wrong flag")
 	}
-	awards := st.applySolve(*sv)
+	awards := st.applySolve(*rec.Solve)
 	res := SubmitResult{Success: true, Points: check.Points, NewBadges: make([]BadgeAward, 0, len(awards))}
 	for _, a := range awards {
 		res.NewBadges = append(res.NewBadges, BadgeAward{ID: a.ID, Title: a.Title, Icon: a.Icon, Image: a.Image})
@@ -67,17 +80,51 @@ func (s *Service) Submit(ctx context.Context, v Viewer, slug, rawFlag string) (S
 	return res, nil
 }
 
-// applyAttempt counts a recorded wrong submission.
-func (st *state) applyAttempt(userID, chalID string) {
+// applyAttempt counts a wrong submission this process recorded.
+func (st *state) applyAttempt(seq int64, userID, chalID string) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
+	st.ownAttempts[seq] = true
+	if c := st.countAttempt(userID, chalID); c != nil {
+		c.render(st.publicURL)
+	}
+}
+
+// countAttempt counts a player's wrong submission and returns the
+// challenge to re-render, or nil when it counts nowhere.
+func (st *state) countAttempt(userID, chalID string) *chal {
 	u, c := st.users[userID], st.chals[chalID]
 	if u == nil || c == nil || !u.player || c.Hidden {
-		return
+		return nil
 	}
 	c.wrong++
-	c.render(st.publicURL)
 	st.listVer++
+	return c
+}
+
+// catchUp applies submissions recorded after the state's watermarks, by
+// any process; the caller excludes this process's own submissions (gate).
+func (st *state) catchUp(solves []ctf.Solve, attempts []store.AttemptRef) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	dirty := map[*chal]bool{}
+	for _, sv := range solves {
+		if x := st.addSolve(sv); x != nil {
+			dirty[x.chal] = true
+		}
+		st.solveSeq = max(st.solveSeq, sv.Seq)
+	}
+	for _, a := range attempts {
+		if st.ownAttempts[a.Seq] {
+			delete(st.ownAttempts, a.Seq)
+		} else if c := st.countAttempt(a.UserID, a.ChallengeID); c != nil {
+			dirty[c] = true
+		}
+		st.attemptSeq = max(st.attemptSeq, a.Seq)
+	}
+	for c := range dirty {
+		c.render(st.publicURL)
+	}
 }
 
 // applySolve adds a recorded solve and returns the badges it earned.

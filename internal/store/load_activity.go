@@ -5,10 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 )
 
 func (l *loader) loadSolves() error {
 	for i, s := range l.ds.Solves {
+		s.Flag = strings.TrimSpace(s.Flag) // as a live submission is accepted
 		uid, cid, err := l.refs("solves", i, s.User, s.Challenge)
 		if err != nil {
 			return err
@@ -44,6 +46,7 @@ func (l *loader) loadSolves() error {
 
 func (l *loader) loadAttempts() error {
 	for i, a := range l.ds.Attempts {
+		a.Flag = strings.TrimSpace(a.Flag)
 		uid, cid, err := l.refs("attempts", i, a.User, a.Challenge)
 		if err != nil {
 			return err

@@ -19,6 +19,9 @@ type Snapshot struct {
 	Reviews    []ctf.Review
 	// WrongAttempts counts players' wrong submissions per challenge id.
 	WrongAttempts map[string]int64
+	// MaxSolveSeq and MaxAttemptSeq are the newest rows the snapshot has
+	// seen: later ones arrive through Changes.
+	MaxSolveSeq, MaxAttemptSeq int64
 }
 
 // Snapshot reads the whole hot state.
@@ -45,6 +48,10 @@ func (db *DB) Snapshot(ctx context.Context) (*Snapshot, error) {
 	}
 	if s.Reviews, err = queryReviews(ctx, tx); err != nil {
 		return nil, err
+	}
+	if err := tx.QueryRowContext(ctx, "SELECT COALESCE((SELECT max(seq) FROM solves), 0), COALESCE((SELECT max(seq) FROM attempts), 0)").
+		Scan(&s.MaxSolveSeq, &s.MaxAttemptSeq); err != nil {
+		return nil, fmt.Errorf("snapshot sequences: %w", err)
 	}
 	rows, err := tx.QueryContext(ctx, `SELECT a.challenge_id, count(*) FROM attempts a
 		JOIN users u ON u.id = a.user_id WHERE u.role = 'player' AND u.banned = 0 GROUP BY a.challenge_id`)
@@ -211,4 +218,44 @@ func queryReviews(ctx context.Context, q querier) ([]ctf.Review, error) {
 		out = append(out, r)
 	}
 	return out, rows.Err()
+}
+
+// AttemptRef is a wrong submission as the hot state counts it.
+type AttemptRef struct {
+	Seq         int64
+	UserID      string
+	ChallengeID string
+}
+
+// Changes returns the solves and wrong attempts recorded after the given
+// sequence numbers, by this process or any other on the same database.
+func (db *DB) Changes(ctx context.Context, afterSolve, afterAttempt int64) ([]ctf.Solve, []AttemptRef, error) {
+	solves, err := querySolves(ctx, db.r, afterSolve)
+	if err != nil {
+		return nil, nil, err
+	}
+	rows, err := db.r.QueryContext(ctx, "SELECT seq, user_id, challenge_id FROM attempts WHERE seq > ? ORDER BY seq", afterAttempt)
+	if err != nil {
+		return nil, nil, fmt.Errorf("query attempts: %w", err)
+	}
+	defer rows.Close()
+	var attempts []AttemptRef
+	for rows.Next() {
+		var a AttemptRef
+		if err := rows.Scan(&a.Seq, &a.UserID, &a.ChallengeID); err != nil {
+			return nil, nil, fmt.Errorf("scan attempt: %w", err)
+		}
+		attempts = append(attempts, a)
+	}
+	return solves, attempts, rows.Err()
+}
+
+// Sequences returns the newest solve and attempt sequence numbers.
+func (db *DB) Sequences(ctx context.Context) (solve, attempt int64, err error) {
+	err = db.r.QueryRowContext(ctx, "SELECT COALESCE((SELECT max(seq) FROM solves), 0), COALESCE((SELECT max(seq) FROM attempts), 0)").
+		Scan(&solve, &attempt)
+	if err != nil {
+		return 0, 0, fmt.Errorf("read sequences: %w", err)
+	}
+	return solve, attempt, nil
 }

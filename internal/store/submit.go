@@ -17,6 +17,13 @@ type Submission struct {
 	At          time.Time
 }
 
+// Recorded is a recorded submission: the row's sequence number in its
+// table, and the solve when the flag was right.
+type Recorded struct {
+	Seq   int64
+	Solve *ctf.Solve
+}
+
 // RateLimit bounds wrong submissions per user and challenge in a window.
 // Max <= 0 disables it.
 type RateLimit struct {
@@ -29,20 +36,20 @@ type RateLimit struct {
 // Conflict (whatever the flag), then too many recent wrong submissions is
 // RateLimited, then the submission is recorded, as a solve when correct (the
 // unique key turns a racing duplicate into Conflict) or as a wrong attempt.
-// It returns the new solve when correct.
-func (db *DB) RecordSubmission(ctx context.Context, s Submission, limit RateLimit) (*ctf.Solve, error) {
+// It returns what it recorded.
+func (db *DB) RecordSubmission(ctx context.Context, s Submission, limit RateLimit) (Recorded, error) {
 	tx, err := db.w.BeginTx(ctx, nil)
 	if err != nil {
-		return nil, fmt.Errorf("submit: %w", err)
+		return Recorded{}, fmt.Errorf("submit: %w", err)
 	}
 	defer tx.Rollback()
 	var n int
 	if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM solves WHERE user_id = ? AND challenge_id = ?",
 		s.UserID, s.ChallengeID).Scan(&n); err != nil {
-		return nil, fmt.Errorf("submit: check solve: %w", err)
+		return Recorded{}, fmt.Errorf("submit: check solve: %w", err)
 	}
 	if n > 0 {
-		return nil, ctf.Errorf(ctf.Conflict, "challenge already solved")
+		return Recorded{}, ctf.Errorf(ctf.Conflict, "challenge already solved")
 	}
 	if limit.Max > 0 {
 		since := s.At.Add(-limit.Window)
@@ -51,7 +58,7 @@ func (db *DB) RecordSubmission(ctx context.Context, s Submission, limit RateLimi
 		if err := tx.QueryRowContext(ctx, `SELECT count(*), min(created_at) FROM attempts
 			WHERE user_id = ? AND challenge_id = ? AND created_at > ?`,
 			s.UserID, s.ChallengeID, ms(since)).Scan(&count, &oldest); err != nil {
-			return nil, fmt.Errorf("submit: rate limit: %w", err)
+			return Recorded{}, fmt.Errorf("submit: rate limit: %w", err)
 		}
 		if count >= limit.Max {
 			retry := limit.Window
@@ -60,31 +67,35 @@ func (db *DB) RecordSubmission(ctx context.Context, s Submission, limit RateLimi
 			}
 			e := ctf.Errorf(ctf.RateLimited, "too many wrong submissions for this challenge; try again later")
 			e.RetryAfter = retry
-			return nil, e
+			return Recorded{}, e
 		}
 	}
 	id := ctf.NewID()
 	if !s.Correct {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO attempts (id, user_id, challenge_id, flag, created_at)
-			VALUES (?, ?, ?, ?, ?)`, id, s.UserID, s.ChallengeID, s.Flag, ms(s.At)); err != nil {
-			return nil, fmt.Errorf("submit: record attempt: %w", err)
+		var rec Recorded
+		if err := tx.QueryRowContext(ctx, `INSERT INTO attempts (id, user_id, challenge_id, flag, created_at)
+			VALUES (?, ?, ?, ?, ?) RETURNING seq`, id, s.UserID, s.ChallengeID, s.Flag, ms(s.At)).Scan(&rec.Seq); err != nil {
+			return Recorded{}, fmt.Errorf("submit: record attempt: %w", err)
 		}
-		return nil, tx.Commit()
+		if err := tx.Commit(); err != nil {
+			return Recorded{}, fmt.Errorf("submit: commit: %w", err)
+		}
+		return rec, nil
 	}
 	solve := &ctf.Solve{ID: id, UserID: s.UserID, ChallengeID: s.ChallengeID, Flag: s.Flag, At: ctf.Millis(s.At)}
 	err = tx.QueryRowContext(ctx, `INSERT INTO solves (id, user_id, challenge_id, flag, solved_at)
 		VALUES (?, ?, ?, ?, ?) RETURNING seq`, id, s.UserID, s.ChallengeID, s.Flag, ms(s.At)).Scan(&solve.Seq)
 	if isUniqueViolation(err) {
-		return nil, ctf.Errorf(ctf.Conflict, "challenge already solved")
+		return Recorded{}, ctf.Errorf(ctf.Conflict, "challenge already solved")
 	}
 	if err != nil {
-		return nil, fmt.Errorf("submit: record solve: %w", err)
+		return Recorded{}, fmt.Errorf("submit: record solve: %w", err)
 	}
 	if err := tx.Commit(); err != nil {
 		if isUniqueViolation(err) {
-			return nil, ctf.Errorf(ctf.Conflict, "challenge already solved")
+			return Recorded{}, ctf.Errorf(ctf.Conflict, "challenge already solved")
 		}
-		return nil, fmt.Errorf("submit: commit: %w", err)
+		return Recorded{}, fmt.Errorf("submit: commit: %w", err)
 	}
-	return solve, nil
+	return Recorded{Seq: solve.Seq, Solve: solve}, nil
 }
