@@ -20,16 +20,17 @@ const gzipMin = 1024
 // form are computed once, not per request.
 func writeShared(w http.ResponseWriter, r *http.Request, b *event.Body) {
 	hd := w.Header()
-	hd.Set("ETag", b.ETag)
 	hd.Set("Cache-Control", "no-cache")
 	hd.Add("Vary", "Accept-Encoding")
+	gz := len(b.JSON) >= gzipMin && acceptsGzip(r)
+	hd.Set("ETag", codedTag(b.ETag, gz))
 	if notModified(r, b.ETag) {
 		w.WriteHeader(http.StatusNotModified)
 		return
 	}
 	hd.Set("Content-Type", contentTypeJSON)
 	body := b.JSON
-	if len(body) >= gzipMin && acceptsGzip(r) {
+	if gz {
 		body = b.Gzip()
 		hd.Set("Content-Encoding", "gzip")
 	}
@@ -40,13 +41,23 @@ func writeShared(w http.ResponseWriter, r *http.Request, b *event.Body) {
 	}
 }
 
+// codedTag gives the gzip form of a body its own strong validator, as
+// RFC 9110 asks of different representations; notModified accepts both.
+func codedTag(tag string, gz bool) string {
+	if !gz {
+		return tag
+	}
+	return tag[:len(tag)-1] + `-gzip"`
+}
+
 // writeBody writes a body built for this request. Successful GETs carry
 // an ETag so clients can revalidate.
 func writeBody(w http.ResponseWriter, r *http.Request, status int, body []byte, _ any) {
 	hd := w.Header()
+	gz := len(body) >= gzipMin && acceptsGzip(r)
 	if status == http.StatusOK && (r.Method == http.MethodGet || r.Method == http.MethodHead) {
 		tag := event.ETag(body)
-		hd.Set("ETag", tag)
+		hd.Set("ETag", codedTag(tag, gz))
 		hd.Set("Cache-Control", "no-cache")
 		if notModified(r, tag) {
 			w.WriteHeader(http.StatusNotModified)
@@ -57,7 +68,7 @@ func writeBody(w http.ResponseWriter, r *http.Request, status int, body []byte, 
 	}
 	hd.Set("Content-Type", contentTypeJSON)
 	hd.Add("Vary", "Accept-Encoding")
-	if len(body) >= gzipMin && acceptsGzip(r) {
+	if gz {
 		body = event.Compress(body)
 		hd.Set("Content-Encoding", "gzip")
 	}
@@ -127,8 +138,8 @@ func notModified(r *http.Request, tag string) bool {
 		return false
 	}
 	for _, t := range strings.Split(inm, ",") {
-		t = strings.TrimSpace(t)
-		if t == "*" || strings.TrimPrefix(t, "W/") == tag {
+		t = strings.TrimPrefix(strings.TrimSpace(t), "W/")
+		if t == "*" || t == tag || t == codedTag(tag, true) {
 			return true
 		}
 	}

@@ -1,0 +1,146 @@
+package apitest
+
+import (
+	"bytes"
+	"context"
+	"log/slog"
+	"net/http/httptest"
+	"path/filepath"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/flagshipctf/flagship/internal/api"
+	"github.com/flagshipctf/flagship/internal/dataset"
+	"github.com/flagshipctf/flagship/internal/event"
+	"github.com/flagshipctf/flagship/internal/openapi/contract"
+	"github.com/flagshipctf/flagship/internal/store"
+)
+
+// itServeEmpty serves an empty, migrated database like Start does, but with
+// the given public URL, so that file links of two servers can be compared.
+func itServeEmpty(t *testing.T, publicURL string, now func() time.Time) *Server {
+	t.Helper()
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "flagship.db")
+	db, err := store.Open(ctx, "sqlite:"+path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	if err := db.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	v, err := contract.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	log := slog.New(slog.DiscardHandler)
+	s := &Server{T: t, DB: db, DBPath: path, Validator: v}
+	s.Svc = event.New(db, event.Options{PublicURL: publicURL, RateLimit: store.RateLimit{Max: 10, Window: time.Minute}, Logger: log, Now: now})
+	if err := s.Svc.Load(ctx); err != nil {
+		t.Fatal(err)
+	}
+	s.HTTP = httptest.NewServer(api.Logged(log, api.New(s.Svc, log)))
+	s.URL = s.HTTP.URL
+	t.Cleanup(s.HTTP.Close)
+	return s
+}
+
+func itDumpYAML(t *testing.T, s *Server) []byte {
+	t.Helper()
+	ds, err := s.DB.Dump(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := dataset.Encode(&buf, ds, "yaml"); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// TestIntegrationDumpLoadRoundTrip: after live play, `dump | load` into an
+// empty database serves byte-identical public responses, and the API keys
+// (stored as hashes) still authenticate.
+func TestIntegrationDumpLoadRoundTrip(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	// Both servers share a clock that moves only when told, so that no key's
+	// lastUsedAt is touched again after the dump, however slow the run.
+	t0 := time.Date(2026, 2, 1, 10, 0, 0, 0, time.UTC)
+	var ticks atomic.Int64
+	now := func() time.Time { return t0.Add(time.Duration(ticks.Load()) * time.Second) }
+	a := itStart(t, Options{Now: now})
+	keys := map[string]string{}
+	for _, u := range []string{"alice", "bob", "carol", "dave", "erin", "root", "mallory"} {
+		keys[u], _ = itKey(t, a, u, "laptop", t0.Add(-time.Hour))
+	}
+	revoked := itRevokedKey(t, a, "alice")
+	// Live play: wrong attempts and solves, a regex flag, an Insane first blood.
+	for _, p := range []struct{ user, slug, flag string }{
+		{"erin", "lost-packets", "nope"}, {"erin", "warmup", " flag{warmup} "}, {"erin", "web-login", "flag{00c0ffee}"},
+		{"dave", "kernel-panic", "flag{kernel}"}, {"carol", "warmup", "FLAG{warmup}"}, {"root", "rop-chain", "x"},
+	} {
+		ticks.Add(1)
+		r := itSubmit(a, p.slug, p.flag, Bearer(keys[p.user]))
+		if r.Status != 200 && r.Status != 400 && r.Status != 403 {
+			t.Fatalf("%s on %s: %d %s", p.user, p.slug, r.Status, r.Body)
+		}
+	}
+	// Every key is used once before the dump, so lastUsedAt is in the dump
+	// and within the minute in which it is not touched again.
+	for _, k := range keys {
+		itGet(t, a, "/api/public/me", Bearer(k))
+	}
+
+	dump := itDumpYAML(t, a)
+	ds, err := dataset.Decode(dump, filepath.Join(t.TempDir(), "dump.yaml"))
+	if err != nil {
+		t.Fatalf("decode the dump: %v\n%s", err, dump)
+	}
+	b := itServeEmpty(t, a.URL, now)
+	for range 2 { // loading the same dump twice changes nothing
+		if _, err := b.DB.Load(ctx, ds); err != nil {
+			t.Fatalf("load the dump: %v", err)
+		}
+		b.Reload()
+	}
+
+	paths := []string{"/api/public/health", "/api/public/challenges", "/api/public/leaderboard"}
+	for _, slug := range append(listOrder, "draft", "nope") {
+		paths = append(paths, "/api/public/challenges/"+slug)
+	}
+	for u := range keys {
+		paths = append(paths, "/api/public/profiles/"+itUID(t, a, u))
+	}
+	same := func(path string, h ...string) {
+		t.Helper()
+		ra, rb := a.Do("GET", path, nil, h...), b.Do("GET", path, nil, h...)
+		if ra.Status != rb.Status || !bytes.Equal(ra.Body, rb.Body) {
+			t.Errorf("GET %s %v:\n  before dump: %d %s\n  after load:  %d %s", path, h, ra.Status, ra.Body, rb.Status, rb.Body)
+		} else if ra.Header.Get("ETag") != rb.Header.Get("ETag") {
+			t.Errorf("GET %s %v: ETag %s vs %s", path, h, ra.Header.Get("ETag"), rb.Header.Get("ETag"))
+		}
+	}
+	for _, p := range paths {
+		same(p)
+	}
+	for _, k := range keys {
+		h := Bearer(k)
+		for _, p := range append(paths, "/api/public/me", "/api/public/challenges/warmup/writeups", "/api/public/challenges/baby-rsa/writeups") {
+			same(p, h)
+		}
+	}
+	// And the database says the same thing: dump(load(dump)) = dump.
+	if again := itDumpYAML(t, b); !bytes.Equal(itDumpYAML(t, a), again) {
+		t.Errorf("the dump of the loaded dump differs:\n%s\n----\n%s", itDumpYAML(t, a), again)
+	}
+	itError(t, "revoked key after load", b.Do("GET", "/api/public/me", nil, Bearer(revoked)), 401)
+	// Live play goes on identically on both.
+	for _, s := range []*Server{a, b} {
+		itMatch(t, "submit after load", itDecode(t, "submit", itSubmit(s, "lost-packets", "flag{pcap}", Bearer(keys["erin"])).Body),
+			`{"result":{"success":true,"points":150,"newBadges":[{"id":"category-forensics"}]}}`)
+	}
+	same("/api/public/challenges/lost-packets")
+}
