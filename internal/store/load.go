@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"strings"
 	"time"
@@ -160,15 +161,19 @@ func (l *loader) loadUsers() error {
 			password_hash = excluded.password_hash, role = excluded.role, banned = excluded.banned, created_at = excluded.created_at`,
 			nu.ID, nu.Username, nu.Name, nullString(nu.Email), nullString(strings.ToLower(nu.Email)), nu.PasswordHash, nu.Role, nu.Banned, ms(nu.CreatedAt))
 		if isUniqueViolation(err) {
-			return l.fail("users", i, "email", "email %q (or id %q) already belongs to another user", u.Email, nu.ID)
+			var other string
+			if l.tx.QueryRowContext(l.ctx, "SELECT username FROM users WHERE id = ?", nu.ID).Scan(&other) == nil && other != u.Username {
+				return l.fail("users", i, "id", "id %q already belongs to user %q", nu.ID, other)
+			}
+			return l.fail("users", i, "email", "email %q already belongs to another user", u.Email)
 		}
 		if err != nil {
 			return fmt.Errorf("load user %q: %w", u.Username, err)
 		}
 		l.users[u.Username] = nu.ID
 		l.rep.count("users", !exists, exists && nu != old)
-		for _, k := range u.APIKeys {
-			if err := l.apiKey(i, nu.ID, k); err != nil {
+		for j, k := range u.APIKeys {
+			if err := l.apiKey(i, j, nu.ID, k); err != nil {
 				return err
 			}
 		}
@@ -176,62 +181,143 @@ func (l *loader) loadUsers() error {
 	return nil
 }
 
-func (l *loader) apiKey(i int, userID string, k dataset.APIKey) error {
-	var owner string
-	var created int64
-	var used, revoked sql.NullInt64
-	err := l.tx.QueryRowContext(l.ctx, "SELECT user_id, created_at, last_used_at, revoked_at FROM api_keys WHERE id = ?", k.ID).
-		Scan(&owner, &created, &used, &revoked)
+func (l *loader) apiKey(i, j int, userID string, k dataset.APIKey) error {
+	field := fmt.Sprintf("apiKeys[%d]", j)
+	old, err := scanKey(l.tx.QueryRowContext(l.ctx, "SELECT "+keyColumns+" FROM api_keys WHERE id = ?", k.ID))
 	exists := err == nil
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return fmt.Errorf("load API key %q: %w", k.ID, err)
 	}
-	if exists && owner != userID {
-		return l.fail("users", i, "apiKeys", "API key %q belongs to another user", k.ID)
+	if exists && old.UserID != userID {
+		return l.fail("users", i, field+".id", "API key %q belongs to another user", k.ID)
+	}
+	if exists && (old.Prefix != k.KeyPrefix || old.Hash != k.KeyHash) {
+		return l.fail("users", i, field+".keyHash", "API key %q exists with another prefix or hash; a key's secret cannot change", k.ID)
+	}
+	nk := ctf.APIKey{ID: k.ID, UserID: userID, Name: k.Name, Prefix: k.KeyPrefix, Hash: k.KeyHash, CreatedAt: l.stamp(k.CreatedAt),
+		LastUsedAt: k.LastUsedAt, RevokedAt: k.RevokedAt}
+	if exists {
+		// A file never brings a revoked key back to life, nor forgets a
+		// later use.
+		if k.CreatedAt == nil {
+			nk.CreatedAt = old.CreatedAt
+		}
+		if nk.RevokedAt == nil {
+			nk.RevokedAt = old.RevokedAt
+		}
+		if old.LastUsedAt != nil && (nk.LastUsedAt == nil || old.LastUsedAt.After(*nk.LastUsedAt)) {
+			nk.LastUsedAt = old.LastUsedAt
+		}
 	}
 	_, err = l.tx.ExecContext(l.ctx, `INSERT INTO api_keys (id, user_id, name, key_prefix, key_hash, created_at, last_used_at, revoked_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET name = excluded.name,
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET name = excluded.name, created_at = excluded.created_at,
 		last_used_at = excluded.last_used_at, revoked_at = excluded.revoked_at`,
-		k.ID, userID, k.Name, k.KeyPrefix, k.KeyHash, ms(l.stamp(k.CreatedAt)), nullMs(k.LastUsedAt), nullMs(k.RevokedAt))
+		nk.ID, userID, nk.Name, nk.Prefix, nk.Hash, ms(nk.CreatedAt), nullMs(nk.LastUsedAt), nullMs(nk.RevokedAt))
 	if isUniqueViolation(err) {
-		return l.fail("users", i, "apiKeys", "key prefix %q is already used by another key", k.KeyPrefix)
+		return l.fail("users", i, field+".keyPrefix", "key prefix %q is already used by another key", k.KeyPrefix)
 	}
 	if err != nil {
 		return fmt.Errorf("load API key %q: %w", k.ID, err)
 	}
-	l.rep.count("apiKeys", !exists, exists)
+	changed := exists && (old.Name != nk.Name || !old.CreatedAt.Equal(nk.CreatedAt) || !sameTime(old.LastUsedAt, nk.LastUsedAt) ||
+		!sameTime(old.RevokedAt, nk.RevokedAt))
+	l.rep.count("apiKeys", !exists, changed)
 	return nil
+}
+
+func sameTime(a, b *time.Time) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return a.Equal(*b)
 }
 
 func (l *loader) loadChallenges() error {
 	// First pass: every challenge row, so prerequisites can name any of them.
+	existed := make([]bool, len(l.ds.Challenges))
+	changed := make([]bool, len(l.ds.Challenges))
 	for i, c := range l.ds.Challenges {
-		if err := l.challenge(i, c); err != nil {
+		var err error
+		if existed[i], changed[i], err = l.challenge(i, c); err != nil {
 			return err
 		}
 	}
 	for i, c := range l.ds.Challenges {
 		id := l.chals[c.Slug]
-		if _, err := l.tx.ExecContext(l.ctx, "DELETE FROM prerequisites WHERE challenge_id = ?", id); err != nil {
-			return fmt.Errorf("load prerequisites of %q: %w", c.Slug, err)
-		}
+		want := map[string]bool{}
 		for _, req := range c.Requires {
-			rid, err := l.chalID(req)
+			rid, err := l.requirement(i, req)
 			if err != nil {
 				return err
-			}
-			if rid == "" {
-				return l.fail("challenges", i, "requires", "no challenge %q in the dataset or the database", req)
 			}
 			if rid == id {
 				return l.fail("challenges", i, "requires", "a challenge cannot require itself")
 			}
-			if _, err := l.tx.ExecContext(l.ctx, "INSERT INTO prerequisites (challenge_id, requires_id) VALUES (?, ?) ON CONFLICT DO NOTHING", id, rid); err != nil {
+			want[rid] = true
+		}
+		had, err := l.prerequisites(id)
+		if err != nil {
+			return err
+		}
+		if !maps.Equal(had, want) {
+			changed[i] = true
+			if _, err := l.tx.ExecContext(l.ctx, "DELETE FROM prerequisites WHERE challenge_id = ?", id); err != nil {
 				return fmt.Errorf("load prerequisites of %q: %w", c.Slug, err)
 			}
+			for rid := range want {
+				if _, err := l.tx.ExecContext(l.ctx, "INSERT INTO prerequisites (challenge_id, requires_id) VALUES (?, ?)", id, rid); err != nil {
+					return fmt.Errorf("load prerequisites of %q: %w", c.Slug, err)
+				}
+			}
 		}
+		l.rep.count("challenges", !existed[i], existed[i] && changed[i])
 	}
 	return nil
+}
+
+// requirement resolves a prerequisite named by slug, or by title as
+// ctfcli files name them, to a challenge id.
+func (l *loader) requirement(i int, req string) (string, error) {
+	rid, err := l.chalID(req)
+	if err != nil || rid != "" {
+		return rid, err
+	}
+	rows, err := l.tx.QueryContext(l.ctx, "SELECT id FROM challenges WHERE title = ?", req)
+	if err != nil {
+		return "", fmt.Errorf("look up challenge titled %q: %w", req, err)
+	}
+	defer rows.Close()
+	var ids []string
+	for rows.Next() {
+		if err := rows.Scan(&rid); err != nil {
+			return "", err
+		}
+		ids = append(ids, rid)
+	}
+	switch len(ids) {
+	case 0:
+		return "", l.fail("challenges", i, "requires", "no challenge %q in the dataset or the database", req)
+	case 1:
+		return ids[0], rows.Err()
+	}
+	return "", l.fail("challenges", i, "requires", "%d challenges are titled %q; name one by its slug", len(ids), req)
+}
+
+func (l *loader) prerequisites(id string) (map[string]bool, error) {
+	rows, err := l.tx.QueryContext(l.ctx, "SELECT requires_id FROM prerequisites WHERE challenge_id = ?", id)
+	if err != nil {
+		return nil, fmt.Errorf("load prerequisites: %w", err)
+	}
+	defer rows.Close()
+	had := map[string]bool{}
+	for rows.Next() {
+		var rid string
+		if err := rows.Scan(&rid); err != nil {
+			return nil, err
+		}
+		had[rid] = true
+	}
+	return had, rows.Err()
 }
 
 // challengeRow is a challenge as stored, for change detection.
@@ -282,10 +368,10 @@ func (l *loader) storedChallenge(slug string) (challengeRow, bool, error) {
 	return r, true, rows.Err()
 }
 
-func (l *loader) challenge(i int, c dataset.Challenge) error {
+func (l *loader) challenge(i int, c dataset.Challenge) (exists, changed bool, err error) {
 	old, exists, err := l.storedChallenge(c.Slug)
 	if err != nil {
-		return err
+		return false, false, err
 	}
 	nr := challengeRow{ID: old.ID, Title: c.Title, Description: c.Description, Difficulty: c.Difficulty, Type: c.Type,
 		Conn: c.ConnectionInfo, Points: int64(c.Points), Port: -1, HasInstance: c.HasInstance, Hidden: c.Hidden, Created: old.Created}
@@ -316,18 +402,18 @@ func (l *loader) challenge(i int, c dataset.Challenge) error {
 		flags[j] = f
 		cf := ctf.Flag{Kind: f.Type, Content: f.Content, CaseInsensitive: f.Data == "case_insensitive"}
 		if err := cf.Compile(); err != nil {
-			return l.fail("challenges", i, fmt.Sprintf("flags[%d]", j), "%v", err)
+			return false, false, l.fail("challenges", i, fmt.Sprintf("flags[%d]", j), "%v", err)
 		}
 	}
 	fj, _ := json.Marshal(flags)
 	nr.Flags = string(fj)
 	if c.Author != "" {
 		if nr.Author, err = l.userID(c.Author); err != nil {
-			return err
+			return false, false, err
 		}
 		if nr.Author == "" && c.Source.Index >= 0 {
 			// ctfcli's author is free text; a dataset's must name a user.
-			return l.fail("challenges", i, "author", "no user %q in the dataset or the database", c.Author)
+			return false, false, l.fail("challenges", i, "author", "no user %q in the dataset or the database", c.Author)
 		}
 	}
 	if f := c.File; f != nil {
@@ -335,7 +421,7 @@ func (l *loader) challenge(i int, c dataset.Challenge) error {
 		if f.URL != "" {
 			nr.FileURL = f.URL
 		} else if nr.FileSHA, err = l.storeFile(i, f); err != nil {
-			return err
+			return false, false, err
 		}
 	}
 	_, err = l.tx.ExecContext(l.ctx, `INSERT INTO challenges (id, slug, title, description, categories, difficulty, points, type,
@@ -349,23 +435,22 @@ func (l *loader) challenge(i int, c dataset.Challenge) error {
 		nr.ID, c.Slug, nr.Title, nr.Description, nr.Categories, nr.Difficulty, nr.Points, nr.Type, nullString(nr.Author),
 		nr.FileName, nullString(nr.FileSHA), nr.FileURL, nr.HasInstance, nullPort(nr.Port), nr.Hidden, nr.Tags, nr.Conn, nr.Created)
 	if isUniqueViolation(err) {
-		return l.fail("challenges", i, "id", "id %q already belongs to another challenge", nr.ID)
+		return false, false, l.fail("challenges", i, "id", "id %q already belongs to another challenge", nr.ID)
 	}
 	if err != nil {
-		return fmt.Errorf("load challenge %q: %w", c.Slug, err)
+		return false, false, fmt.Errorf("load challenge %q: %w", c.Slug, err)
 	}
 	if _, err := l.tx.ExecContext(l.ctx, "DELETE FROM flags WHERE challenge_id = ?", nr.ID); err != nil {
-		return fmt.Errorf("load flags of %q: %w", c.Slug, err)
+		return false, false, fmt.Errorf("load flags of %q: %w", c.Slug, err)
 	}
 	for j, f := range flags {
 		if _, err := l.tx.ExecContext(l.ctx, "INSERT INTO flags (challenge_id, position, kind, content, case_insensitive) VALUES (?, ?, ?, ?, ?)",
 			nr.ID, j, f.Type, f.Content, f.Data == "case_insensitive"); err != nil {
-			return fmt.Errorf("load flags of %q: %w", c.Slug, err)
+			return false, false, fmt.Errorf("load flags of %q: %w", c.Slug, err)
 		}
 	}
 	l.chals[c.Slug] = nr.ID
-	l.rep.count("challenges", !exists, exists && nr != old)
-	return nil
+	return exists, exists && nr != old, nil
 }
 
 func nullPort(p int64) any {

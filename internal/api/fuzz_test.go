@@ -1,0 +1,213 @@
+package api
+
+import (
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/flagshipctf/flagship/internal/ctf"
+)
+
+// Seeds shared by f.Add and testdata/fuzz/FuzzDecodeFlag.
+var decodeFlagSeeds = []string{
+	`{"flag":"flag{x}"}`,
+	`{"flag": "  flag{padded}\t\n"}`,
+	`{"flag": null}`,
+	`{"flag": 123}`,
+	`{"flag": ["x"]}`,
+	`{"flag": {"a":1}}`,
+	`{}`,
+	`[]`,
+	`null`,
+	`"flag"`,
+	`{"flag": ""}`,
+	`{"flag": "   \t\n"}`,
+	`{"flag": "\u00a0\u2003"}`,
+	`{"flag":"x"} x`,
+	`{"flag":"x"}{"flag":"y"}`,
+	`{"flag":"x"}]`,
+	`{"flag":"x","flag":null}`,
+	`{"FLAG":"x"}`,
+	`{"flag":"\ud800"}`,
+	"{\"flag\":\"\xff\xfe\"}",
+	"{\"flag\":\"x\"}\xc3",
+	`{"flag": "x"`,
+	``,
+	" \n\t ",
+	`{"flag":"` + strings.Repeat("a", 1024) + `"}`,
+	`{"flag":"` + strings.Repeat("a", 1025) + `"}`,
+	`{"flag":" ` + strings.Repeat("é", 512) + ` "}`,
+}
+
+// FuzzDecodeFlag: DecodeFlag never panics; a success is a flag that trims
+// to 1..1024 bytes of valid UTF-8 from a body that is one JSON value; a
+// failure is an Invalid *ctf.Error with a message.
+func FuzzDecodeFlag(f *testing.F) {
+	for _, s := range decodeFlagSeeds {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		flag, err := DecodeFlag(data)
+		if err != nil {
+			var ce *ctf.Error
+			if !errors.As(err, &ce) {
+				t.Fatalf("DecodeFlag(%q): error %T %v, want *ctf.Error", data, err, err)
+			}
+			if ce.Code != ctf.Invalid {
+				t.Fatalf("DecodeFlag(%q): code %q, want %q", data, ce.Code, ctf.Invalid)
+			}
+			if strings.TrimSpace(ce.Message) == "" {
+				t.Fatalf("DecodeFlag(%q): empty message", data)
+			}
+			if flag != "" {
+				t.Fatalf("DecodeFlag(%q): flag %q along with error %v", data, flag, err)
+			}
+			return
+		}
+		trimmed := strings.TrimSpace(flag)
+		if n := len(trimmed); n < 1 || n > ctf.MaxFlagBytes {
+			t.Fatalf("DecodeFlag(%q): accepted a flag of %d bytes after trimming", data, n)
+		}
+		if !utf8.ValidString(flag) {
+			t.Fatalf("DecodeFlag(%q): flag %q is not valid UTF-8", data, flag)
+		}
+		if !utf8.Valid(data) || !json.Valid(data) {
+			t.Fatalf("DecodeFlag(%q): accepted a body that is not one valid UTF-8 JSON value", data)
+		}
+		// The flag is the body's string member.
+		var obj map[string]json.RawMessage
+		if err := json.Unmarshal(data, &obj); err != nil {
+			t.Fatalf("DecodeFlag(%q): accepted a body that is not a JSON object: %v", data, err)
+		}
+		found := false
+		for k, v := range obj {
+			var s string
+			if strings.EqualFold(k, "flag") && json.Unmarshal(v, &s) == nil && s == flag {
+				found = true
+			}
+		}
+		if !found {
+			t.Fatalf("DecodeFlag(%q) = %q: not the body's flag member", data, flag)
+		}
+		if _, err := ctf.NormalizeFlag(flag); err != nil {
+			t.Fatalf("DecodeFlag(%q) = %q, but NormalizeFlag refuses it: %v", data, flag, err)
+		}
+	})
+}
+
+// presentedKey modes: which headers a fuzzed request carries.
+const (
+	pkAuth      = 1 << iota // Authorization: auth
+	pkX                     // X-API-Key: xkey
+	pkAuthTwice             // a second Authorization header (value xkey)
+	pkXTwice                // a second X-API-Key header (value auth)
+)
+
+// FuzzPresentedKey: presentedKey never panics; without the headers the
+// caller is anonymous; with any of them the key counts as presented, and it
+// is either an Unauthorized error or a non-empty key without surrounding
+// whitespace, taken from the headers.
+func FuzzPresentedKey(f *testing.F) {
+	const key = "fsk_abcdefgh_abcdefghijklmnopqrstuvwxyz234567abcdefghijklmnopqrstuvwxyz"
+	seeds := []struct {
+		auth, xkey string
+		mode       byte
+	}{
+		{"Bearer " + key, "", pkAuth},
+		{"bearer " + key, "", pkAuth},
+		{"Bearer", "", pkAuth},
+		{"Bearer  ", "", pkAuth},
+		{"Bearer \t ", "", pkAuth},
+		{"", "", pkAuth},
+		{"Basic dXNlcjpwYXNz", "", pkAuth},
+		{"Bearer " + key + " extra", "", pkAuth},
+		{"Bearer sk_live_4eC39HqLyjWDarjtT1zdp7dc", "", pkAuth},
+		{"Bearer \xff\xfe\xc3\xa9", "", pkAuth},
+		{"Bearer\u00a0" + key, "", pkAuth},
+		{"Bearer \u0085", "", pkAuth},
+		{"Bearer " + strings.Repeat("k", 10<<10), "", pkAuth},
+		{"", "", pkX},
+		{"", "  " + key + " ", pkX},
+		{"Bearer " + key, key, pkAuth | pkX},
+		{"Bearer " + key, "other", pkAuth | pkX},
+		{"Bearer " + key, "", pkAuth | pkX},
+		{"Bearer " + key, "Bearer " + key, pkAuth | pkAuthTwice},
+		{key, key, pkX | pkXTwice},
+		{"", "", 0},
+	}
+	for _, s := range seeds {
+		f.Add(s.auth, s.xkey, s.mode)
+	}
+	f.Fuzz(func(t *testing.T, auth, xkey string, mode byte) {
+		r, err := http.NewRequest("GET", "http://flagship.test/api/public/me", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Set the header map directly: the server may receive bytes a client
+		// library would refuse to send.
+		if mode&pkAuth != 0 {
+			r.Header["Authorization"] = append(r.Header["Authorization"], auth)
+		}
+		if mode&pkX != 0 {
+			r.Header["X-Api-Key"] = append(r.Header["X-Api-Key"], xkey)
+		}
+		if mode&pkAuthTwice != 0 {
+			r.Header["Authorization"] = append(r.Header["Authorization"], xkey)
+		}
+		if mode&pkXTwice != 0 {
+			r.Header["X-Api-Key"] = append(r.Header["X-Api-Key"], auth)
+		}
+		_, hasAuth := r.Header["Authorization"]
+		_, hasX := r.Header["X-Api-Key"]
+
+		got, present, err := presentedKey(r)
+		if !hasAuth && !hasX {
+			if got != "" || present || err != nil {
+				t.Fatalf("no headers: presentedKey = %q, %v, %v; want anonymous", got, present, err)
+			}
+			return
+		}
+		if !present {
+			t.Fatalf("headers %q: present false; a presented key must never read as anonymous", r.Header)
+		}
+		if err != nil {
+			var ce *ctf.Error
+			if !errors.As(err, &ce) || ce.Code != ctf.Unauthorized || strings.TrimSpace(ce.Message) == "" {
+				t.Fatalf("headers %q: error %T %v, want an Unauthorized *ctf.Error with a message", r.Header, err, err)
+			}
+			if got != "" {
+				t.Fatalf("headers %q: key %q along with error %v", r.Header, got, err)
+			}
+			return
+		}
+		if got == "" {
+			t.Fatalf("headers %q: empty key without error", r.Header)
+		}
+		if got != strings.TrimSpace(got) {
+			t.Fatalf("headers %q: key %q has surrounding whitespace", r.Header, got)
+		}
+		if len(r.Header["Authorization"]) > 1 || len(r.Header["X-Api-Key"]) > 1 {
+			t.Fatalf("headers %q: repeated header accepted as key %q", r.Header, got)
+		}
+		// Expectations come from the header values as sent (the mode may put
+		// either fuzzed string in either header).
+		if hasAuth {
+			a := r.Header["Authorization"][0]
+			scheme, _, ok := strings.Cut(strings.TrimSpace(a), " ")
+			if !ok || !strings.EqualFold(scheme, "Bearer") {
+				t.Fatalf("Authorization %q (scheme %q) accepted as key %q", a, scheme, got)
+			}
+			if !strings.HasSuffix(strings.TrimSpace(a), got) {
+				t.Fatalf("Authorization %q: key %q is not its token", a, got)
+			}
+		}
+		if hasX {
+			if x := r.Header["X-Api-Key"][0]; got != strings.TrimSpace(x) {
+				t.Fatalf("X-API-Key %q: key %q", x, got)
+			}
+		}
+	})
+}
