@@ -1,0 +1,120 @@
+package event
+
+import (
+	"encoding/json"
+	"testing"
+	"time"
+
+	"github.com/flagshipctf/flagship/internal/ctf"
+	"github.com/flagshipctf/flagship/internal/store"
+)
+
+func t0(min int) time.Time { return time.Date(2026, 1, 5, 10, min, 0, 0, time.UTC) }
+
+func testState() *state {
+	flag := []ctf.Flag{{Kind: "static", Content: "f"}}
+	return newState(&store.Snapshot{
+		Users: []ctf.User{
+			{ID: "u1", Username: "ann", Role: ctf.RolePlayer},
+			{ID: "u2", Username: "bob", Name: "Bob", Role: ctf.RolePlayer},
+			{ID: "u3", Username: "root", Role: ctf.RoleAdmin},
+		},
+		Challenges: []ctf.Challenge{
+			{ID: "c1", Slug: "a", Title: "A", Categories: []string{"web"}, Difficulty: ctf.Easy, Points: 100, Flags: flag, CreatedAt: t0(0)},
+			{ID: "c2", Slug: "b", Title: "B", Categories: []string{"web"}, Difficulty: ctf.Hard, Points: 300, Flags: flag, CreatedAt: t0(1), Requires: []string{"c1"}},
+			{ID: "c3", Slug: "h", Title: "H", Categories: []string{"web"}, Difficulty: ctf.Easy, Points: 999, Flags: flag, CreatedAt: t0(2), Hidden: true},
+		},
+		Solves: []ctf.Solve{
+			{Seq: 1, ID: "s1", UserID: "u2", ChallengeID: "c1", At: t0(5)},
+			{Seq: 2, ID: "s2", UserID: "u3", ChallengeID: "c1", At: t0(4)}, // admin: counts nowhere public
+			{Seq: 3, ID: "s3", UserID: "u1", ChallengeID: "c3", At: t0(6)}, // hidden: counts nowhere
+		},
+		WrongAttempts: map[string]int64{"c1": 2},
+		MaxSolveSeq:   3, MaxAttemptSeq: 10,
+	}, "http://x")
+}
+
+type board struct {
+	Leaderboard []struct {
+		Username    string `json:"username"`
+		Name        string `json:"name"`
+		TotalPoints int    `json:"totalPoints"`
+	} `json:"leaderboard"`
+}
+
+func TestStateCountsAndBoard(t *testing.T) {
+	st := testState()
+	c1 := st.chals["c1"]
+	if got := len(c1.playerSolves); got != 1 {
+		t.Errorf("c1 player solves = %d, want 1 (admin excluded)", got)
+	}
+	if got := c1.attempts(); got != 3 {
+		t.Errorf("c1 attempts = %d, want 2 wrong + 1 solve", got)
+	}
+	if len(st.visible) != 2 || st.catTotal["web"] != 2 {
+		t.Errorf("visible %d, web total %d; the hidden challenge must count nowhere", len(st.visible), st.catTotal["web"])
+	}
+	var b board
+	if err := json.Unmarshal(st.leaderboard().JSON, &b); err != nil {
+		t.Fatal(err)
+	}
+	if len(b.Leaderboard) != 1 || b.Leaderboard[0].Username != "bob" || b.Leaderboard[0].TotalPoints != 100 || b.Leaderboard[0].Name != "Bob" {
+		t.Errorf("board = %+v", b.Leaderboard)
+	}
+	if st.unlocked(st.chals["c2"], st.users["u1"]) || !st.unlocked(st.chals["c2"], st.users["u2"]) || st.unlocked(st.chals["c2"], nil) {
+		t.Error("c2 must be unlocked exactly for solvers of c1")
+	}
+}
+
+func TestStateBodiesFollowSolvesNotWrongAttempts(t *testing.T) {
+	st := testState()
+	board1, list1 := st.leaderboard(), st.challengeList()
+	st.applyAttempt(11, "u1", "c1")
+	if st.leaderboard() != board1 {
+		t.Error("a wrong attempt rebuilt the leaderboard")
+	}
+	list2 := st.challengeList()
+	if list2 == list1 || list2.ETag == list1.ETag {
+		t.Error("a wrong attempt must change the list's attemptsCount")
+	}
+	awards := st.applySolve(ctf.Solve{Seq: 4, ID: "s4", UserID: "u1", ChallengeID: "c1", At: t0(3)})
+	var ids []string
+	for _, a := range awards {
+		ids = append(ids, a.ID)
+	}
+	// ann solved at 10:03, before bob's 10:05: she takes the first blood.
+	if len(ids) != 2 || ids[0] != "first-solve" || ids[1] != "first-blood" {
+		t.Errorf("new badges = %v, want first-solve, first-blood", ids)
+	}
+	var b board
+	json.Unmarshal(st.leaderboard().JSON, &b)
+	if len(b.Leaderboard) != 2 || b.Leaderboard[0].Username != "ann" {
+		t.Errorf("board after ann's earlier solve = %+v", b.Leaderboard)
+	}
+	if p := podium(st.users["u2"].solved["c1"]); p != 1 {
+		t.Errorf("bob's place = %d, want 1", p)
+	}
+}
+
+func TestStateCatchUpCountsEachRowOnce(t *testing.T) {
+	st := testState()
+	st.applyAttempt(11, "u1", "c1") // this process's own attempt
+	st.catchUp(
+		[]ctf.Solve{{Seq: 4, ID: "s4", UserID: "u1", ChallengeID: "c1", At: t0(7)}, {Seq: 1, ID: "s1", UserID: "u2", ChallengeID: "c1", At: t0(5)}},
+		[]store.AttemptRef{{Seq: 11, UserID: "u1", ChallengeID: "c1"}, {Seq: 12, UserID: "u2", ChallengeID: "c2"}, {Seq: 13, UserID: "u3", ChallengeID: "c1"}},
+	)
+	if got := st.chals["c1"].attempts(); got != 5 {
+		t.Errorf("c1 attempts = %d, want 2 loaded + 1 own + 2 solves", got)
+	}
+	if got := st.chals["c2"].wrong; got != 1 {
+		t.Errorf("c2 wrong = %d, want 1", got)
+	}
+	if st.solveSeq != 4 || st.attemptSeq != 13 || len(st.ownAttempts) != 0 {
+		t.Errorf("watermarks %d/%d, own %v", st.solveSeq, st.attemptSeq, st.ownAttempts)
+	}
+	// A replayed batch changes nothing.
+	st.catchUp([]ctf.Solve{{Seq: 4, ID: "s4", UserID: "u1", ChallengeID: "c1", At: t0(7)}}, nil)
+	if got := st.users["u1"].points; got != 100 {
+		t.Errorf("ann's points = %d after a replayed solve, want 100", got)
+	}
+}
