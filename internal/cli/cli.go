@@ -45,6 +45,7 @@ Commands:
   dump      write the whole platform as one dataset (YAML; JSON with --json)
   user      create | list
   apikey    create | list | revoke
+  synth     fill an empty database with a synthetic event (benchmarks, load tests)
 
 Every command takes --db DSN (env FLAGSHIP_DB; default sqlite:flagship.db)
 and --json for machine-readable output. Run "flagship COMMAND -h" for details.
@@ -79,6 +80,7 @@ func Run(ctx context.Context, args []string, env Env, stdio IO) int {
 		"dump":    a.dump,
 		"user":    a.user,
 		"apikey":  a.apikey,
+		"synth":   a.synth,
 	}
 	run, ok := cmds[rest[0]]
 	if !ok {

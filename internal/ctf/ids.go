@@ -52,6 +52,11 @@ func NewID() string {
 	b[6] = 0x70 | byte(seq>>8)&0x0f
 	b[7] = byte(seq)
 	b[8] = b[8]&0x3f | 0x80
+	return FormatUUID(b)
+}
+
+// FormatUUID writes a UUID in its canonical text form.
+func FormatUUID(b [16]byte) string {
 	var out [36]byte
 	hex.Encode(out[0:8], b[0:4])
 	out[8] = '-'

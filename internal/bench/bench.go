@@ -1,0 +1,176 @@
+// Package bench measures Flagship at the size of a large event: a
+// synthetic event (internal/synth) in a real SQLite file, the hot state
+// built from it, and the real handler stack as `flagship serve` wires it.
+// The benchmarks are in bench_test.go:
+//
+//	go test -run '^$' -bench . -benchmem ./internal/bench
+//
+// FLAGSHIP_BENCH_SCALE=0.1 shrinks the event for quick runs.
+package bench
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"github.com/flagshipctf/flagship/internal/api"
+	"github.com/flagshipctf/flagship/internal/event"
+	"github.com/flagshipctf/flagship/internal/store"
+	"github.com/flagshipctf/flagship/internal/synth"
+)
+
+// PublicURL is the base of file links in the benchmarked responses.
+const PublicURL = "http://127.0.0.1:8080"
+
+// Env is a built event behind the real handler stack.
+type Env struct {
+	Dir     string
+	DBPath  string
+	DB      *store.DB
+	Svc     *event.Service
+	Handler http.Handler
+	Config  synth.Config
+
+	Keys    []synth.Key
+	Wrong   []synth.Target // for wrong submissions: the first half of the keys
+	Correct []synth.Target // for correct ones: the other half, so the two never meet
+	Solved  [][]string     // per key, the slugs its player solved
+	Slugs   []string       // every challenge
+	UserIDs []string       // every user
+
+	GenerateTime, WriteTime, LoadTime time.Duration
+}
+
+// Scale reads FLAGSHIP_BENCH_SCALE (default 1: the full-size event).
+func Scale() (float64, error) {
+	s := os.Getenv("FLAGSHIP_BENCH_SCALE")
+	if s == "" {
+		return 1, nil
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil || f <= 0 || f > 10 {
+		return 0, fmt.Errorf("FLAGSHIP_BENCH_SCALE=%q: want a number in (0, 10]", s)
+	}
+	return f, nil
+}
+
+// Build generates cfg into a new SQLite file in dir, builds the hot state
+// and the handler. limit is the submit rate limit (zero: the server's
+// default of 10 wrong submissions per user and challenge per minute).
+func Build(ctx context.Context, dir string, cfg synth.Config, limit store.RateLimit) (*Env, error) {
+	if limit == (store.RateLimit{}) {
+		limit = store.RateLimit{Max: 10, Window: time.Minute}
+	}
+	e := &Env{Dir: dir, DBPath: filepath.Join(dir, "bench.db"), Config: cfg}
+	t := time.Now()
+	ev, err := synth.Generate(cfg)
+	if err != nil {
+		return nil, err
+	}
+	e.GenerateTime = time.Since(t)
+	db, err := store.Open(ctx, "sqlite:"+e.DBPath)
+	if err != nil {
+		return nil, err
+	}
+	e.DB = db
+	if err := db.Migrate(ctx); err != nil {
+		db.Close()
+		return nil, err
+	}
+	t = time.Now()
+	if _, err := ev.Write(ctx, db); err != nil {
+		db.Close()
+		return nil, err
+	}
+	e.WriteTime = time.Since(t)
+
+	e.Keys = ev.Keys
+	half := len(ev.Keys) / 2
+	keyOf := make(map[string]int, len(ev.Keys))
+	for i, k := range ev.Keys {
+		keyOf[k.UserID] = i
+	}
+	for _, tg := range ev.Targets(50) {
+		if keyOf[tg.UserID] < half {
+			e.Wrong = append(e.Wrong, tg)
+		} else {
+			e.Correct = append(e.Correct, tg)
+		}
+	}
+	e.Solved = ev.SolvedBy()
+	for _, c := range ev.Challenges {
+		e.Slugs = append(e.Slugs, c.Slug)
+	}
+	for _, u := range ev.Users {
+		e.UserIDs = append(e.UserIDs, u.ID)
+	}
+
+	log := slog.New(slog.DiscardHandler)
+	e.Svc = event.New(db, event.Options{PublicURL: PublicURL, RateLimit: limit, Logger: log})
+	t = time.Now()
+	if err := e.Svc.Load(ctx); err != nil {
+		db.Close()
+		return nil, err
+	}
+	e.LoadTime = time.Since(t)
+	e.Handler = Stack(e.Svc, log)
+	return e, nil
+}
+
+// Stack is the handler as internal/cli/serve.go wires it: the request
+// logger around a mux that sends the API paths to the API handler.
+func Stack(svc *event.Service, log *slog.Logger) http.Handler {
+	h := api.New(svc, log)
+	mux := http.NewServeMux()
+	mux.Handle("/api/public/", h)
+	mux.Handle("/api/public", h)
+	mux.Handle("/files/", h)
+	return api.Logged(log, mux)
+}
+
+// Close closes the database; the caller removes Dir.
+func (e *Env) Close() error { return e.DB.Close() }
+
+// Discard is a ResponseWriter that keeps the status and headers and counts
+// the body's bytes without keeping them: at this size the leaderboard is
+// megabytes, and copying it would measure memmove, not the server.
+type Discard struct {
+	h      http.Header
+	Status int
+	Bytes  int64
+}
+
+// NewDiscard returns an empty Discard.
+func NewDiscard() *Discard { return &Discard{h: http.Header{}} }
+
+// Header implements http.ResponseWriter.
+func (d *Discard) Header() http.Header { return d.h }
+
+// WriteHeader implements http.ResponseWriter.
+func (d *Discard) WriteHeader(code int) {
+	if d.Status == 0 {
+		d.Status = code
+	}
+}
+
+// Write implements http.ResponseWriter.
+func (d *Discard) Write(p []byte) (int, error) {
+	if d.Status == 0 {
+		d.Status = http.StatusOK
+	}
+	d.Bytes += int64(len(p))
+	return len(p), nil
+}
+
+// Reset readies d for the next response, keeping the header map's storage
+// (net/http gives every response a fresh map; that is not the handler's
+// work).
+func (d *Discard) Reset() {
+	clear(d.h)
+	d.Status, d.Bytes = 0, 0
+}

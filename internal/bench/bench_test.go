@@ -1,0 +1,482 @@
+package bench
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/flagshipctf/flagship/internal/event"
+	"github.com/flagshipctf/flagship/internal/store"
+	"github.com/flagshipctf/flagship/internal/synth"
+)
+
+// The full-size event is built once per test process, on first use by a
+// benchmark; plain `go test` never builds it.
+var (
+	envOnce sync.Once
+	envFull *Env
+	envErr  error
+	envDir  string
+)
+
+func TestMain(m *testing.M) {
+	if path := os.Getenv("FLAGSHIP_BENCH_RSS_DB"); path != "" {
+		// The child process of BenchmarkStartupRSS.
+		if err := startupRSSChild(path); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	code := m.Run()
+	if envFull != nil {
+		envFull.Close()
+	}
+	if envDir != "" {
+		os.RemoveAll(envDir)
+	}
+	os.Exit(code)
+}
+
+func fullEnv(b *testing.B) *Env {
+	b.Helper()
+	envOnce.Do(func() {
+		scale, err := Scale()
+		if err != nil {
+			envErr = err
+			return
+		}
+		cfg := synth.Default().Scale(scale)
+		cfg.Keys = min(1000, cfg.Players)
+		if envDir, err = os.MkdirTemp("", "flagship-bench-"); err != nil {
+			envErr = err
+			return
+		}
+		envFull, envErr = Build(context.Background(), envDir, cfg, store.RateLimit{})
+		if envErr == nil {
+			fmt.Fprintf(os.Stderr, "bench: %d players, %d challenges, %d solves, %d wrong attempts, %d keys: "+
+				"generated in %v, written in %v, hot state loaded in %v\n",
+				cfg.Players, cfg.Challenges, cfg.Solves, cfg.Attempts, cfg.Keys,
+				envFull.GenerateTime.Round(time.Millisecond), envFull.WriteTime.Round(time.Millisecond),
+				envFull.LoadTime.Round(time.Millisecond))
+		}
+	})
+	if envErr != nil {
+		b.Fatal(envErr)
+	}
+	return envFull
+}
+
+// call is one prepared request; a POST's body is rewound before each use.
+type call struct {
+	r       *http.Request
+	body    *bytes.Reader
+	payload []byte
+}
+
+func get(path string, headers ...string) *call {
+	r := httptest.NewRequest(http.MethodGet, path, nil)
+	for _, h := range headers {
+		k, v, _ := strings.Cut(h, ":")
+		r.Header.Set(strings.TrimSpace(k), strings.TrimSpace(v))
+	}
+	return &call{r: r}
+}
+
+func post(path, payload string, headers ...string) *call {
+	c := &call{payload: []byte(payload)}
+	c.body = bytes.NewReader(c.payload)
+	c.r = httptest.NewRequest(http.MethodPost, path, c.body)
+	c.r.Body = io.NopCloser(c.body)
+	c.r.Header.Set("Content-Type", "application/json")
+	for _, h := range headers {
+		k, v, _ := strings.Cut(h, ":")
+		c.r.Header.Set(strings.TrimSpace(k), strings.TrimSpace(v))
+	}
+	return c
+}
+
+func bearer(key string) string { return "Authorization: Bearer " + key }
+
+func (c *call) do(h http.Handler, w *Discard) {
+	if c.body != nil {
+		c.body.Reset(c.payload)
+	}
+	w.Reset()
+	h.ServeHTTP(w, c.r)
+}
+
+// etag fetches the current ETag of path.
+func etag(e *Env, path string) string {
+	w := NewDiscard()
+	get(path).do(e.Handler, w)
+	return w.Header().Get("ETag")
+}
+
+// A scenario is one benchmarked endpoint: the requests it rotates through
+// and the status every one must get.
+type scenario struct {
+	want  int
+	calls func(e *Env) []*call
+}
+
+const (
+	leaderboard = "/api/public/leaderboard"
+	challenges  = "/api/public/challenges"
+)
+
+var scenarios = map[string]scenario{
+	"LeaderboardAnon": {200, func(e *Env) []*call { return []*call{get(leaderboard)} }},
+	"LeaderboardGzip": {200, func(e *Env) []*call { return []*call{get(leaderboard, "Accept-Encoding: gzip, deflate, br")} }},
+	"LeaderboardNotModified": {304, func(e *Env) []*call {
+		return []*call{get(leaderboard, "If-None-Match: "+etag(e, leaderboard))}
+	}},
+	"ChallengesAnon":     {200, func(e *Env) []*call { return []*call{get(challenges)} }},
+	"ChallengesAnonGzip": {200, func(e *Env) []*call { return []*call{get(challenges, "Accept-Encoding: gzip")} }},
+	"ChallengesNotModified": {304, func(e *Env) []*call {
+		return []*call{get(challenges, "If-None-Match: "+etag(e, challenges))}
+	}},
+	"ChallengesAuth": {200, func(e *Env) []*call {
+		var out []*call
+		for _, k := range e.Keys {
+			out = append(out, get(challenges, bearer(k.Secret)))
+		}
+		return out
+	}},
+	"ChallengesAuthGzip": {200, func(e *Env) []*call {
+		var out []*call
+		for _, k := range e.Keys {
+			out = append(out, get(challenges, bearer(k.Secret), "Accept-Encoding: gzip"))
+		}
+		return out
+	}},
+	"ChallengeDetailAuth": {200, func(e *Env) []*call {
+		var out []*call
+		for i, k := range e.Keys {
+			out = append(out, get(challenges+"/"+e.Slugs[(i*7)%len(e.Slugs)], bearer(k.Secret)))
+		}
+		return out
+	}},
+	"ChallengeDetailAnon": {200, func(e *Env) []*call {
+		var out []*call
+		for _, s := range e.Slugs {
+			out = append(out, get(challenges+"/"+s))
+		}
+		return out
+	}},
+	"Me": {200, func(e *Env) []*call {
+		var out []*call
+		for _, k := range e.Keys {
+			out = append(out, get("/api/public/me", bearer(k.Secret)))
+		}
+		return out
+	}},
+	"ProfilePublic": {200, func(e *Env) []*call {
+		var out []*call
+		for _, id := range e.UserIDs {
+			out = append(out, get("/api/public/profiles/"+id))
+		}
+		return out
+	}},
+	"Writeups": {200, func(e *Env) []*call {
+		var out []*call
+		for i, k := range e.Keys {
+			for j, s := range e.Solved[i] {
+				if j >= 5 {
+					break
+				}
+				out = append(out, get(challenges+"/"+s+"/writeups", bearer(k.Secret)))
+			}
+		}
+		return out
+	}},
+	// Wrong submissions rotate over (player, challenge) pairs that are
+	// unlocked and unsolved, so the default rate limit (10 wrong per user
+	// and challenge per minute) stays on and is checked but never reached:
+	// a 429 fails the benchmark.
+	"SubmitWrong": {400, func(e *Env) []*call {
+		var out []*call
+		for _, t := range e.Wrong {
+			out = append(out, post(challenges+"/"+t.Slug+"/submit", `{"flag":"flag{not_it_at_all}"}`, bearer(t.Key)))
+		}
+		return out
+	}},
+	// Correct submissions use the other half of the keys, and each target
+	// only once: a second pass would be 409s.
+	"SubmitCorrect": {200, func(e *Env) []*call {
+		var out []*call
+		for _, t := range e.Correct {
+			out = append(out, post(challenges+"/"+t.Slug+"/submit", `{"flag":"`+t.Flag+`"}`, bearer(t.Key)))
+		}
+		return out
+	}},
+	"Health": {200, func(e *Env) []*call { return []*call{get("/api/public/health")} }},
+}
+
+// consumed counts the SubmitCorrect targets used so far in this process.
+var consumed int
+
+func run(b *testing.B, name string) {
+	e := fullEnv(b)
+	sc := scenarios[name]
+	calls := sc.calls(e)
+	if len(calls) == 0 {
+		b.Skip("no requests for this scenario at this event size")
+	}
+	w := NewDiscard()
+	h := e.Handler
+	once := name == "SubmitCorrect"
+	if once {
+		calls = calls[consumed:]
+		if b.N > len(calls) {
+			b.Fatalf("%d correct submissions asked, %d unsolved targets left: use a shorter -benchtime", b.N, len(calls))
+		}
+		consumed += b.N
+	}
+	// Warm up outside the timer: first use of a key touches its last-used
+	// time, first use of a body computes its gzip form.
+	if !once {
+		for _, c := range calls[:min(len(calls), 2000)] {
+			c.do(h, w)
+		}
+	}
+	var bytes int64
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		c := calls[i%len(calls)]
+		c.do(h, w)
+		if w.Status != sc.want {
+			b.Fatalf("%s %s: status %d, want %d", c.r.Method, c.r.URL, w.Status, sc.want)
+		}
+		bytes += w.Bytes
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(bytes)/float64(b.N), "body-B/op")
+}
+
+func BenchmarkLeaderboardAnon(b *testing.B) {
+	run(b, "LeaderboardAnon")
+	lb := fullEnv(b).Svc.Leaderboard()
+	b.ReportMetric(float64(len(lb.JSON)), "plain-B")
+	b.ReportMetric(float64(len(lb.Gzip())), "gzip-B")
+}
+
+func BenchmarkLeaderboardGzip(b *testing.B)        { run(b, "LeaderboardGzip") }
+func BenchmarkLeaderboardNotModified(b *testing.B) { run(b, "LeaderboardNotModified") }
+
+func BenchmarkChallengesAnon(b *testing.B) {
+	run(b, "ChallengesAnon")
+	l := fullEnv(b).Svc.ChallengeList()
+	b.ReportMetric(float64(len(l.JSON)), "plain-B")
+	b.ReportMetric(float64(len(l.Gzip())), "gzip-B")
+}
+
+func BenchmarkChallengesAnonGzip(b *testing.B)    { run(b, "ChallengesAnonGzip") }
+func BenchmarkChallengesNotModified(b *testing.B) { run(b, "ChallengesNotModified") }
+func BenchmarkChallengesAuth(b *testing.B)        { run(b, "ChallengesAuth") }
+func BenchmarkChallengesAuthGzip(b *testing.B)    { run(b, "ChallengesAuthGzip") }
+func BenchmarkChallengeDetailAuth(b *testing.B)   { run(b, "ChallengeDetailAuth") }
+func BenchmarkChallengeDetailAnon(b *testing.B)   { run(b, "ChallengeDetailAnon") }
+func BenchmarkMe(b *testing.B)                    { run(b, "Me") }
+func BenchmarkProfilePublic(b *testing.B)         { run(b, "ProfilePublic") }
+func BenchmarkWriteups(b *testing.B)              { run(b, "Writeups") }
+func BenchmarkSubmitWrong(b *testing.B)           { run(b, "SubmitWrong") }
+func BenchmarkHealth(b *testing.B)                { run(b, "Health") }
+
+// BenchmarkSubmitCorrect changes the event (each op is a new solve, so the
+// leaderboard and lists are rebuilt afterwards); it runs after the reads.
+func BenchmarkSubmitCorrect(b *testing.B) { run(b, "SubmitCorrect") }
+
+// BenchmarkSolveThenLeaderboard is a live event's cost of a solve to the
+// board: each op is a correct submission followed by one plain and one
+// gzip leaderboard request, which rebuild the shared body (and its gzip
+// form) that the solve made stale. Subtract SubmitCorrect for the rebuild.
+func BenchmarkSolveThenLeaderboard(b *testing.B) {
+	e := fullEnv(b)
+	submits := scenarios["SubmitCorrect"].calls(e)[consumed:]
+	if b.N > len(submits) {
+		b.Fatalf("%d correct submissions asked, %d unsolved targets left", b.N, len(submits))
+	}
+	consumed += b.N
+	reads := []*call{get(leaderboard), get(leaderboard, "Accept-Encoding: gzip")}
+	w := NewDiscard()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		submits[i].do(e.Handler, w)
+		if w.Status != 200 {
+			b.Fatalf("submit: status %d", w.Status)
+		}
+		for _, c := range reads {
+			c.do(e.Handler, w)
+			if w.Status != 200 {
+				b.Fatalf("leaderboard: status %d", w.Status)
+			}
+		}
+	}
+}
+
+// BenchmarkWrongThenChallengesGzip is the same for a wrong submission and
+// the anonymous list it makes stale (its attempt count changed): a wrong
+// submission, then the gzip anonymous list.
+func BenchmarkWrongThenChallengesGzip(b *testing.B) {
+	e := fullEnv(b)
+	submits := scenarios["SubmitWrong"].calls(e)
+	read := get(challenges, "Accept-Encoding: gzip")
+	w := NewDiscard()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		submits[(len(submits)/2+i)%len(submits)].do(e.Handler, w)
+		if w.Status != 400 {
+			b.Fatalf("submit: status %d", w.Status)
+		}
+		read.do(e.Handler, w)
+		if w.Status != 200 {
+			b.Fatalf("challenges: status %d", w.Status)
+		}
+	}
+}
+
+// BenchmarkStartup rebuilds the hot state from the database, as `serve`
+// does at start-up and after an operator's change.
+func BenchmarkStartup(b *testing.B) {
+	e := fullEnv(b)
+	ctx := context.Background()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		svc := event.New(e.DB, event.Options{PublicURL: PublicURL})
+		if err := svc.Load(ctx); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkStartupRSS starts a fresh process (this test binary, which
+// TestMain turns into startupRSSChild) that opens the database and builds
+// the hot state as `serve` does, and reports its start-up time and its
+// resident memory after a GC. (This process holds the generator's
+// leftovers and would overstate it.)
+func BenchmarkStartupRSS(b *testing.B) {
+	e := fullEnv(b)
+	var rss, hwm, took float64
+	for i := 0; i < b.N; i++ {
+		cmd := exec.Command(os.Args[0], "-test.run=^$")
+		cmd.Env = append(os.Environ(), "FLAGSHIP_BENCH_RSS_DB="+e.DBPath)
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			b.Fatalf("child: %v\n%s", err, out)
+		}
+		sc := bufio.NewScanner(bytes.NewReader(out))
+		found := false
+		for sc.Scan() {
+			f := strings.Fields(sc.Text())
+			if len(f) == 4 && f[0] == "startup-rss" {
+				r, _ := strconv.ParseFloat(f[1], 64)
+				h, _ := strconv.ParseFloat(f[2], 64)
+				t, _ := strconv.ParseFloat(f[3], 64)
+				rss, hwm, took, found = r, h, t, true
+			}
+		}
+		if !found {
+			b.Fatalf("child printed no measurement:\n%s", out)
+		}
+	}
+	b.ReportMetric(rss/1024, "MB-rss")
+	b.ReportMetric(hwm/1024, "MB-peak")
+	b.ReportMetric(took, "ms-startup")
+}
+
+// startupRSSChild opens the database at path and builds the hot state as
+// `serve` does, then prints "startup-rss RSS_kB PEAK_kB MILLISECONDS".
+func startupRSSChild(path string) error {
+	ctx := context.Background()
+	start := time.Now()
+	db, err := store.Open(ctx, "sqlite:"+path)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	if err := db.Migrate(ctx); err != nil {
+		return err
+	}
+	svc := event.New(db, event.Options{PublicURL: PublicURL})
+	if err := svc.Load(ctx); err != nil {
+		return err
+	}
+	took := time.Since(start)
+	// What a server has built before long: the shared bodies.
+	svc.Leaderboard().Gzip()
+	svc.ChallengeList().Gzip()
+	runtime.GC()
+	rss, hwm, err := memStatus()
+	if err != nil {
+		return err
+	}
+	fmt.Printf("startup-rss %d %d %d\n", rss, hwm, took.Milliseconds())
+	runtime.KeepAlive(svc)
+	return nil
+}
+
+// memStatus reads VmRSS and VmHWM (kB) from /proc/self/status.
+func memStatus() (rss, hwm int64, err error) {
+	data, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0, 0, err
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		f := strings.Fields(line)
+		if len(f) >= 2 {
+			switch f[0] {
+			case "VmRSS:":
+				rss, _ = strconv.ParseInt(f[1], 10, 64)
+			case "VmHWM:":
+				hwm, _ = strconv.ParseInt(f[1], 10, 64)
+			}
+		}
+	}
+	return rss, hwm, nil
+}
+
+// TestScenariosTiny runs every benchmarked request once against a tiny
+// event, so a plain `go test` keeps the benchmarks' requests honest in a
+// second or two.
+func TestScenariosTiny(t *testing.T) {
+	cfg := synth.Config{Players: 60, Challenges: 14, Solves: 300, Attempts: 1500, Seed: 3, Keys: 12}
+	e, err := Build(context.Background(), t.TempDir(), cfg, store.RateLimit{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	w := NewDiscard()
+	for name, sc := range scenarios {
+		calls := sc.calls(e)
+		if len(calls) == 0 {
+			t.Errorf("%s: no requests", name)
+			continue
+		}
+		for i, c := range calls[:min(len(calls), 3)] {
+			c.do(e.Handler, w)
+			if w.Status != sc.want {
+				t.Errorf("%s #%d %s %s: status %d, want %d", name, i, c.r.Method, c.r.URL, w.Status, sc.want)
+			}
+			if w.Status == 200 && w.Bytes == 0 {
+				t.Errorf("%s: empty body", name)
+			}
+		}
+	}
+}

@@ -1,0 +1,436 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"iter"
+	"strings"
+	"time"
+
+	"github.com/flagshipctf/flagship/internal/ctf"
+)
+
+// Bulk is a whole event for BulkLoad: rows as they will be stored, with
+// their ids and times set by the caller. It exists for synthetic events
+// (benchmarks, load tests), where the dataset loader's per-row upserts and
+// checks would take many minutes at millions of rows.
+type Bulk struct {
+	Users      []ctf.User
+	Challenges []ctf.Challenge // Flags (Kind, Content, CaseInsensitive) and Requires (ids) are stored too
+	Solves     []ctf.Solve     // Seq is assigned by the database in slice order; insert in time order
+	Reviews    []ctf.Review
+	Writeups   []ctf.Writeup
+	APIKeys    []ctf.APIKey
+	// Attempts yields the wrong submissions; an iterator, so millions of
+	// them need not be held in memory at once.
+	Attempts iter.Seq[Attempt]
+}
+
+// Attempt is one recorded wrong submission.
+type Attempt struct {
+	ID          string
+	UserID      string
+	ChallengeID string
+	Flag        string
+	At          time.Time
+}
+
+// BulkReport counts the rows BulkLoad wrote, by table.
+type BulkReport struct {
+	Users         int64 `json:"users"`
+	Challenges    int64 `json:"challenges"`
+	Flags         int64 `json:"flags"`
+	Prerequisites int64 `json:"prerequisites"`
+	Solves        int64 `json:"solves"`
+	Attempts      int64 `json:"attempts"`
+	Reviews       int64 `json:"reviews"`
+	Writeups      int64 `json:"writeups"`
+	APIKeys       int64 `json:"apiKeys"`
+}
+
+// bulkTxRows is roughly how many rows go in one transaction: big enough that
+// commits cost nothing, small enough that the WAL is checkpointed as it goes
+// rather than growing to the size of the whole database. (A variable so
+// the tests can cross transaction boundaries cheaply.)
+var bulkTxRows = 250_000
+
+// BulkLoad writes a whole event into an empty, migrated database with
+// multi-row prepared INSERTs in a few large transactions on the single
+// writer connection. It refuses a database that already has users,
+// challenges or activity. Unique keys and checks are enforced as always and
+// foreign keys once at the end, so bad input fails loudly; but a failure
+// part-way leaves the rows of the transactions already committed, so a
+// failed load's database is to be thrown away, not repaired.
+func (db *DB) BulkLoad(ctx context.Context, b *Bulk) (BulkReport, error) {
+	var rep BulkReport
+	conn, err := db.w.Conn(ctx)
+	if err != nil {
+		return rep, fmt.Errorf("bulk load: %w", err)
+	}
+	defer conn.Close()
+	// A larger page cache for the duration: the solves' and attempts'
+	// indexes take inserts at many places, and with SQLite's default 2 MB
+	// cache most of them reread pages from the file.
+	// (Much larger costs more than it saves: the driver's allocator is slow
+	// to hand out and take back hundreds of megabytes of pages.)
+	//
+	// Foreign keys are off while loading and checked once at the end
+	// (PRAGMA foreign_key_check): SQLite checks an immediate foreign key
+	// of a multi-row INSERT at the end of the statement, so it keeps a
+	// statement journal to undo the statement, and writing that journal
+	// cost more than the inserts themselves.
+	//
+	// No syncs: a load that fails or crashes part-way leaves a database to
+	// throw away in any case.
+	//
+	// No ANALYZE at the end either: a database filled by `load` or by live
+	// play has no statistics, and benchmarks must see the same query plans.
+	for _, p := range []string{"PRAGMA cache_size = -65536", "PRAGMA foreign_keys = OFF", "PRAGMA synchronous = OFF"} {
+		if _, err := conn.ExecContext(ctx, p); err != nil {
+			return rep, fmt.Errorf("bulk load: %w", err)
+		}
+	}
+	defer func() {
+		// Back to the settings Open gave the connection.
+		for _, p := range []string{"PRAGMA synchronous = NORMAL", "PRAGMA foreign_keys = ON", "PRAGMA cache_size = -2000"} {
+			conn.ExecContext(context.Background(), p)
+		}
+	}()
+
+	l := &bulkLoader{ctx: ctx, conn: conn, rep: &rep}
+	if err := l.begin(); err != nil {
+		return rep, err
+	}
+	defer func() {
+		if l.tx != nil {
+			l.tx.Rollback()
+		}
+	}()
+	var n int
+	if err := l.tx.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM users) + (SELECT count(*) FROM challenges)
+		+ (SELECT count(*) FROM solves) + (SELECT count(*) FROM attempts)`).Scan(&n); err != nil {
+		return rep, fmt.Errorf("bulk load: %w", err)
+	}
+	if n > 0 {
+		return rep, ctf.Errorf(ctf.Conflict, "bulk load needs an empty database; this one already holds an event")
+	}
+	steps := []func(*Bulk) error{l.users, l.challenges, l.solves, l.reviews, l.writeups, l.apiKeys, l.attempts}
+	for _, step := range steps {
+		if err := step(b); err != nil {
+			return rep, err
+		}
+	}
+	if err := l.foreignKeyCheck(); err != nil {
+		return rep, err
+	}
+	if err := bumpRevision(ctx, l.tx); err != nil {
+		return rep, err
+	}
+	if err := l.commit(); err != nil {
+		return rep, err
+	}
+	// Fold the WAL back into the database file so the first reader does not
+	// start with hundreds of megabytes of log to search.
+	if _, err := conn.ExecContext(ctx, "PRAGMA wal_checkpoint(TRUNCATE)"); err != nil {
+		return rep, fmt.Errorf("bulk load: checkpoint: %w", err)
+	}
+	return rep, nil
+}
+
+// foreignKeyCheck fails the load if any row names a missing parent.
+func (l *bulkLoader) foreignKeyCheck() error {
+	rows, err := l.tx.QueryContext(l.ctx, "PRAGMA foreign_key_check")
+	if err != nil {
+		return fmt.Errorf("bulk load: foreign key check: %w", err)
+	}
+	defer rows.Close()
+	if rows.Next() {
+		var table, parent string
+		var rowid sql.NullInt64
+		var fk int
+		if err := rows.Scan(&table, &rowid, &parent, &fk); err != nil {
+			return fmt.Errorf("bulk load: foreign key check: %w", err)
+		}
+		return fmt.Errorf("bulk load: a row of %s (rowid %d) refers to a missing %s", table, rowid.Int64, parent)
+	}
+	return rows.Err()
+}
+
+type bulkLoader struct {
+	ctx   context.Context
+	conn  *sql.Conn
+	tx    *sql.Tx
+	rows  int // rows written in the current transaction
+	rep   *BulkReport
+	stmts []*bulkInsert
+}
+
+func (l *bulkLoader) begin() error {
+	tx, err := l.conn.BeginTx(l.ctx, nil)
+	if err != nil {
+		return fmt.Errorf("bulk load: begin: %w", err)
+	}
+	l.tx, l.rows = tx, 0
+	return nil
+}
+
+func (l *bulkLoader) commit() error {
+	for _, s := range l.stmts {
+		s.close()
+	}
+	l.stmts = nil
+	err := l.tx.Commit()
+	l.tx = nil
+	if err != nil {
+		return fmt.Errorf("bulk load: commit: %w", err)
+	}
+	return nil
+}
+
+// rotate commits and begins a new transaction once the current one is big
+// enough; only called between tables' batches, with every insert flushed.
+func (l *bulkLoader) rotate() error {
+	if l.rows < bulkTxRows {
+		return nil
+	}
+	if err := l.commit(); err != nil {
+		return err
+	}
+	return l.begin()
+}
+
+// bulkInsert batches rows of one table into multi-row INSERTs: one
+// statement of batch rows, prepared once per transaction, and a one-off for
+// the remainder. They are INSERT OR ROLLBACK: a duplicate fails the whole
+// transaction rather than the statement, so again SQLite needs no
+// statement journal.
+type bulkInsert struct {
+	l      *bulkLoader
+	table  string
+	cols   string
+	ncol   int
+	batch  int
+	stmt   *sql.Stmt
+	args   []any
+	count  *int64
+	prefix string
+}
+
+func (l *bulkLoader) inserter(table, cols string, count *int64) *bulkInsert {
+	ncol := strings.Count(cols, ",") + 1
+	// SQLite allows 32766 parameters a statement; a few hundred rows take
+	// the per-statement overhead out of the picture.
+	batch := min(256, 30000/ncol)
+	return &bulkInsert{l: l, table: table, cols: cols, ncol: ncol, batch: batch, count: count,
+		prefix: "INSERT OR ROLLBACK INTO " + table + " (" + cols + ") VALUES ", args: make([]any, 0, batch*ncol)}
+}
+
+func (b *bulkInsert) sql(rows int) string {
+	var sb strings.Builder
+	sb.Grow(len(b.prefix) + rows*(2*b.ncol+3))
+	sb.WriteString(b.prefix)
+	one := "(" + strings.Repeat("?,", b.ncol-1) + "?)"
+	for i := 0; i < rows; i++ {
+		if i > 0 {
+			sb.WriteByte(',')
+		}
+		sb.WriteString(one)
+	}
+	return sb.String()
+}
+
+// add queues one row; its values must be ncol long.
+func (b *bulkInsert) add(vals ...any) error {
+	b.args = append(b.args, vals...)
+	if len(b.args) < b.batch*b.ncol {
+		return nil
+	}
+	if b.stmt == nil {
+		st, err := b.l.tx.PrepareContext(b.l.ctx, b.sql(b.batch))
+		if err != nil {
+			return fmt.Errorf("bulk load %s: prepare: %w", b.table, err)
+		}
+		b.stmt = st
+		b.l.stmts = append(b.l.stmts, b)
+	}
+	if _, err := b.stmt.ExecContext(b.l.ctx, b.args...); err != nil {
+		return fmt.Errorf("bulk load %s: %w", b.table, err)
+	}
+	b.done(b.batch)
+	return nil
+}
+
+// flush writes the queued rows.
+func (b *bulkInsert) flush() error {
+	if len(b.args) == 0 {
+		return nil
+	}
+	rows := len(b.args) / b.ncol
+	if _, err := b.l.tx.ExecContext(b.l.ctx, b.sql(rows), b.args...); err != nil {
+		return fmt.Errorf("bulk load %s: %w", b.table, err)
+	}
+	b.done(rows)
+	return nil
+}
+
+func (b *bulkInsert) done(rows int) {
+	clear(b.args)
+	b.args = b.args[:0]
+	*b.count += int64(rows)
+	b.l.rows += rows
+}
+
+// close drops the prepared statement at the end of its transaction.
+func (b *bulkInsert) close() {
+	if b.stmt != nil {
+		b.stmt.Close()
+		b.stmt = nil
+	}
+}
+
+// flushRotate flushes and, when the transaction is big enough, starts a new
+// one (the statement is prepared again in it).
+func (b *bulkInsert) flushRotate() error {
+	if err := b.flush(); err != nil {
+		return err
+	}
+	return b.l.rotate()
+}
+
+func (l *bulkLoader) users(b *Bulk) error {
+	ins := l.inserter("users", "id, username, name, email, email_lower, image, password_hash, role, banned, created_at", &l.rep.Users)
+	for _, u := range b.Users {
+		role := u.Role
+		if role == "" {
+			role = ctf.RolePlayer
+		}
+		if err := ins.add(u.ID, u.Username, u.Name, nullString(u.Email), nullString(strings.ToLower(u.Email)),
+			u.Image, u.PasswordHash, role, u.Banned, ms(u.CreatedAt)); err != nil {
+			return err
+		}
+	}
+	return ins.flushRotate()
+}
+
+func (l *bulkLoader) challenges(b *Bulk) error {
+	ins := l.inserter("challenges", `id, slug, title, description, categories, difficulty, points, type, author_id,
+		file_name, file_url, has_instance, docker_port, hidden, tags, connection_info, created_at`, &l.rep.Challenges)
+	for _, c := range b.Challenges {
+		cats := c.Categories
+		if cats == nil {
+			cats = []string{}
+		}
+		tags := c.Tags
+		if tags == nil {
+			tags = []string{}
+		}
+		cj, _ := json.Marshal(cats)
+		tj, _ := json.Marshal(tags)
+		typ := c.Type
+		if typ == "" {
+			typ = "standard"
+		}
+		var port any
+		if c.DockerPort != nil {
+			port = *c.DockerPort
+		}
+		if err := ins.add(c.ID, c.Slug, c.Title, c.Description, string(cj), c.Difficulty, c.Points, typ, nullString(c.AuthorID),
+			c.FileName, c.FileURL, c.HasInstance, port, c.Hidden, string(tj), c.ConnectionInfo, ms(c.CreatedAt)); err != nil {
+			return err
+		}
+	}
+	if err := ins.flush(); err != nil {
+		return err
+	}
+	flags := l.inserter("flags", "challenge_id, position, kind, content, case_insensitive", &l.rep.Flags)
+	reqs := l.inserter("prerequisites", "challenge_id, requires_id", &l.rep.Prerequisites)
+	for _, c := range b.Challenges {
+		for i, f := range c.Flags {
+			if err := f.Compile(); err != nil {
+				return fmt.Errorf("bulk load challenge %q: %w", c.Slug, err)
+			}
+			if err := flags.add(c.ID, i, f.Kind, f.Content, f.CaseInsensitive); err != nil {
+				return err
+			}
+		}
+		for _, r := range c.Requires {
+			if err := reqs.add(c.ID, r); err != nil {
+				return err
+			}
+		}
+	}
+	if err := flags.flush(); err != nil {
+		return err
+	}
+	return reqs.flushRotate()
+}
+
+func (l *bulkLoader) solves(b *Bulk) error {
+	ins := l.inserter("solves", "id, user_id, challenge_id, flag, solved_at", &l.rep.Solves)
+	for _, s := range b.Solves {
+		if err := ins.add(s.ID, s.UserID, s.ChallengeID, nullString(s.Flag), ms(s.At)); err != nil {
+			return err
+		}
+	}
+	return ins.flushRotate()
+}
+
+func (l *bulkLoader) reviews(b *Bulk) error {
+	ins := l.inserter("reviews", "id, user_id, challenge_id, stars, difficulty, created_at", &l.rep.Reviews)
+	for _, r := range b.Reviews {
+		if err := ins.add(r.ID, r.UserID, r.ChallengeID, r.Stars, r.Difficulty, ms(r.CreatedAt)); err != nil {
+			return err
+		}
+	}
+	return ins.flushRotate()
+}
+
+func (l *bulkLoader) writeups(b *Bulk) error {
+	ins := l.inserter("writeups", "id, user_id, challenge_id, title, content, images, status, created_at, updated_at", &l.rep.Writeups)
+	for _, w := range b.Writeups {
+		images := w.Images
+		if images == nil {
+			images = []string{}
+		}
+		ij, _ := json.Marshal(images)
+		status := w.Status
+		if status == "" {
+			status = ctf.WriteupPending
+		}
+		if err := ins.add(w.ID, w.UserID, w.ChallengeID, w.Title, w.Content, string(ij), status, ms(w.CreatedAt), ms(w.UpdatedAt)); err != nil {
+			return err
+		}
+	}
+	return ins.flushRotate()
+}
+
+func (l *bulkLoader) apiKeys(b *Bulk) error {
+	ins := l.inserter("api_keys", "id, user_id, name, key_prefix, key_hash, created_at, last_used_at, revoked_at", &l.rep.APIKeys)
+	for _, k := range b.APIKeys {
+		if err := ins.add(k.ID, k.UserID, k.Name, k.Prefix, k.Hash, ms(k.CreatedAt), nullMs(k.LastUsedAt), nullMs(k.RevokedAt)); err != nil {
+			return err
+		}
+	}
+	return ins.flushRotate()
+}
+
+func (l *bulkLoader) attempts(b *Bulk) error {
+	if b.Attempts == nil {
+		return nil
+	}
+	ins := l.inserter("attempts", "id, user_id, challenge_id, flag, created_at", &l.rep.Attempts)
+	var err error
+	for a := range b.Attempts {
+		if err = ins.add(a.ID, a.UserID, a.ChallengeID, a.Flag, ms(a.At)); err != nil {
+			return err
+		}
+		if len(ins.args) == 0 && l.rows >= bulkTxRows {
+			if err := l.rotate(); err != nil {
+				return err
+			}
+		}
+	}
+	return ins.flush()
+}

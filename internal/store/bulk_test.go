@@ -1,0 +1,166 @@
+package store
+
+import (
+	"context"
+	"iter"
+	"path/filepath"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/flagshipctf/flagship/internal/ctf"
+)
+
+func openTemp(t *testing.T) *DB {
+	t.Helper()
+	ctx := context.Background()
+	db, err := Open(ctx, "sqlite:"+filepath.Join(t.TempDir(), "bulk.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	if err := db.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	return db
+}
+
+func bulkFixture(attempts int) *Bulk {
+	at := time.Date(2025, 6, 6, 8, 0, 0, 0, time.UTC)
+	b := &Bulk{
+		Users: []ctf.User{
+			{ID: "u1", Username: "alice", Email: "Alice@Example.org", Role: ctf.RolePlayer, CreatedAt: at},
+			{ID: "u2", Username: "bob", Role: ctf.RolePlayer, CreatedAt: at},
+			{ID: "u3", Username: "root", Role: ctf.RoleAdmin, CreatedAt: at},
+		},
+		Challenges: []ctf.Challenge{
+			{ID: "c1", Slug: "warmup", Title: "Warmup", Categories: []string{"misc"}, Difficulty: ctf.Easy, Points: 100,
+				Flags: []ctf.Flag{{Kind: "static", Content: "flag{w}"}}, AuthorID: "u3", CreatedAt: at},
+			{ID: "c2", Slug: "next", Title: "Next", Categories: []string{"web", "crypto"}, Difficulty: ctf.Hard, Points: 400,
+				Flags:    []ctf.Flag{{Kind: "regex", Content: `flag\{n[0-9]+\}`}, {Kind: "static", Content: "FLAG{N}", CaseInsensitive: true}},
+				Requires: []string{"c1"}, CreatedAt: at.Add(time.Minute)},
+		},
+		Solves: []ctf.Solve{
+			{ID: "s1", UserID: "u1", ChallengeID: "c1", Flag: "flag{w}", At: at.Add(time.Hour)},
+			{ID: "s2", UserID: "u1", ChallengeID: "c2", Flag: "flag{n1}", At: at.Add(2 * time.Hour)},
+		},
+		Reviews:  []ctf.Review{{ID: "r1", UserID: "u1", ChallengeID: "c1", Stars: 4, Difficulty: 2, CreatedAt: at.Add(time.Hour)}},
+		Writeups: []ctf.Writeup{{ID: "w1", UserID: "u1", ChallengeID: "c1", Title: "T", Content: "C", Status: ctf.WriteupApproved, CreatedAt: at, UpdatedAt: at}},
+		APIKeys:  []ctf.APIKey{{ID: "k1", UserID: "u1", Name: "k", Prefix: "fsk_aaaaaaaa", Hash: "00", CreatedAt: at}},
+	}
+	b.Attempts = func(yield func(Attempt) bool) {
+		for i := 0; i < attempts; i++ {
+			if !yield(Attempt{ID: "a" + strconv.Itoa(i), UserID: "u2",
+				ChallengeID: "c1", Flag: "nope", At: at.Add(time.Duration(i) * time.Second)}) {
+				return
+			}
+		}
+	}
+	return b
+}
+
+func TestBulkLoad(t *testing.T) {
+	ctx := context.Background()
+	db := openTemp(t)
+	defer func(n int) { bulkTxRows = n }(bulkTxRows)
+	bulkTxRows = 1000
+	const attempts = 2345 // crosses transaction boundaries
+	rep, err := db.BulkLoad(ctx, bulkFixture(attempts))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := BulkReport{Users: 3, Challenges: 2, Flags: 3, Prerequisites: 1, Solves: 2, Attempts: attempts, Reviews: 1, Writeups: 1, APIKeys: 1}
+	if rep != want {
+		t.Fatalf("report %+v, want %+v", rep, want)
+	}
+	snap, err := db.Snapshot(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if snap.Revision != 1 || len(snap.Users) != 3 || len(snap.Solves) != 2 || snap.WrongAttempts["c1"] != attempts {
+		t.Fatalf("snapshot: revision %d, %d users, %d solves, attempts %v", snap.Revision, len(snap.Users), len(snap.Solves), snap.WrongAttempts)
+	}
+	var c2 ctf.Challenge
+	for _, c := range snap.Challenges {
+		if c.ID == "c2" {
+			c2 = c
+		}
+	}
+	if len(c2.Flags) != 2 || !c2.CheckFlag("flag{n42}") || !c2.CheckFlag("flag{n}") || len(c2.Requires) != 1 || len(c2.Categories) != 2 {
+		t.Fatalf("challenge c2 read back as %+v", c2)
+	}
+	if u, err := db.UserByUsername(ctx, "alice"); err != nil || u.Email != "Alice@Example.org" {
+		t.Fatalf("alice: %+v %v", u, err)
+	}
+	if ws, err := db.Writeups(ctx, "c1", ""); err != nil || len(ws) != 1 {
+		t.Fatalf("writeups: %v %v", ws, err)
+	}
+	// The writer connection is back to normal: foreign keys are enforced.
+	if err := db.CreateAPIKey(ctx, ctf.APIKey{ID: "k2", UserID: "nobody", Name: "x", Prefix: "fsk_bbbbbbbb", Hash: "00", CreatedAt: time.Now()}); err == nil {
+		t.Fatal("a key of an unknown user was accepted after the bulk load")
+	}
+	// Only into an empty database.
+	if _, err := db.BulkLoad(ctx, bulkFixture(0)); ctf.ErrorCode(err) != ctf.Conflict {
+		t.Fatalf("second load: %v", err)
+	}
+}
+
+// The snapshot counts players' wrong attempts only: not an admin's, not a
+// banned user's, and no entry for a challenge only they attempted.
+func TestSnapshotCountsPlayersAttempts(t *testing.T) {
+	ctx := context.Background()
+	db := openTemp(t)
+	b := bulkFixture(0)
+	at := time.Date(2025, 6, 6, 9, 0, 0, 0, time.UTC)
+	b.Users = append(b.Users, ctf.User{ID: "u4", Username: "mallory", Role: ctf.RolePlayer, Banned: true, CreatedAt: at})
+	rows := []Attempt{
+		{ID: "a1", UserID: "u2", ChallengeID: "c1", Flag: "x", At: at},
+		{ID: "a2", UserID: "u2", ChallengeID: "c1", Flag: "y", At: at},
+		{ID: "a3", UserID: "u1", ChallengeID: "c1", Flag: "z", At: at},
+		{ID: "a4", UserID: "u3", ChallengeID: "c1", Flag: "x", At: at}, // admin
+		{ID: "a5", UserID: "u4", ChallengeID: "c1", Flag: "x", At: at}, // banned
+		{ID: "a6", UserID: "u3", ChallengeID: "c2", Flag: "x", At: at},
+		{ID: "a7", UserID: "u4", ChallengeID: "c2", Flag: "x", At: at},
+	}
+	b.Attempts = func(yield func(Attempt) bool) {
+		for _, a := range rows {
+			if !yield(a) {
+				return
+			}
+		}
+	}
+	if _, err := db.BulkLoad(ctx, b); err != nil {
+		t.Fatal(err)
+	}
+	snap, err := db.Snapshot(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(snap.WrongAttempts) != 1 || snap.WrongAttempts["c1"] != 3 {
+		t.Fatalf("wrong attempts %v, want map[c1:3]", snap.WrongAttempts)
+	}
+}
+
+func TestBulkLoadRejectsBadRows(t *testing.T) {
+	ctx := context.Background()
+	for name, spoil := range map[string]func(*Bulk){
+		"missing parent":  func(b *Bulk) { b.Solves[1].ChallengeID = "c9" },
+		"duplicate solve": func(b *Bulk) { b.Solves[1].ChallengeID = "c1" },
+		"bad difficulty":  func(b *Bulk) { b.Challenges[0].Difficulty = "Trivial" },
+		"bad regex":       func(b *Bulk) { b.Challenges[1].Flags[0].Content = "(" },
+		"unknown attempt user": func(b *Bulk) {
+			b.Attempts = iter.Seq[Attempt](func(yield func(Attempt) bool) {
+				yield(Attempt{ID: "x", UserID: "ghost", ChallengeID: "c1", Flag: "f", At: time.Now()})
+			})
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			db := openTemp(t)
+			b := bulkFixture(10)
+			spoil(b)
+			if _, err := db.BulkLoad(ctx, b); err == nil {
+				t.Fatal("bad rows were accepted")
+			}
+		})
+	}
+}
