@@ -23,11 +23,19 @@ func (h *Handler) listChallenges(w http.ResponseWriter, r *http.Request) {
 		writeShared(w, r, h.svc.ChallengeList())
 		return
 	}
-	bp := bufPool.Get().(*[]byte)
-	body := h.svc.AppendChallengeList((*bp)[:0], v.User.ID)
-	writeBody(w, r, http.StatusOK, body, nil)
-	*bp = body
-	bufPool.Put(bp)
+	plainBuf := getBuf()
+	var gzBuf *[]byte
+	var gz []byte
+	if acceptsGzip(r) && r.Header.Get("If-None-Match") == "" {
+		gzBuf = getBuf()
+		gz = (*gzBuf)[:0]
+	}
+	body, gz := h.svc.AppendChallengeList((*plainBuf)[:0], gz, v.User.ID)
+	writeBody(w, r, http.StatusOK, body, gz)
+	putBuf(plainBuf, body)
+	if gzBuf != nil {
+		putBuf(gzBuf, gz)
+	}
 }
 
 func (h *Handler) getChallenge(w http.ResponseWriter, r *http.Request) {

@@ -50,14 +50,15 @@ func codedTag(tag string, gz bool) string {
 	return tag[:len(tag)-1] + `-gzip"`
 }
 
-// writeBody writes a body built for this request. Successful GETs carry
-// an ETag so clients can revalidate.
-func writeBody(w http.ResponseWriter, r *http.Request, status int, body []byte, _ any) {
+// writeBody writes a body built for this request, with gz its gzip form
+// if the caller has one (else it is compressed here when asked for).
+// Successful GETs carry an ETag so clients can revalidate.
+func writeBody(w http.ResponseWriter, r *http.Request, status int, body, gz []byte) {
 	hd := w.Header()
-	gz := len(body) >= gzipMin && acceptsGzip(r)
+	useGz := len(body) >= gzipMin && acceptsGzip(r)
 	if status == http.StatusOK && (r.Method == http.MethodGet || r.Method == http.MethodHead) {
 		tag := event.ETag(body)
-		hd.Set("ETag", codedTag(tag, gz))
+		hd.Set("ETag", codedTag(tag, useGz))
 		hd.Set("Cache-Control", "no-cache")
 		if notModified(r, tag) {
 			w.WriteHeader(http.StatusNotModified)
@@ -68,8 +69,11 @@ func writeBody(w http.ResponseWriter, r *http.Request, status int, body []byte, 
 	}
 	hd.Set("Content-Type", contentTypeJSON)
 	hd.Add("Vary", "Accept-Encoding")
-	if gz {
-		body = event.Compress(body)
+	if useGz {
+		if gz == nil {
+			gz = event.Compress(body)
+		}
+		body = gz
 		hd.Set("Content-Encoding", "gzip")
 	}
 	hd.Set("Content-Length", strconv.Itoa(len(body)))
@@ -158,3 +162,12 @@ func acceptsGzip(r *http.Request) bool {
 }
 
 var bufPool = sync.Pool{New: func() any { b := make([]byte, 0, 64<<10); return &b }}
+
+func getBuf() *[]byte { return bufPool.Get().(*[]byte) }
+
+func putBuf(bp *[]byte, b []byte) {
+	if b != nil {
+		*bp = b[:0]
+		bufPool.Put(bp)
+	}
+}

@@ -213,12 +213,12 @@ func (s *state) appendList(b []byte, u *user) []byte {
 		}
 		b = make([]byte, 0, size)
 	}
-	b = append(b, `{"challenges":[`...)
+	b = append(b, listOpen...)
 	for i, c := range s.visible {
 		if i > 0 {
 			b = append(b, ',')
 		}
 		b = c.appendEntry(b, u != nil && u.solved[c.ID] != nil)
 	}
-	return append(b, "]}"...)
+	return append(b, listClose...)
 }

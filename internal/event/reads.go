@@ -13,12 +13,18 @@ func (s *Service) Leaderboard() *Body { return s.state().leaderboard() }
 // ChallengeList returns the shared anonymous list body.
 func (s *Service) ChallengeList() *Body { return s.state().challengeList() }
 
-// AppendChallengeList appends the challenge list as userID sees it.
-func (s *Service) AppendChallengeList(b []byte, userID string) []byte {
+// AppendChallengeList appends the challenge list as userID sees it to
+// plain and, when gz is not nil, its gzip form to gz.
+func (s *Service) AppendChallengeList(plain, gz []byte, userID string) ([]byte, []byte) {
 	st := s.state()
 	st.mu.RLock()
 	defer st.mu.RUnlock()
-	return st.appendList(b, st.users[userID])
+	u := st.users[userID]
+	plain = st.appendList(plain, u)
+	if gz != nil {
+		gz = st.appendListGzip(gz, plain, u)
+	}
+	return plain, gz
 }
 
 // Challenge returns one visible challenge as v sees it.

@@ -64,8 +64,11 @@ type chal struct {
 	starsSum     int
 	diffSum      int
 	// head and tail are the challenge's list entry around the caller's
-	// "solved" value, so any caller's list is a concatenation.
+	// "solved" value, so any caller's list is a concatenation; gz holds
+	// the entry compressed, unsolved and solved (see gzip.go).
 	head, tail []byte
+	gz         [2][]byte
+	first      bool // opens the list
 }
 
 func newState(snap *store.Snapshot, publicURL string) *state {
@@ -117,7 +120,8 @@ func newState(snap *store.Snapshot, publicURL string) *state {
 			c.wrong = n
 		}
 	}
-	for _, c := range s.visible {
+	for i, c := range s.visible {
+		c.first = i == 0
 		c.render(publicURL)
 	}
 	return s
@@ -216,6 +220,7 @@ func (c *chal) render(publicURL string) {
 	i := bytes.LastIndex(b, solvedFalse)
 	c.head = b[:i+len(`"solved":`)]
 	c.tail = b[i+len(solvedFalse):]
+	c.renderGzip(c.first)
 }
 
 // appendEntry appends the list entry as the caller with solved sees it.

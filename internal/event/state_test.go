@@ -1,7 +1,10 @@
 package event
 
 import (
+	"bytes"
+	"compress/gzip"
 	"encoding/json"
+	"io"
 	"testing"
 	"time"
 
@@ -116,5 +119,29 @@ func TestStateCatchUpCountsEachRowOnce(t *testing.T) {
 	st.catchUp([]ctf.Solve{{Seq: 4, ID: "s4", UserID: "u1", ChallengeID: "c1", At: t0(7)}}, nil)
 	if got := st.users["u1"].points; got != 100 {
 		t.Errorf("ann's points = %d after a replayed solve, want 100", got)
+	}
+}
+
+func TestSplicedGzipListDecompressesToThePlainList(t *testing.T) {
+	st := testState()
+	st.applySolve(ctf.Solve{Seq: 4, ID: "s4", UserID: "u1", ChallengeID: "c1", At: t0(3)})
+	st.applyAttempt(11, "u2", "c2")
+	for _, u := range []*user{nil, st.users["u1"], st.users["u2"], st.users["u3"]} {
+		plain := st.appendList(nil, u)
+		gz := st.appendListGzip(nil, plain, u)
+		zr, err := gzip.NewReader(bytes.NewReader(gz))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := io.ReadAll(zr) // also checks the CRC and size trailer
+		if err != nil {
+			t.Fatalf("gunzip: %v", err)
+		}
+		if !bytes.Equal(got, plain) {
+			t.Errorf("spliced gzip of %v's list = %s, want %s", u, got, plain)
+		}
+		if !json.Valid(plain) {
+			t.Errorf("list is not JSON: %s", plain)
+		}
 	}
 }
