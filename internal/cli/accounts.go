@@ -70,8 +70,8 @@ func (a *app) userCreate(ctx context.Context, args []string) error {
 			return fmt.Errorf("read password: %w", err)
 		}
 		pw := strings.TrimRight(line, "\r\n")
-		if len(pw) < 8 {
-			return usagef("the password must be at least 8 characters")
+		if pw == "" {
+			return usagef("--password-stdin read an empty password")
 		}
 		u.PasswordHash = secret.HashPassword(pw)
 	}
