@@ -22,7 +22,7 @@ type Store interface {
 	Revision(ctx context.Context) (int64, error)
 	RecordSubmission(ctx context.Context, s store.Submission, limit store.RateLimit) (store.Recorded, error)
 	Sequences(ctx context.Context) (solve, attempt int64, err error)
-	Changes(ctx context.Context, afterSolve, afterAttempt int64) ([]ctf.Solve, []store.AttemptRef, error)
+	ChangesSince(ctx context.Context, solveAfter int64, solveGaps []int64, attemptAfter int64, attemptGaps []int64) ([]ctf.Solve, []store.AttemptRef, error)
 	APIKeyByPrefix(ctx context.Context, prefix string) (ctf.APIKey, error)
 	APIKeys(ctx context.Context, userID string) ([]ctf.APIKey, error)
 	TouchAPIKey(ctx context.Context, keyID string, at time.Time) error
@@ -55,6 +55,8 @@ type Service struct {
 
 	solveMu     sync.Mutex
 	lastSolveAt time.Time
+
+	wake chan struct{}
 }
 
 // New returns a Service over db; call Load before serving.
@@ -65,7 +67,7 @@ func New(db Store, opts Options) *Service {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
-	return &Service{db: db, opts: opts, log: opts.Logger, now: opts.Now}
+	return &Service{db: db, opts: opts, log: opts.Logger, now: opts.Now, wake: make(chan struct{}, 1)}
 }
 
 func (s *Service) state() *state { return s.st.Load() }
@@ -104,32 +106,43 @@ func (s *Service) Refresh(ctx context.Context) error {
 }
 
 func (s *Service) catchUp(ctx context.Context) error {
-	solveSeq, attemptSeq, err := s.db.Sequences(ctx)
+	solveMax, attemptMax, err := s.db.Sequences(ctx)
 	if err != nil {
 		return err
 	}
 	st := s.state()
 	st.mu.RLock()
-	behind := solveSeq > st.solveSeq || attemptSeq > st.attemptSeq
+	behind := solveMax > st.solveSeqs.max || attemptMax > st.attemptSeqs.max ||
+		len(st.solveSeqs.gaps) > 0 || len(st.attemptSeqs.gaps) > 0
 	st.mu.RUnlock()
 	if !behind {
 		return nil
 	}
 	// With the gate held no submission of this process is between its
-	// database write and its state update, so every row past the
-	// watermarks is either another process's or in ownAttempts.
+	// database write and its state update, so every row the trackers ask
+	// for is either another process's or known as their own.
 	s.gate.Lock()
 	defer s.gate.Unlock()
 	st = s.state()
 	st.mu.RLock()
-	afterSolve, afterAttempt := st.solveSeq, st.attemptSeq
+	solveAfter, solveGaps := st.solveSeqs.query()
+	attemptAfter, attemptGaps := st.attemptSeqs.query()
 	st.mu.RUnlock()
-	solves, attempts, err := s.db.Changes(ctx, afterSolve, afterAttempt)
+	solves, attempts, err := s.db.ChangesSince(ctx, solveAfter, solveGaps, attemptAfter, attemptGaps)
 	if err != nil {
 		return err
 	}
-	st.catchUp(solves, attempts)
+	st.catchUp(solves, attempts, s.now())
 	return nil
+}
+
+// Wake asks the watcher to catch up now rather than at its next tick:
+// called when the database announces another process's submission.
+func (s *Service) Wake() {
+	select {
+	case s.wake <- struct{}{}:
+	default:
+	}
 }
 
 // Watch refreshes the hot state every interval until ctx ends.
@@ -141,9 +154,10 @@ func (s *Service) Watch(ctx context.Context, interval time.Duration) {
 		case <-ctx.Done():
 			return
 		case <-t.C:
-			if err := s.Refresh(ctx); err != nil && ctx.Err() == nil {
-				s.log.Warn("refresh event state", "err", err)
-			}
+		case <-s.wake:
+		}
+		if err := s.Refresh(ctx); err != nil && ctx.Err() == nil {
+			s.log.Warn("refresh event state", "err", err)
 		}
 	}
 }

@@ -26,11 +26,9 @@ type state struct {
 	visible   []*chal          // list order
 	catTotal  map[string]int   // visible challenges per category
 
-	// solveSeq and attemptSeq are the newest database rows reflected here;
-	// ownAttempts are attempts this process applied past attemptSeq, so
-	// a catch-up read does not count them twice.
-	solveSeq, attemptSeq int64
-	ownAttempts          map[int64]bool
+	// solveSeqs and attemptSeqs know which database rows are reflected
+	// here, so catch-up reads apply each row exactly once.
+	solveSeqs, attemptSeqs seqTracker
 
 	solveVer uint64 // bumped by every counted solve: leaderboard and ranks
 	listVer  uint64 // bumped by every change to a list entry
@@ -80,9 +78,8 @@ func newState(snap *store.Snapshot, publicURL string) *state {
 		bySlug:    make(map[string]*chal, len(snap.Challenges)),
 		catTotal:  map[string]int{},
 
-		solveSeq:    snap.MaxSolveSeq,
-		attemptSeq:  snap.MaxAttemptSeq,
-		ownAttempts: map[int64]bool{},
+		solveSeqs:   newSeqTracker(snap.MaxSolveSeq),
+		attemptSeqs: newSeqTracker(snap.MaxAttemptSeq),
 	}
 	for _, u := range snap.Users {
 		s.users[u.ID] = &user{User: u, player: u.IsPlayer(), solved: map[string]*solve{}}

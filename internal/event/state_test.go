@@ -105,6 +105,7 @@ func TestStateCatchUpCountsEachRowOnce(t *testing.T) {
 	st.catchUp(
 		[]ctf.Solve{{Seq: 4, ID: "s4", UserID: "u1", ChallengeID: "c1", At: t0(7)}, {Seq: 1, ID: "s1", UserID: "u2", ChallengeID: "c1", At: t0(5)}},
 		[]store.AttemptRef{{Seq: 11, UserID: "u1", ChallengeID: "c1"}, {Seq: 12, UserID: "u2", ChallengeID: "c2"}, {Seq: 13, UserID: "u3", ChallengeID: "c1"}},
+		t0(10),
 	)
 	if got := st.chals["c1"].attempts(); got != 5 {
 		t.Errorf("c1 attempts = %d, want 2 loaded + 1 own + 2 solves", got)
@@ -112,11 +113,11 @@ func TestStateCatchUpCountsEachRowOnce(t *testing.T) {
 	if got := st.chals["c2"].wrong; got != 1 {
 		t.Errorf("c2 wrong = %d, want 1", got)
 	}
-	if st.solveSeq != 4 || st.attemptSeq != 13 || len(st.ownAttempts) != 0 {
-		t.Errorf("watermarks %d/%d, own %v", st.solveSeq, st.attemptSeq, st.ownAttempts)
+	if st.solveSeqs.max != 4 || st.attemptSeqs.max != 13 || len(st.attemptSeqs.own) != 0 {
+		t.Errorf("trackers %+v / %+v", st.solveSeqs, st.attemptSeqs)
 	}
 	// A replayed batch changes nothing.
-	st.catchUp([]ctf.Solve{{Seq: 4, ID: "s4", UserID: "u1", ChallengeID: "c1", At: t0(7)}}, nil)
+	st.catchUp([]ctf.Solve{{Seq: 4, ID: "s4", UserID: "u1", ChallengeID: "c1", At: t0(7)}}, nil, t0(11))
 	if got := st.users["u1"].points; got != 100 {
 		t.Errorf("ann's points = %d after a replayed solve, want 100", got)
 	}

@@ -2,6 +2,7 @@ package event
 
 import (
 	"context"
+	"time"
 
 	"github.com/flagshipctf/flagship/internal/ctf"
 	"github.com/flagshipctf/flagship/internal/store"
@@ -84,7 +85,7 @@ func (s *Service) Submit(ctx context.Context, v Viewer, slug, rawFlag string) (S
 func (st *state) applyAttempt(seq int64, userID, chalID string) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	st.ownAttempts[seq] = true
+	st.attemptSeqs.markOwn(seq)
 	if c := st.countAttempt(userID, chalID); c != nil {
 		c.render(st.publicURL)
 	}
@@ -102,35 +103,46 @@ func (st *state) countAttempt(userID, chalID string) *chal {
 	return c
 }
 
-// catchUp applies submissions recorded after the state's watermarks, by
-// any process; the caller excludes this process's own submissions (gate).
-func (st *state) catchUp(solves []ctf.Solve, attempts []store.AttemptRef) {
+// catchUp applies submissions another process recorded, read by the
+// trackers' queries; the caller excludes this process's own submissions
+// between their database write and their state update (gate).
+func (st *state) catchUp(solves []ctf.Solve, attempts []store.AttemptRef, now time.Time) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	dirty := map[*chal]bool{}
+	seqs := make([]int64, 0, max(len(solves), len(attempts)))
 	for _, sv := range solves {
+		seqs = append(seqs, sv.Seq)
+		if !st.solveSeqs.admit(sv.Seq) {
+			continue
+		}
 		if x := st.addSolve(sv); x != nil {
 			dirty[x.chal] = true
 		}
-		st.solveSeq = max(st.solveSeq, sv.Seq)
 	}
+	st.solveSeqs.advance(seqs, now)
+	seqs = seqs[:0]
 	for _, a := range attempts {
-		if st.ownAttempts[a.Seq] {
-			delete(st.ownAttempts, a.Seq)
-		} else if c := st.countAttempt(a.UserID, a.ChallengeID); c != nil {
+		seqs = append(seqs, a.Seq)
+		if !st.attemptSeqs.admit(a.Seq) {
+			continue
+		}
+		if c := st.countAttempt(a.UserID, a.ChallengeID); c != nil {
 			dirty[c] = true
 		}
-		st.attemptSeq = max(st.attemptSeq, a.Seq)
 	}
+	st.attemptSeqs.advance(seqs, now)
 	for c := range dirty {
 		c.render(st.publicURL)
 	}
 }
 
-// applySolve adds a recorded solve and returns the badges it earned.
+// applySolve adds a solve this process recorded and returns the badges it
+// earned.
 func (st *state) applySolve(sv ctf.Solve) []ctf.Award {
 	st.mu.Lock()
 	defer st.mu.Unlock()
+	st.solveSeqs.markOwn(sv.Seq)
 	u := st.users[sv.UserID]
 	if u == nil {
 		return nil
