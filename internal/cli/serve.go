@@ -64,6 +64,7 @@ func (a *app) serve(ctx context.Context, args []string) error {
 	watchCtx, stopWatch := context.WithCancel(ctx)
 	defer stopWatch()
 	go svc.Watch(watchCtx, time.Second)
+	go store.Listen(watchCtx, a.db, svc.Wake, log)
 
 	apiHandler := api.New(svc, log)
 	apiHandler.SecureCookies = strings.HasPrefix(base, "https://")
