@@ -7,7 +7,6 @@ package apitest
 import (
 	"bytes"
 	"context"
-	"database/sql"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -20,6 +19,7 @@ import (
 	"time"
 
 	"github.com/flagshipctf/flagship/internal/store"
+	"github.com/flagshipctf/flagship/internal/store/storetest"
 )
 
 // ---------------------------------------------------------------------------
@@ -295,20 +295,23 @@ func cxDBCounts(t testing.TB, s *Server) (solves, attempts map[string]int, solve
 // cxHoldWriteLock takes SQLite's write lock on the server's database file
 // from another connection, as another process would, and returns the
 // function that releases it. Meanwhile the server's writes wait (its
-// busy_timeout) while its reads go on (WAL).
+// busy_timeout) while its reads go on (WAL). On PostgreSQL it locks the
+// tables of submissions against writes (SHARE mode): inserts wait, reads go
+// on.
 func cxHoldWriteLock(t testing.TB, s *Server) (unlock func()) {
 	t.Helper()
 	ctx := context.Background()
-	db, err := sql.Open("sqlite", "file:"+s.DBPath+"?_pragma=busy_timeout(10000)")
-	if err != nil {
-		t.Fatal(err)
+	db := storetest.SQL(t, s.DSN)
+	lock := "BEGIN IMMEDIATE"
+	if storetest.Postgres() {
+		lock = "BEGIN; LOCK TABLE solves, attempts IN SHARE MODE"
 	}
 	conn, err := db.Conn(ctx)
 	if err != nil {
 		db.Close()
 		t.Fatal(err)
 	}
-	if _, err := conn.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
+	if _, err := conn.ExecContext(ctx, lock); err != nil {
 		conn.Close()
 		db.Close()
 		t.Fatal(err)

@@ -1,6 +1,7 @@
-// Package apitest runs the real HTTP stack (SQLite file, hot state, API
-// handler) for tests, and checks every response against the served OpenAPI
-// document. It is imported only by tests.
+// Package apitest runs the real HTTP stack (a fresh database on the backend
+// storetest chooses, hot state, API handler) for tests, and checks every
+// response against the served OpenAPI document. It is imported only by
+// tests.
 package apitest
 
 import (
@@ -22,6 +23,7 @@ import (
 	"github.com/flagshipctf/flagship/internal/openapi/contract"
 	"github.com/flagshipctf/flagship/internal/secret"
 	"github.com/flagshipctf/flagship/internal/store"
+	"github.com/flagshipctf/flagship/internal/store/storetest"
 )
 
 // Options tune a test server.
@@ -35,14 +37,16 @@ type Server struct {
 	T         testing.TB
 	URL       string
 	DB        *store.DB
-	DBPath    string
+	DSN       string // the database's DSN, for store.Open
+	DBPath    string // the SQLite file; "" on PostgreSQL
 	Svc       *event.Service
 	Validator *contract.Validator
 	HTTP      *httptest.Server
 }
 
-// Start loads datasetYAML (may be empty) into a fresh SQLite file through
-// the same loader as `flagship load`, and serves the API over real HTTP.
+// Start loads datasetYAML (may be empty) into a fresh database (see
+// storetest) through the same loader as `flagship load`, and serves the API
+// over real HTTP.
 func Start(t testing.TB, datasetYAML string, opts ...Options) *Server {
 	t.Helper()
 	var o Options
@@ -53,12 +57,8 @@ func Start(t testing.TB, datasetYAML string, opts ...Options) *Server {
 		o.RateLimit = store.RateLimit{Max: 10, Window: time.Minute}
 	}
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "flagship.db")
-	db, err := store.Open(ctx, "sqlite:"+path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
+	dsn := storetest.DSN(t)
+	db := storetest.OpenDSN(t, dsn)
 	if err := db.Migrate(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +76,7 @@ func Start(t testing.TB, datasetYAML string, opts ...Options) *Server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &Server{T: t, DB: db, DBPath: path, Validator: v}
+	s := &Server{T: t, DB: db, DSN: dsn, DBPath: SQLitePath(dsn), Validator: v}
 	s.HTTP = httptest.NewServer(nil)
 	s.URL = s.HTTP.URL
 	log := slog.New(slog.DiscardHandler)
@@ -87,6 +87,14 @@ func Start(t testing.TB, datasetYAML string, opts ...Options) *Server {
 	s.HTTP.Config.Handler = api.Logged(log, api.New(s.Svc, log))
 	t.Cleanup(s.HTTP.Close)
 	return s
+}
+
+// SQLitePath returns the file of a SQLite DSN, "" for another database.
+func SQLitePath(dsn string) string {
+	if p, ok := strings.CutPrefix(dsn, "sqlite:"); ok {
+		return p
+	}
+	return ""
 }
 
 // Key mints an API key for username and returns the secret.

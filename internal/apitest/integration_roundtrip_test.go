@@ -15,6 +15,7 @@ import (
 	"github.com/flagshipctf/flagship/internal/event"
 	"github.com/flagshipctf/flagship/internal/openapi/contract"
 	"github.com/flagshipctf/flagship/internal/store"
+	"github.com/flagshipctf/flagship/internal/store/storetest"
 )
 
 // itServeEmpty serves an empty, migrated database like Start does, but with
@@ -22,12 +23,8 @@ import (
 func itServeEmpty(t *testing.T, publicURL string, now func() time.Time) *Server {
 	t.Helper()
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "flagship.db")
-	db, err := store.Open(ctx, "sqlite:"+path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
+	dsn := storetest.DSN(t)
+	db := storetest.OpenDSN(t, dsn)
 	if err := db.Migrate(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -36,7 +33,7 @@ func itServeEmpty(t *testing.T, publicURL string, now func() time.Time) *Server 
 		t.Fatal(err)
 	}
 	log := slog.New(slog.DiscardHandler)
-	s := &Server{T: t, DB: db, DBPath: path, Validator: v}
+	s := &Server{T: t, DB: db, DSN: dsn, DBPath: SQLitePath(dsn), Validator: v}
 	s.Svc = event.New(db, event.Options{PublicURL: publicURL, RateLimit: store.RateLimit{Max: 10, Window: time.Minute}, Logger: log, Now: now})
 	if err := s.Svc.Load(ctx); err != nil {
 		t.Fatal(err)

@@ -29,7 +29,7 @@ func (db *DB) Users(ctx context.Context) ([]ctf.User, error) { return queryUsers
 // CreateUser inserts u (its ID and CreatedAt must be set). A taken username
 // or email is a Conflict.
 func (db *DB) CreateUser(ctx context.Context, u ctf.User) error {
-	return db.writeTx(ctx, func(tx *sql.Tx) error {
+	return db.writeTx(ctx, func(tx *sqlTx) error {
 		_, err := tx.ExecContext(ctx, `INSERT INTO users (id, username, name, email, email_lower, password_hash, role, banned, created_at)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`, u.ID, u.Username, u.Name, nullString(u.Email), nullString(strings.ToLower(u.Email)),
 			u.PasswordHash, u.Role, u.Banned, ms(u.CreatedAt))
@@ -45,7 +45,7 @@ func (db *DB) CreateUser(ctx context.Context, u ctf.User) error {
 
 // CreateAPIKey stores a key's metadata and hash.
 func (db *DB) CreateAPIKey(ctx context.Context, k ctf.APIKey) error {
-	return db.writeTx(ctx, func(tx *sql.Tx) error {
+	return db.writeTx(ctx, func(tx *sqlTx) error {
 		_, err := tx.ExecContext(ctx, `INSERT INTO api_keys (id, user_id, name, key_prefix, key_hash, created_at)
 			VALUES (?, ?, ?, ?, ?, ?)`, k.ID, k.UserID, k.Name, k.Prefix, k.Hash, ms(k.CreatedAt))
 		if isUniqueViolation(err) {
@@ -102,7 +102,7 @@ func (db *DB) APIKeys(ctx context.Context, userID string) ([]ctf.APIKey, error) 
 // RevokeAPIKey marks a user's key revoked. Revoking twice keeps the first
 // time. An unknown key is NotFound.
 func (db *DB) RevokeAPIKey(ctx context.Context, userID, keyID string, at time.Time) error {
-	return db.writeTx(ctx, func(tx *sql.Tx) error {
+	return db.writeTx(ctx, func(tx *sqlTx) error {
 		res, err := tx.ExecContext(ctx, `UPDATE api_keys SET revoked_at = COALESCE(revoked_at, ?) WHERE id = ? AND user_id = ?`,
 			ms(at), keyID, userID)
 		if err != nil {
@@ -201,7 +201,7 @@ func (db *DB) File(ctx context.Context, sha string) ([]byte, error) {
 	return data, nil
 }
 
-func (db *DB) writeTx(ctx context.Context, fn func(*sql.Tx) error) error {
+func (db *DB) writeTx(ctx context.Context, fn func(*sqlTx) error) error {
 	tx, err := db.w.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("begin: %w", err)

@@ -56,16 +56,22 @@ type BulkReport struct {
 // the tests can cross transaction boundaries cheaply.)
 var bulkTxRows = 250_000
 
-// BulkLoad writes a whole event into an empty, migrated database with
-// multi-row prepared INSERTs in a few large transactions on the single
-// writer connection. It refuses a database that already has users,
-// challenges or activity. Unique keys and checks are enforced as always and
-// foreign keys once at the end, so bad input fails loudly; but a failure
-// part-way leaves the rows of the transactions already committed, so a
-// failed load's database is to be thrown away, not repaired.
+// BulkLoad writes a whole event into an empty, migrated database. It
+// refuses a database that already has users, challenges or activity.
+// Unique keys and checks are enforced as always and foreign keys at the
+// latest at the end, so bad input fails loudly.
+//
+// On SQLite it writes multi-row prepared INSERTs in a few large
+// transactions on the single writer connection, so a failure part-way
+// leaves the rows of the transactions already committed: a failed load's
+// database is to be thrown away, not repaired. On PostgreSQL it streams
+// each table with COPY in one transaction, which a failure rolls back.
 func (db *DB) BulkLoad(ctx context.Context, b *Bulk) (BulkReport, error) {
+	if db.dialect.postgres() {
+		return db.bulkLoadPostgres(ctx, b)
+	}
 	var rep BulkReport
-	conn, err := db.w.Conn(ctx)
+	conn, err := db.w.raw.Conn(ctx)
 	if err != nil {
 		return rep, fmt.Errorf("bulk load: %w", err)
 	}
@@ -99,7 +105,7 @@ func (db *DB) BulkLoad(ctx context.Context, b *Bulk) (BulkReport, error) {
 		}
 	}()
 
-	l := &bulkLoader{ctx: ctx, conn: conn, rep: &rep}
+	l := &bulkLoader{ctx: ctx, conn: &sqlConn{raw: conn, d: db.dialect}}
 	if err := l.begin(); err != nil {
 		return rep, err
 	}
@@ -108,17 +114,11 @@ func (db *DB) BulkLoad(ctx context.Context, b *Bulk) (BulkReport, error) {
 			l.tx.Rollback()
 		}
 	}()
-	var n int
-	if err := l.tx.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM users) + (SELECT count(*) FROM challenges)
-		+ (SELECT count(*) FROM solves) + (SELECT count(*) FROM attempts)`).Scan(&n); err != nil {
-		return rep, fmt.Errorf("bulk load: %w", err)
+	if err := bulkEmpty(ctx, l.tx); err != nil {
+		return rep, err
 	}
-	if n > 0 {
-		return rep, ctf.Errorf(ctf.Conflict, "bulk load needs an empty database; this one already holds an event")
-	}
-	steps := []func(*Bulk) error{l.users, l.challenges, l.solves, l.reviews, l.writeups, l.apiKeys, l.attempts}
-	for _, step := range steps {
-		if err := step(b); err != nil {
+	for _, t := range bulkTables(b, &rep) {
+		if err := l.table(t); err != nil {
 			return rep, err
 		}
 	}
@@ -137,6 +137,23 @@ func (db *DB) BulkLoad(ctx context.Context, b *Bulk) (BulkReport, error) {
 		return rep, fmt.Errorf("bulk load: checkpoint: %w", err)
 	}
 	return rep, nil
+}
+
+// bulkEmpty refuses a database that already holds an event.
+func bulkEmpty(ctx context.Context, q querier) error {
+	var n int
+	if err := q.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM users) + (SELECT count(*) FROM challenges)
+		+ (SELECT count(*) FROM solves) + (SELECT count(*) FROM attempts)`).Scan(&n); err != nil {
+		return fmt.Errorf("bulk load: %w", err)
+	}
+	if n > 0 {
+		return errBulkNotEmpty()
+	}
+	return nil
+}
+
+func errBulkNotEmpty() error {
+	return ctf.Errorf(ctf.Conflict, "bulk load needs an empty database; this one already holds an event")
 }
 
 // foreignKeyCheck fails the load if any row names a missing parent.
@@ -160,10 +177,9 @@ func (l *bulkLoader) foreignKeyCheck() error {
 
 type bulkLoader struct {
 	ctx   context.Context
-	conn  *sql.Conn
-	tx    *sql.Tx
+	conn  *sqlConn
+	tx    *sqlTx
 	rows  int // rows written in the current transaction
-	rep   *BulkReport
 	stmts []*bulkInsert
 }
 
@@ -190,7 +206,7 @@ func (l *bulkLoader) commit() error {
 }
 
 // rotate commits and begins a new transaction once the current one is big
-// enough; only called between tables' batches, with every insert flushed.
+// enough; only called with every insert flushed.
 func (l *bulkLoader) rotate() error {
 	if l.rows < bulkTxRows {
 		return nil
@@ -299,131 +315,14 @@ func (b *bulkInsert) flushRotate() error {
 	return b.l.rotate()
 }
 
-func (l *bulkLoader) users(b *Bulk) error {
-	ins := l.inserter("users", "id, username, name, email, email_lower, image, password_hash, role, banned, created_at", &l.rep.Users)
-	for _, u := range b.Users {
-		role := u.Role
-		if role == "" {
-			role = ctf.RolePlayer
-		}
-		if err := ins.add(u.ID, u.Username, u.Name, nullString(u.Email), nullString(strings.ToLower(u.Email)),
-			u.Image, u.PasswordHash, role, u.Banned, ms(u.CreatedAt)); err != nil {
+// table writes one table's rows, committing as the transaction grows.
+func (l *bulkLoader) table(t bulkTable) error {
+	ins := l.inserter(t.name, strings.Join(t.cols, ", "), t.count)
+	for row, err := range t.rows {
+		if err != nil {
 			return err
 		}
-	}
-	return ins.flushRotate()
-}
-
-func (l *bulkLoader) challenges(b *Bulk) error {
-	ins := l.inserter("challenges", `id, slug, title, description, categories, difficulty, points, type, author_id,
-		file_name, file_url, has_instance, docker_port, hidden, tags, connection_info, created_at`, &l.rep.Challenges)
-	for _, c := range b.Challenges {
-		cats := c.Categories
-		if cats == nil {
-			cats = []string{}
-		}
-		tags := c.Tags
-		if tags == nil {
-			tags = []string{}
-		}
-		cj, _ := json.Marshal(cats)
-		tj, _ := json.Marshal(tags)
-		typ := c.Type
-		if typ == "" {
-			typ = "standard"
-		}
-		var port any
-		if c.DockerPort != nil {
-			port = *c.DockerPort
-		}
-		if err := ins.add(c.ID, c.Slug, c.Title, c.Description, string(cj), c.Difficulty, c.Points, typ, nullString(c.AuthorID),
-			c.FileName, c.FileURL, c.HasInstance, port, c.Hidden, string(tj), c.ConnectionInfo, ms(c.CreatedAt)); err != nil {
-			return err
-		}
-	}
-	if err := ins.flush(); err != nil {
-		return err
-	}
-	flags := l.inserter("flags", "challenge_id, position, kind, content, case_insensitive", &l.rep.Flags)
-	reqs := l.inserter("prerequisites", "challenge_id, requires_id", &l.rep.Prerequisites)
-	for _, c := range b.Challenges {
-		for i, f := range c.Flags {
-			if err := f.Compile(); err != nil {
-				return fmt.Errorf("bulk load challenge %q: %w", c.Slug, err)
-			}
-			if err := flags.add(c.ID, i, f.Kind, f.Content, f.CaseInsensitive); err != nil {
-				return err
-			}
-		}
-		for _, r := range c.Requires {
-			if err := reqs.add(c.ID, r); err != nil {
-				return err
-			}
-		}
-	}
-	if err := flags.flush(); err != nil {
-		return err
-	}
-	return reqs.flushRotate()
-}
-
-func (l *bulkLoader) solves(b *Bulk) error {
-	ins := l.inserter("solves", "id, user_id, challenge_id, flag, solved_at", &l.rep.Solves)
-	for _, s := range b.Solves {
-		if err := ins.add(s.ID, s.UserID, s.ChallengeID, nullString(s.Flag), ms(s.At)); err != nil {
-			return err
-		}
-	}
-	return ins.flushRotate()
-}
-
-func (l *bulkLoader) reviews(b *Bulk) error {
-	ins := l.inserter("reviews", "id, user_id, challenge_id, stars, difficulty, created_at", &l.rep.Reviews)
-	for _, r := range b.Reviews {
-		if err := ins.add(r.ID, r.UserID, r.ChallengeID, r.Stars, r.Difficulty, ms(r.CreatedAt)); err != nil {
-			return err
-		}
-	}
-	return ins.flushRotate()
-}
-
-func (l *bulkLoader) writeups(b *Bulk) error {
-	ins := l.inserter("writeups", "id, user_id, challenge_id, title, content, images, status, created_at, updated_at", &l.rep.Writeups)
-	for _, w := range b.Writeups {
-		images := w.Images
-		if images == nil {
-			images = []string{}
-		}
-		ij, _ := json.Marshal(images)
-		status := w.Status
-		if status == "" {
-			status = ctf.WriteupPending
-		}
-		if err := ins.add(w.ID, w.UserID, w.ChallengeID, w.Title, w.Content, string(ij), status, ms(w.CreatedAt), ms(w.UpdatedAt)); err != nil {
-			return err
-		}
-	}
-	return ins.flushRotate()
-}
-
-func (l *bulkLoader) apiKeys(b *Bulk) error {
-	ins := l.inserter("api_keys", "id, user_id, name, key_prefix, key_hash, created_at, last_used_at, revoked_at", &l.rep.APIKeys)
-	for _, k := range b.APIKeys {
-		if err := ins.add(k.ID, k.UserID, k.Name, k.Prefix, k.Hash, ms(k.CreatedAt), nullMs(k.LastUsedAt), nullMs(k.RevokedAt)); err != nil {
-			return err
-		}
-	}
-	return ins.flushRotate()
-}
-
-func (l *bulkLoader) attempts(b *Bulk) error {
-	if b.Attempts == nil {
-		return nil
-	}
-	ins := l.inserter("attempts", "id, user_id, challenge_id, flag, created_at", &l.rep.Attempts)
-	var err error
-	for a := range b.Attempts {
-		if err = ins.add(a.ID, a.UserID, a.ChallengeID, a.Flag, ms(a.At)); err != nil {
+		if err := ins.add(row...); err != nil {
 			return err
 		}
 		if len(ins.args) == 0 && l.rows >= bulkTxRows {
@@ -432,5 +331,125 @@ func (l *bulkLoader) attempts(b *Bulk) error {
 			}
 		}
 	}
-	return ins.flush()
+	return ins.flushRotate()
+}
+
+// bulkTable is one table's rows as stored, for either database's way of
+// writing many rows.
+type bulkTable struct {
+	name  string
+	cols  []string
+	count *int64
+	rows  iter.Seq2[[]any, error]
+}
+
+// bulkTables lists b's tables in an order that satisfies foreign keys,
+// counting their rows in rep.
+func bulkTables(b *Bulk, rep *BulkReport) []bulkTable {
+	return []bulkTable{
+		{"users", []string{"id", "username", "name", "email", "email_lower", "image", "password_hash", "role", "banned", "created_at"},
+			&rep.Users, bulkRows(b.Users, func(u ctf.User) ([]any, error) {
+				role := u.Role
+				if role == "" {
+					role = ctf.RolePlayer
+				}
+				return []any{u.ID, u.Username, u.Name, nullString(u.Email), nullString(strings.ToLower(u.Email)),
+					u.Image, u.PasswordHash, role, u.Banned, ms(u.CreatedAt)}, nil
+			})},
+		{"challenges", []string{"id", "slug", "title", "description", "categories", "difficulty", "points", "type", "author_id",
+			"file_name", "file_url", "has_instance", "docker_port", "hidden", "tags", "connection_info", "created_at"},
+			&rep.Challenges, bulkRows(b.Challenges, func(c ctf.Challenge) ([]any, error) {
+				cats := c.Categories
+				if cats == nil {
+					cats = []string{}
+				}
+				tags := c.Tags
+				if tags == nil {
+					tags = []string{}
+				}
+				cj, _ := json.Marshal(cats)
+				tj, _ := json.Marshal(tags)
+				typ := c.Type
+				if typ == "" {
+					typ = "standard"
+				}
+				var port any
+				if c.DockerPort != nil {
+					port = *c.DockerPort
+				}
+				return []any{c.ID, c.Slug, c.Title, c.Description, string(cj), c.Difficulty, c.Points, typ, nullString(c.AuthorID),
+					c.FileName, c.FileURL, c.HasInstance, port, c.Hidden, string(tj), c.ConnectionInfo, ms(c.CreatedAt)}, nil
+			})},
+		{"flags", []string{"challenge_id", "position", "kind", "content", "case_insensitive"}, &rep.Flags,
+			func(yield func([]any, error) bool) {
+				for _, c := range b.Challenges {
+					for i, f := range c.Flags {
+						if err := f.Compile(); err != nil {
+							yield(nil, fmt.Errorf("bulk load challenge %q: %w", c.Slug, err))
+							return
+						}
+						if !yield([]any{c.ID, i, f.Kind, f.Content, f.CaseInsensitive}, nil) {
+							return
+						}
+					}
+				}
+			}},
+		{"prerequisites", []string{"challenge_id", "requires_id"}, &rep.Prerequisites,
+			func(yield func([]any, error) bool) {
+				for _, c := range b.Challenges {
+					for _, r := range c.Requires {
+						if !yield([]any{c.ID, r}, nil) {
+							return
+						}
+					}
+				}
+			}},
+		// Seq is assigned in this order.
+		{"solves", []string{"id", "user_id", "challenge_id", "flag", "solved_at"}, &rep.Solves,
+			bulkRows(b.Solves, func(s ctf.Solve) ([]any, error) {
+				return []any{s.ID, s.UserID, s.ChallengeID, nullString(s.Flag), ms(s.At)}, nil
+			})},
+		{"reviews", []string{"id", "user_id", "challenge_id", "stars", "difficulty", "created_at"}, &rep.Reviews,
+			bulkRows(b.Reviews, func(r ctf.Review) ([]any, error) {
+				return []any{r.ID, r.UserID, r.ChallengeID, r.Stars, r.Difficulty, ms(r.CreatedAt)}, nil
+			})},
+		{"writeups", []string{"id", "user_id", "challenge_id", "title", "content", "images", "status", "created_at", "updated_at"},
+			&rep.Writeups, bulkRows(b.Writeups, func(w ctf.Writeup) ([]any, error) {
+				images := w.Images
+				if images == nil {
+					images = []string{}
+				}
+				ij, _ := json.Marshal(images)
+				status := w.Status
+				if status == "" {
+					status = ctf.WriteupPending
+				}
+				return []any{w.ID, w.UserID, w.ChallengeID, w.Title, w.Content, string(ij), status, ms(w.CreatedAt), ms(w.UpdatedAt)}, nil
+			})},
+		{"api_keys", []string{"id", "user_id", "name", "key_prefix", "key_hash", "created_at", "last_used_at", "revoked_at"}, &rep.APIKeys,
+			bulkRows(b.APIKeys, func(k ctf.APIKey) ([]any, error) {
+				return []any{k.ID, k.UserID, k.Name, k.Prefix, k.Hash, ms(k.CreatedAt), nullMs(k.LastUsedAt), nullMs(k.RevokedAt)}, nil
+			})},
+		{"attempts", []string{"id", "user_id", "challenge_id", "flag", "created_at"}, &rep.Attempts,
+			func(yield func([]any, error) bool) {
+				if b.Attempts == nil {
+					return
+				}
+				for a := range b.Attempts {
+					if !yield([]any{a.ID, a.UserID, a.ChallengeID, a.Flag, ms(a.At)}, nil) {
+						return
+					}
+				}
+			}},
+	}
+}
+
+func bulkRows[T any](items []T, row func(T) ([]any, error)) iter.Seq2[[]any, error] {
+	return func(yield func([]any, error) bool) {
+		for _, it := range items {
+			if !yield(row(it)) {
+				return
+			}
+		}
+	}
 }

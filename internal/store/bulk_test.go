@@ -1,33 +1,22 @@
-package store
+package store_test
 
 import (
 	"context"
 	"iter"
-	"path/filepath"
 	"strconv"
 	"testing"
 	"time"
 
 	"github.com/flagshipctf/flagship/internal/ctf"
+	"github.com/flagshipctf/flagship/internal/store"
+	"github.com/flagshipctf/flagship/internal/store/storetest"
 )
 
-func openTemp(t *testing.T) *DB {
-	t.Helper()
-	ctx := context.Background()
-	db, err := Open(ctx, "sqlite:"+filepath.Join(t.TempDir(), "bulk.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	if err := db.Migrate(ctx); err != nil {
-		t.Fatal(err)
-	}
-	return db
-}
+func openTemp(t *testing.T) *store.DB { return storetest.Open(t) }
 
-func bulkFixture(attempts int) *Bulk {
+func bulkFixture(attempts int) *store.Bulk {
 	at := time.Date(2025, 6, 6, 8, 0, 0, 0, time.UTC)
-	b := &Bulk{
+	b := &store.Bulk{
 		Users: []ctf.User{
 			{ID: "u1", Username: "alice", Email: "Alice@Example.org", Role: ctf.RolePlayer, CreatedAt: at},
 			{ID: "u2", Username: "bob", Role: ctf.RolePlayer, CreatedAt: at},
@@ -48,9 +37,9 @@ func bulkFixture(attempts int) *Bulk {
 		Writeups: []ctf.Writeup{{ID: "w1", UserID: "u1", ChallengeID: "c1", Title: "T", Content: "C", Status: ctf.WriteupApproved, CreatedAt: at, UpdatedAt: at}},
 		APIKeys:  []ctf.APIKey{{ID: "k1", UserID: "u1", Name: "k", Prefix: "fsk_aaaaaaaa", Hash: "00", CreatedAt: at}},
 	}
-	b.Attempts = func(yield func(Attempt) bool) {
+	b.Attempts = func(yield func(store.Attempt) bool) {
 		for i := 0; i < attempts; i++ {
-			if !yield(Attempt{ID: "a" + strconv.Itoa(i), UserID: "u2",
+			if !yield(store.Attempt{ID: "a" + strconv.Itoa(i), UserID: "u2",
 				ChallengeID: "c1", Flag: "nope", At: at.Add(time.Duration(i) * time.Second)}) {
 				return
 			}
@@ -62,14 +51,13 @@ func bulkFixture(attempts int) *Bulk {
 func TestBulkLoad(t *testing.T) {
 	ctx := context.Background()
 	db := openTemp(t)
-	defer func(n int) { bulkTxRows = n }(bulkTxRows)
-	bulkTxRows = 1000
+	defer store.SetBulkTxRows(1000)()
 	const attempts = 2345 // crosses transaction boundaries
 	rep, err := db.BulkLoad(ctx, bulkFixture(attempts))
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := BulkReport{Users: 3, Challenges: 2, Flags: 3, Prerequisites: 1, Solves: 2, Attempts: attempts, Reviews: 1, Writeups: 1, APIKeys: 1}
+	want := store.BulkReport{Users: 3, Challenges: 2, Flags: 3, Prerequisites: 1, Solves: 2, Attempts: attempts, Reviews: 1, Writeups: 1, APIKeys: 1}
 	if rep != want {
 		t.Fatalf("report %+v, want %+v", rep, want)
 	}
@@ -113,7 +101,7 @@ func TestSnapshotCountsPlayersAttempts(t *testing.T) {
 	b := bulkFixture(0)
 	at := time.Date(2025, 6, 6, 9, 0, 0, 0, time.UTC)
 	b.Users = append(b.Users, ctf.User{ID: "u4", Username: "mallory", Role: ctf.RolePlayer, Banned: true, CreatedAt: at})
-	rows := []Attempt{
+	rows := []store.Attempt{
 		{ID: "a1", UserID: "u2", ChallengeID: "c1", Flag: "x", At: at},
 		{ID: "a2", UserID: "u2", ChallengeID: "c1", Flag: "y", At: at},
 		{ID: "a3", UserID: "u1", ChallengeID: "c1", Flag: "z", At: at},
@@ -122,7 +110,7 @@ func TestSnapshotCountsPlayersAttempts(t *testing.T) {
 		{ID: "a6", UserID: "u3", ChallengeID: "c2", Flag: "x", At: at},
 		{ID: "a7", UserID: "u4", ChallengeID: "c2", Flag: "x", At: at},
 	}
-	b.Attempts = func(yield func(Attempt) bool) {
+	b.Attempts = func(yield func(store.Attempt) bool) {
 		for _, a := range rows {
 			if !yield(a) {
 				return
@@ -143,14 +131,14 @@ func TestSnapshotCountsPlayersAttempts(t *testing.T) {
 
 func TestBulkLoadRejectsBadRows(t *testing.T) {
 	ctx := context.Background()
-	for name, spoil := range map[string]func(*Bulk){
-		"missing parent":  func(b *Bulk) { b.Solves[1].ChallengeID = "c9" },
-		"duplicate solve": func(b *Bulk) { b.Solves[1].ChallengeID = "c1" },
-		"bad difficulty":  func(b *Bulk) { b.Challenges[0].Difficulty = "Trivial" },
-		"bad regex":       func(b *Bulk) { b.Challenges[1].Flags[0].Content = "(" },
-		"unknown attempt user": func(b *Bulk) {
-			b.Attempts = iter.Seq[Attempt](func(yield func(Attempt) bool) {
-				yield(Attempt{ID: "x", UserID: "ghost", ChallengeID: "c1", Flag: "f", At: time.Now()})
+	for name, spoil := range map[string]func(*store.Bulk){
+		"missing parent":  func(b *store.Bulk) { b.Solves[1].ChallengeID = "c9" },
+		"duplicate solve": func(b *store.Bulk) { b.Solves[1].ChallengeID = "c1" },
+		"bad difficulty":  func(b *store.Bulk) { b.Challenges[0].Difficulty = "Trivial" },
+		"bad regex":       func(b *store.Bulk) { b.Challenges[1].Flags[0].Content = "(" },
+		"unknown attempt user": func(b *store.Bulk) {
+			b.Attempts = iter.Seq[store.Attempt](func(yield func(store.Attempt) bool) {
+				yield(store.Attempt{ID: "x", UserID: "ghost", ChallengeID: "c1", Flag: "f", At: time.Now()})
 			})
 		},
 	} {

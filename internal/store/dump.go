@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"database/sql"
 	"encoding/base64"
 	"fmt"
 	"time"
@@ -15,7 +14,7 @@ import (
 // password hashes and API-key hashes, so that loading it into an empty
 // database reproduces the same API responses.
 func (db *DB) Dump(ctx context.Context) (*dataset.Dataset, error) {
-	tx, err := db.r.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	tx, err := db.r.wholeRead(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("dump: %w", err)
 	}
@@ -140,7 +139,7 @@ func (db *DB) Dump(ctx context.Context) (*dataset.Dataset, error) {
 
 type scanner interface{ Scan(...any) error }
 
-func dumpRows(ctx context.Context, tx *sql.Tx, query string, fn func(scanner) error) error {
+func dumpRows(ctx context.Context, tx *sqlTx, query string, fn func(scanner) error) error {
 	rows, err := tx.QueryContext(ctx, query)
 	if err != nil {
 		return err

@@ -43,7 +43,10 @@ func (r *LoadReport) count(kind string, created, changed bool) {
 // error names the file, entry and field at fault.
 func (db *DB) Load(ctx context.Context, ds *dataset.Dataset) (LoadReport, error) {
 	rep := LoadReport{Created: map[string]int{}, Updated: map[string]int{}, Unchanged: map[string]int{}}
-	err := db.writeTx(ctx, func(tx *sql.Tx) error {
+	err := db.writeTx(ctx, func(tx *sqlTx) error {
+		if err := lockLoads(ctx, tx); err != nil {
+			return fmt.Errorf("load: %w", err)
+		}
 		l := &loader{ctx: ctx, tx: tx, ds: ds, rep: &rep, now: ctf.Millis(db.now()),
 			users: map[string]string{}, chals: map[string]string{}}
 		steps := []func() error{l.loadUsers, l.loadChallenges, l.loadSolves, l.loadAttempts, l.loadWriteups, l.loadReviews}
@@ -59,7 +62,7 @@ func (db *DB) Load(ctx context.Context, ds *dataset.Dataset) (LoadReport, error)
 
 type loader struct {
 	ctx   context.Context
-	tx    *sql.Tx
+	tx    *sqlTx
 	ds    *dataset.Dataset
 	rep   *LoadReport
 	now   time.Time
@@ -155,11 +158,15 @@ func (l *loader) loadUsers() error {
 		case u.Password != "" && !secret.CheckPassword(old.PasswordHash, u.Password):
 			nu.PasswordHash = secret.HashPassword(u.Password)
 		}
-		_, err = l.tx.ExecContext(l.ctx, `INSERT INTO users (id, username, name, email, email_lower, password_hash, role, banned, created_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-			ON CONFLICT (username) DO UPDATE SET name = excluded.name, email = excluded.email, email_lower = excluded.email_lower,
-			password_hash = excluded.password_hash, role = excluded.role, banned = excluded.banned, created_at = excluded.created_at`,
-			nu.ID, nu.Username, nu.Name, nullString(nu.Email), nullString(strings.ToLower(nu.Email)), nu.PasswordHash, nu.Role, nu.Banned, ms(nu.CreatedAt))
+		// In a savepoint: a failure is explained by a further query.
+		err = l.tx.savepoint(l.ctx, func() error {
+			_, err := l.tx.ExecContext(l.ctx, `INSERT INTO users (id, username, name, email, email_lower, password_hash, role, banned, created_at)
+				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+				ON CONFLICT (username) DO UPDATE SET name = excluded.name, email = excluded.email, email_lower = excluded.email_lower,
+				password_hash = excluded.password_hash, role = excluded.role, banned = excluded.banned, created_at = excluded.created_at`,
+				nu.ID, nu.Username, nu.Name, nullString(nu.Email), nullString(strings.ToLower(nu.Email)), nu.PasswordHash, nu.Role, nu.Banned, ms(nu.CreatedAt))
+			return err
+		})
 		if isUniqueViolation(err) {
 			var other string
 			if l.tx.QueryRowContext(l.ctx, "SELECT username FROM users WHERE id = ?", nu.ID).Scan(&other) == nil && other != u.Username {

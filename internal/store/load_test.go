@@ -18,6 +18,7 @@ import (
 
 	"github.com/flagshipctf/flagship/internal/dataset"
 	"github.com/flagshipctf/flagship/internal/store"
+	"github.com/flagshipctf/flagship/internal/store/storetest"
 )
 
 const (
@@ -98,19 +99,10 @@ func writeFile(t *testing.T, dir, name, content string) string {
 	return p
 }
 
-// openDB opens a fresh migrated SQLite file.
+// openDB opens a fresh migrated database (see storetest).
 func openDB(t *testing.T) *store.DB {
 	t.Helper()
-	ctx := context.Background()
-	db, err := store.Open(ctx, "sqlite:"+filepath.Join(t.TempDir(), "flagship.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	if err := db.Migrate(ctx); err != nil {
-		t.Fatal(err)
-	}
-	return db
+	return storetest.Open(t)
 }
 
 // loadPaths reads paths with dataset.ReadPaths and loads them, as `flagship load` does.

@@ -26,7 +26,7 @@ type Snapshot struct {
 
 // Snapshot reads the whole hot state.
 func (db *DB) Snapshot(ctx context.Context) (*Snapshot, error) {
-	tx, err := db.r.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	tx, err := db.r.wholeRead(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("snapshot: %w", err)
 	}
@@ -63,7 +63,7 @@ func (db *DB) Snapshot(ctx context.Context) (*Snapshot, error) {
 		return nil, err
 	}
 	others, err := countByChallenge(ctx, tx, `SELECT a.challenge_id, count(*) FROM users u CROSS JOIN attempts a
-		WHERE a.user_id = u.id AND (u.role <> 'player' OR u.banned <> 0) GROUP BY a.challenge_id`)
+		WHERE a.user_id = u.id AND (u.role <> 'player' OR u.banned) GROUP BY a.challenge_id`)
 	if err != nil {
 		return nil, err
 	}

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/flagshipctf/flagship/internal/ctf"
+	"github.com/jackc/pgx/v5/pgconn"
 	_ "modernc.org/sqlite" // the pure-Go SQLite driver: no cgo, so the binary stays static
 )
 
@@ -25,19 +26,39 @@ import (
 var migrations embed.FS
 
 // DB is a handle on the platform database. SQLite allows one writer at a
-// time, so writes go through a single connection (no SQLITE_BUSY storms)
-// while reads use a pool that WAL lets run beside it.
+// time, so there writes go through a single connection (no SQLITE_BUSY
+// storms) while reads use a pool that WAL lets run beside it. PostgreSQL
+// has one pool for both (w and r are the same), and the database itself
+// keeps concurrent writers of several processes correct (locks, keys).
 type DB struct {
-	w, r    *sql.DB
-	dialect string // "sqlite"
+	w, r    *sqlDB
+	dialect *dialect
 	now     func() time.Time
 }
 
-// Open connects to the database named by dsn: "sqlite:PATH" or a bare path.
+// Open connects to the database named by dsn.
+//
+// SQLite: "sqlite:PATH", "sqlite://PATH" or a bare path. The file is opened
+// in WAL mode with foreign keys on; writes go through one connection, reads
+// through a pool of 8.
+//
+// PostgreSQL: a URL "postgres://user:password@host:port/dbname?param=value&…"
+// (or "postgresql://…"), in the form and with the parameters that libpq and
+// pgx understand (sslmode, connect_timeout, search_path, …: parameters
+// that are not connection settings are sent to the server as run-time
+// parameters). Flagship adds or sets:
+//   - pool_max_conns=N: the most connections this process opens (default 16;
+//     Flagship's own, removed before connecting). Keep the sum over all
+//     replicas, plus one per replica for notifications, below the server's
+//     max_connections.
+//   - statement_timeout: the server cancels any statement running longer
+//     (PostgreSQL syntax: "5s", "500ms", "0" for none). Default 5s, so a
+//     stuck query fails a request instead of holding a connection. Whole-
+//     event work lifts it for its own statements: migrations, load, bulk
+//     load, dump and the snapshot a server builds its state from.
 func Open(ctx context.Context, dsn string) (*DB, error) {
-	switch {
-	case strings.HasPrefix(dsn, "postgres://"), strings.HasPrefix(dsn, "postgresql://"):
-		return nil, fmt.Errorf("open %s: PostgreSQL is not supported by this build yet", redact(dsn))
+	if isPostgresDSN(dsn) {
+		return openPostgres(ctx, dsn)
 	}
 	p := strings.TrimPrefix(strings.TrimPrefix(dsn, "sqlite://"), "sqlite:")
 	if p == "" {
@@ -62,13 +83,17 @@ func Open(ctx context.Context, dsn string) (*DB, error) {
 	r.SetMaxOpenConns(8)
 	r.SetMaxIdleConns(8)
 	r.SetConnMaxLifetime(0)
-	db := &DB{w: w, r: r, dialect: "sqlite", now: time.Now}
+	d := &dialect{name: sqliteName}
+	db := &DB{w: &sqlDB{raw: w, d: d}, r: &sqlDB{raw: r, d: d}, dialect: d, now: time.Now}
 	if err := db.Ping(ctx); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("open %s: %w", p, err)
 	}
 	return db, nil
 }
+
+// Dialect names the database behind db: "sqlite" or "postgres".
+func (db *DB) Dialect() string { return db.dialect.name }
 
 func redact(dsn string) string {
 	if i := strings.Index(dsn, "@"); i > 0 {
@@ -81,7 +106,10 @@ func redact(dsn string) string {
 
 // Close closes the database.
 func (db *DB) Close() error {
-	return errors.Join(db.r.Close(), db.w.Close())
+	if db.r == db.w {
+		return db.w.raw.Close()
+	}
+	return errors.Join(db.r.raw.Close(), db.w.raw.Close())
 }
 
 // Ping checks that the database answers.
@@ -94,13 +122,30 @@ func (db *DB) Ping(ctx context.Context) error {
 }
 
 // Migrate applies the embedded migrations that have not run yet, each in its
-// own transaction.
+// own transaction. On PostgreSQL it holds an advisory lock meanwhile, so
+// that of several replicas starting at once one migrates and the others
+// wait and then find nothing to do.
 func (db *DB) Migrate(ctx context.Context) error {
-	if _, err := db.w.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
-		version TEXT PRIMARY KEY, applied_at INTEGER NOT NULL)`); err != nil {
+	conn, err := db.w.raw.Conn(ctx)
+	if err != nil {
 		return fmt.Errorf("migrate: %w", err)
 	}
-	dir := path.Join("migrations", db.dialect)
+	defer conn.Close()
+	c := &sqlConn{raw: conn, d: db.dialect}
+	if db.dialect.postgres() {
+		unlock, err := lockMigrations(ctx, conn)
+		if err != nil {
+			return fmt.Errorf("migrate: %w", err)
+		}
+		defer unlock()
+	}
+	// BIGINT: milliseconds overflow PostgreSQL's 32-bit INTEGER (SQLite
+	// reads both as INTEGER).
+	if _, err := c.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
+		version TEXT PRIMARY KEY, applied_at BIGINT NOT NULL)`); err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
+	dir := path.Join("migrations", db.dialect.name)
 	entries, err := fs.ReadDir(migrations, dir)
 	if err != nil {
 		return fmt.Errorf("migrate: %w", err)
@@ -113,15 +158,15 @@ func (db *DB) Migrate(ctx context.Context) error {
 	}
 	sort.Strings(names)
 	for _, name := range names {
-		if err := db.migrateOne(ctx, dir, name); err != nil {
+		if err := db.migrateOne(ctx, c, dir, name); err != nil {
 			return fmt.Errorf("migrate %s: %w", name, err)
 		}
 	}
 	return nil
 }
 
-func (db *DB) migrateOne(ctx context.Context, dir, name string) error {
-	tx, err := db.w.BeginTx(ctx, nil)
+func (db *DB) migrateOne(ctx context.Context, c *sqlConn, dir, name string) error {
+	tx, err := c.BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}
@@ -137,7 +182,8 @@ func (db *DB) migrateOne(ctx context.Context, dir, name string) error {
 	if err != nil {
 		return err
 	}
-	if _, err := tx.ExecContext(ctx, string(body)); err != nil {
+	// As written: a migration is several statements and no parameters.
+	if _, err := tx.raw.ExecContext(ctx, string(body)); err != nil {
 		return err
 	}
 	if _, err := tx.ExecContext(ctx, "INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)", name, db.now().UnixMilli()); err != nil {
@@ -159,17 +205,40 @@ func (db *DB) Revision(ctx context.Context) (int64, error) {
 	return n, err
 }
 
-func bumpRevision(ctx context.Context, tx *sql.Tx) error {
-	_, err := tx.ExecContext(ctx, "UPDATE meta SET value = CAST(CAST(value AS INTEGER) + 1 AS TEXT) WHERE key = 'revision'")
+const bumpRevisionSQL = "UPDATE meta SET value = CAST(CAST(value AS INTEGER) + 1 AS TEXT) WHERE key = 'revision'"
+
+func bumpRevision(ctx context.Context, tx *sqlTx) error {
+	_, err := tx.ExecContext(ctx, bumpRevisionSQL)
 	if err != nil {
 		return fmt.Errorf("bump revision: %w", err)
+	}
+	return notifyChange(ctx, tx)
+}
+
+// notifyChange wakes the other replicas on PostgreSQL once tx commits
+// (Listen); SQLite's replicas poll.
+func notifyChange(ctx context.Context, tx *sqlTx) error {
+	if !tx.d.postgres() {
+		return nil
+	}
+	// The channel is NotifyChannel.
+	if _, err := tx.ExecContext(ctx, "SELECT pg_notify('flagship_changes', '')"); err != nil {
+		return fmt.Errorf("notify: %w", err)
 	}
 	return nil
 }
 
-// isUniqueViolation reports whether err is a unique-constraint failure.
+// isUniqueViolation reports whether err is a unique-constraint failure:
+// SQLSTATE 23505 from PostgreSQL, SQLite's "UNIQUE constraint failed".
 func isUniqueViolation(err error) bool {
-	return err != nil && strings.Contains(err.Error(), "UNIQUE constraint failed")
+	if err == nil {
+		return false
+	}
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) {
+		return pgErr.Code == "23505" // unique_violation
+	}
+	return strings.Contains(err.Error(), "UNIQUE constraint failed")
 }
 
 func ms(t time.Time) int64 { return t.UnixMilli() }

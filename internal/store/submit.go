@@ -37,12 +37,26 @@ type RateLimit struct {
 // RateLimited, then the submission is recorded, as a solve when correct (the
 // unique key turns a racing duplicate into Conflict) or as a wrong attempt.
 // It returns what it recorded.
+//
+// The database keeps this exact across processes: SQLite runs one write
+// transaction at a time; PostgreSQL's transaction first takes an advisory
+// lock on the user and challenge. A solve's time is never before that of
+// the challenge's newest solve (it is moved up to it if need be), and on
+// PostgreSQL solves of one challenge are recorded under a lock on it, so
+// for each challenge the order by (time, seq) is the order in which the
+// solves were committed: the first in that order, the first blood, is
+// decided once. So when RecordSubmission returns a solve, every solve of
+// the challenge before it in that order is committed: a read made then
+// (Changes, ChangesSince) finds them all.
 func (db *DB) RecordSubmission(ctx context.Context, s Submission, limit RateLimit) (Recorded, error) {
 	tx, err := db.w.BeginTx(ctx, nil)
 	if err != nil {
 		return Recorded{}, fmt.Errorf("submit: %w", err)
 	}
 	defer tx.Rollback()
+	if err := lockSubmission(ctx, tx, s.UserID, s.ChallengeID); err != nil {
+		return Recorded{}, fmt.Errorf("submit: lock: %w", err)
+	}
 	var n int
 	if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM solves WHERE user_id = ? AND challenge_id = ?",
 		s.UserID, s.ChallengeID).Scan(&n); err != nil {
@@ -77,19 +91,31 @@ func (db *DB) RecordSubmission(ctx context.Context, s Submission, limit RateLimi
 			VALUES (?, ?, ?, ?, ?) RETURNING seq`, id, s.UserID, s.ChallengeID, s.Flag, ms(s.At)).Scan(&rec.Seq); err != nil {
 			return Recorded{}, fmt.Errorf("submit: record attempt: %w", err)
 		}
+		if err := notifyChange(ctx, tx); err != nil {
+			return Recorded{}, fmt.Errorf("submit: %w", err)
+		}
 		if err := tx.Commit(); err != nil {
 			return Recorded{}, fmt.Errorf("submit: commit: %w", err)
 		}
 		return rec, nil
 	}
-	solve := &ctf.Solve{ID: id, UserID: s.UserID, ChallengeID: s.ChallengeID, Flag: s.Flag, At: ctf.Millis(s.At)}
+	if err := lockChallengeSolves(ctx, tx, s.ChallengeID); err != nil {
+		return Recorded{}, fmt.Errorf("submit: lock: %w", err)
+	}
+	solve := &ctf.Solve{ID: id, UserID: s.UserID, ChallengeID: s.ChallengeID, Flag: s.Flag}
+	var at int64
 	err = tx.QueryRowContext(ctx, `INSERT INTO solves (id, user_id, challenge_id, flag, solved_at)
-		VALUES (?, ?, ?, ?, ?) RETURNING seq`, id, s.UserID, s.ChallengeID, s.Flag, ms(s.At)).Scan(&solve.Seq)
+		VALUES (?, ?, ?, ?, `+db.dialect.greatest("?", "COALESCE((SELECT max(solved_at) FROM solves WHERE challenge_id = ?), 0)")+`)
+		RETURNING seq, solved_at`, id, s.UserID, s.ChallengeID, s.Flag, ms(s.At), s.ChallengeID).Scan(&solve.Seq, &at)
 	if isUniqueViolation(err) {
 		return Recorded{}, ctf.Errorf(ctf.Conflict, "challenge already solved")
 	}
 	if err != nil {
 		return Recorded{}, fmt.Errorf("submit: record solve: %w", err)
+	}
+	solve.At = fromMs(at)
+	if err := notifyChange(ctx, tx); err != nil {
+		return Recorded{}, fmt.Errorf("submit: %w", err)
 	}
 	if err := tx.Commit(); err != nil {
 		if isUniqueViolation(err) {
