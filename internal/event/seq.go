@@ -29,6 +29,24 @@ func newSeqTracker(max int64) seqTracker {
 	return seqTracker{max: max, own: map[int64]bool{}, gaps: map[int64]time.Time{}}
 }
 
+// newSeqTrackerAt starts a tracker from a snapshot that saw rows up to
+// max, of which seen are those above max-window: the numbers in that window
+// the snapshot did not see may belong to transactions still in flight.
+func newSeqTrackerAt(max, window int64, seen []int64, now time.Time) seqTracker {
+	t := newSeqTracker(0)
+	if max > window {
+		t.max = max - window
+	}
+	inWindow := make([]int64, 0, len(seen)+1)
+	for _, s := range seen {
+		if s > t.max {
+			inWindow = append(inWindow, s)
+		}
+	}
+	t.advance(append(inWindow, max), now)
+	return t
+}
+
 // markOwn records a row this process applied itself.
 func (t *seqTracker) markOwn(seq int64) { t.own[seq] = true }
 

@@ -82,7 +82,7 @@ func (s *Service) Load(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("load event state: %w", err)
 	}
-	s.st.Store(newState(snap, s.opts.PublicURL))
+	s.st.Store(newState(snap, s.opts.PublicURL, s.now()))
 	return nil
 }
 

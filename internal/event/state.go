@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"sort"
 	"sync"
+	"time"
 
 	"github.com/flagshipctf/flagship/internal/ctf"
 	"github.com/flagshipctf/flagship/internal/store"
@@ -69,7 +70,7 @@ type chal struct {
 	first      bool // opens the list
 }
 
-func newState(snap *store.Snapshot, publicURL string) *state {
+func newState(snap *store.Snapshot, publicURL string, now time.Time) *state {
 	s := &state{
 		revision:  snap.Revision,
 		publicURL: publicURL,
@@ -78,8 +79,7 @@ func newState(snap *store.Snapshot, publicURL string) *state {
 		bySlug:    make(map[string]*chal, len(snap.Challenges)),
 		catTotal:  map[string]int{},
 
-		solveSeqs:   newSeqTracker(snap.MaxSolveSeq),
-		attemptSeqs: newSeqTracker(snap.MaxAttemptSeq),
+		attemptSeqs: newSeqTrackerAt(snap.MaxAttemptSeq, store.GapWindow, snap.RecentAttemptSeqs, now),
 	}
 	for _, u := range snap.Users {
 		s.users[u.ID] = &user{User: u, player: u.IsPlayer(), solved: map[string]*solve{}}
@@ -102,9 +102,12 @@ func newState(snap *store.Snapshot, publicURL string) *state {
 		}
 		return a.Slug < b.Slug
 	})
+	solveSeqs := make([]int64, len(snap.Solves))
 	for i := range snap.Solves {
 		s.addSolve(snap.Solves[i])
+		solveSeqs[i] = snap.Solves[i].Seq
 	}
+	s.solveSeqs = newSeqTrackerAt(snap.MaxSolveSeq, store.GapWindow, solveSeqs, now)
 	for _, r := range snap.Reviews {
 		if c := s.chals[r.ChallengeID]; c != nil {
 			c.reviews[r.UserID] = r

@@ -34,7 +34,7 @@ func testState() *state {
 		},
 		WrongAttempts: map[string]int64{"c1": 2},
 		MaxSolveSeq:   3, MaxAttemptSeq: 10,
-	}, "http://x")
+	}, "http://x", t0(0))
 }
 
 type board struct {
@@ -80,7 +80,7 @@ func TestStateBodiesFollowSolvesNotWrongAttempts(t *testing.T) {
 	if list2 == list1 || list2.ETag == list1.ETag {
 		t.Error("a wrong attempt must change the list's attemptsCount")
 	}
-	awards := st.applySolve(ctf.Solve{Seq: 4, ID: "s4", UserID: "u1", ChallengeID: "c1", At: t0(3)})
+	awards := st.applySolve(ctf.Solve{Seq: 4, ID: "s4", UserID: "u1", ChallengeID: "c1", At: t0(3)}, nil, t0(3))
 	var ids []string
 	for _, a := range awards {
 		ids = append(ids, a.ID)
@@ -125,7 +125,7 @@ func TestStateCatchUpCountsEachRowOnce(t *testing.T) {
 
 func TestSplicedGzipListDecompressesToThePlainList(t *testing.T) {
 	st := testState()
-	st.applySolve(ctf.Solve{Seq: 4, ID: "s4", UserID: "u1", ChallengeID: "c1", At: t0(3)})
+	st.applySolve(ctf.Solve{Seq: 4, ID: "s4", UserID: "u1", ChallengeID: "c1", At: t0(3)}, nil, t0(3))
 	st.applyAttempt(11, "u2", "c2")
 	for _, u := range []*user{nil, st.users["u1"], st.users["u2"], st.users["u3"]} {
 		plain := st.appendList(nil, u)

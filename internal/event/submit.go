@@ -2,6 +2,7 @@ package event
 
 import (
 	"context"
+	"math"
 	"time"
 
 	"github.com/flagshipctf/flagship/internal/ctf"
@@ -73,7 +74,19 @@ func (s *Service) Submit(ctx context.Context, v Viewer, slug, rawFlag string) (S
 		st.applyAttempt(rec.Seq, u.ID, check.ID)
 		return SubmitResult{}, ctf.Errorf(ctf.Invalid, "wrong flag")
 	}
-	awards := st.applySolve(*rec.Solve)
+	// The database orders each challenge's solves by commit, so every solve
+	// before this one is committed: read those other replicas recorded,
+	// so the first blood (and any badge) this solve announces is the one
+	// it keeps. The gate and solveMu keep this process's own rows out.
+	st.mu.RLock()
+	after, gaps := st.solveSeqs.query()
+	st.mu.RUnlock()
+	others, _, err := s.db.ChangesSince(ctx, after, gaps, math.MaxInt64, nil)
+	if err != nil {
+		s.log.Warn("read other replicas' solves before announcing badges", "err", err)
+		others = nil
+	}
+	awards := st.applySolve(*rec.Solve, others, s.now())
 	res := SubmitResult{Success: true, Points: check.Points, NewBadges: make([]BadgeAward, 0, len(awards))}
 	for _, a := range awards {
 		res.NewBadges = append(res.NewBadges, BadgeAward{ID: a.ID, Title: a.Title, Icon: a.Icon, Image: a.Image})
@@ -110,18 +123,8 @@ func (st *state) catchUp(solves []ctf.Solve, attempts []store.AttemptRef, now ti
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	dirty := map[*chal]bool{}
-	seqs := make([]int64, 0, max(len(solves), len(attempts)))
-	for _, sv := range solves {
-		seqs = append(seqs, sv.Seq)
-		if !st.solveSeqs.admit(sv.Seq) {
-			continue
-		}
-		if x := st.addSolve(sv); x != nil {
-			dirty[x.chal] = true
-		}
-	}
-	st.solveSeqs.advance(seqs, now)
-	seqs = seqs[:0]
+	st.applySolvesLocked(solves, now, dirty)
+	seqs := make([]int64, 0, len(attempts))
 	for _, a := range attempts {
 		seqs = append(seqs, a.Seq)
 		if !st.attemptSeqs.admit(a.Seq) {
@@ -137,12 +140,34 @@ func (st *state) catchUp(solves []ctf.Solve, attempts []store.AttemptRef, now ti
 	}
 }
 
-// applySolve adds a solve this process recorded and returns the badges it
-// earned.
-func (st *state) applySolve(sv ctf.Solve) []ctf.Award {
+// applySolvesLocked applies solves read from the database that the state
+// has not seen, noting the challenges to re-render in dirty.
+func (st *state) applySolvesLocked(solves []ctf.Solve, now time.Time, dirty map[*chal]bool) {
+	seqs := make([]int64, 0, len(solves))
+	for _, sv := range solves {
+		seqs = append(seqs, sv.Seq)
+		if !st.solveSeqs.admit(sv.Seq) {
+			continue
+		}
+		if x := st.addSolve(sv); x != nil {
+			dirty[x.chal] = true
+		}
+	}
+	st.solveSeqs.advance(seqs, now)
+}
+
+// applySolve adds a solve this process recorded, after others: the solves
+// other processes recorded that the state has not seen yet. It returns the
+// badges the solve earned.
+func (st *state) applySolve(sv ctf.Solve, others []ctf.Solve, now time.Time) []ctf.Award {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	st.solveSeqs.markOwn(sv.Seq)
+	dirty := map[*chal]bool{}
+	st.applySolvesLocked(others, now, dirty)
+	for c := range dirty {
+		c.render(st.publicURL)
+	}
 	u := st.users[sv.UserID]
 	if u == nil {
 		return nil

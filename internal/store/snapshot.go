@@ -20,9 +20,17 @@ type Snapshot struct {
 	// WrongAttempts counts players' wrong submissions per challenge id.
 	WrongAttempts map[string]int64
 	// MaxSolveSeq and MaxAttemptSeq are the newest rows the snapshot has
-	// seen: later ones arrive through Changes.
+	// seen: later ones arrive through ChangesSince.
 	MaxSolveSeq, MaxAttemptSeq int64
+	// RecentAttemptSeqs are the attempts the snapshot saw among the last
+	// GapWindow numbers; with Solves they tell which numbers below the
+	// maxima were not visible yet (transactions still in flight).
+	RecentAttemptSeqs []int64
 }
+
+// GapWindow is how far below the newest row a snapshot looks for rows not
+// yet committed.
+const GapWindow = 1024
 
 // Snapshot reads the whole hot state.
 func (db *DB) Snapshot(ctx context.Context) (*Snapshot, error) {
@@ -52,6 +60,14 @@ func (db *DB) Snapshot(ctx context.Context) (*Snapshot, error) {
 	if err := tx.QueryRowContext(ctx, "SELECT COALESCE((SELECT max(seq) FROM solves), 0), COALESCE((SELECT max(seq) FROM attempts), 0)").
 		Scan(&s.MaxSolveSeq, &s.MaxAttemptSeq); err != nil {
 		return nil, fmt.Errorf("snapshot sequences: %w", err)
+	}
+	if err := dumpRows(ctx, tx, fmt.Sprintf("SELECT seq FROM attempts WHERE seq > %d ORDER BY seq", s.MaxAttemptSeq-GapWindow), func(sc scanner) error {
+		var seq int64
+		err := sc.Scan(&seq)
+		s.RecentAttemptSeqs = append(s.RecentAttemptSeqs, seq)
+		return err
+	}); err != nil {
+		return nil, fmt.Errorf("snapshot recent attempts: %w", err)
 	}
 	// Players' wrong attempts per challenge: all attempts, counted in
 	// index order, less those of admins and banned users, found from the
