@@ -63,7 +63,9 @@ func (a *app) serve(ctx context.Context, args []string) error {
 	log.Info("event state built", "duration", time.Since(start))
 	watchCtx, stopWatch := context.WithCancel(ctx)
 	defer stopWatch()
-	go svc.Watch(watchCtx, time.Second)
+	// Polling is cheap (two indexed reads) and is what keeps several processes
+	// on one SQLite file, or replicas that lost their notifications, current.
+	go svc.Watch(watchCtx, 250*time.Millisecond)
 	go store.Listen(watchCtx, a.db, svc.Wake, log)
 
 	apiHandler := api.New(svc, log)
