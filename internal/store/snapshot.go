@@ -266,29 +266,6 @@ type AttemptRef struct {
 	ChallengeID string
 }
 
-// Changes returns the solves and wrong attempts recorded after the given
-// sequence numbers, by this process or any other on the same database.
-func (db *DB) Changes(ctx context.Context, afterSolve, afterAttempt int64) ([]ctf.Solve, []AttemptRef, error) {
-	solves, err := querySolves(ctx, db.r, afterSolve)
-	if err != nil {
-		return nil, nil, err
-	}
-	rows, err := db.r.QueryContext(ctx, "SELECT seq, user_id, challenge_id FROM attempts WHERE seq > ? ORDER BY seq", afterAttempt)
-	if err != nil {
-		return nil, nil, fmt.Errorf("query attempts: %w", err)
-	}
-	defer rows.Close()
-	var attempts []AttemptRef
-	for rows.Next() {
-		var a AttemptRef
-		if err := rows.Scan(&a.Seq, &a.UserID, &a.ChallengeID); err != nil {
-			return nil, nil, fmt.Errorf("scan attempt: %w", err)
-		}
-		attempts = append(attempts, a)
-	}
-	return solves, attempts, rows.Err()
-}
-
 // Sequences returns the newest solve and attempt sequence numbers.
 func (db *DB) Sequences(ctx context.Context) (solve, attempt int64, err error) {
 	err = db.r.QueryRowContext(ctx, "SELECT COALESCE((SELECT max(seq) FROM solves), 0), COALESCE((SELECT max(seq) FROM attempts), 0)").
