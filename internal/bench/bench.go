@@ -1,9 +1,12 @@
 // Package bench measures Flagship at the size of a large event: a
-// synthetic event (internal/synth) in a real SQLite file, the hot state
-// built from it, and the real handler stack as `flagship serve` wires it.
-// The benchmarks are in bench_test.go:
+// synthetic event (internal/synth) in a real database — a SQLite file, or a
+// fresh PostgreSQL database when FLAGSHIP_BENCH_DB names a server — the hot
+// state built from it, and the real handler stack as `flagship serve` wires
+// it. The benchmarks are in bench_test.go:
 //
 //	go test -run '^$' -bench . -benchmem ./internal/bench
+//	FLAGSHIP_BENCH_DB='postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable' \
+//	    go test -run '^$' -bench . -benchmem -timeout 60m ./internal/bench
 //
 // FLAGSHIP_BENCH_SCALE=0.1 shrinks the event for quick runs.
 package bench
@@ -14,7 +17,6 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
-	"path/filepath"
 	"strconv"
 	"time"
 
@@ -29,12 +31,11 @@ const PublicURL = "http://127.0.0.1:8080"
 
 // Env is a built event behind the real handler stack.
 type Env struct {
-	Dir     string
-	DBPath  string
-	DB      *store.DB
-	Svc     *event.Service
-	Handler http.Handler
-	Config  synth.Config
+	Database *Database // where the event is; the caller drops it
+	DB       *store.DB
+	Svc      *event.Service
+	Handler  http.Handler
+	Config   synth.Config
 
 	Keys    []synth.Key
 	Wrong   []synth.Target // for wrong submissions: the first half of the keys
@@ -59,21 +60,22 @@ func Scale() (float64, error) {
 	return f, nil
 }
 
-// Build generates cfg into a new SQLite file in dir, builds the hot state
-// and the handler. limit is the submit rate limit (zero: the server's
-// default of 10 wrong submissions per user and challenge per minute).
-func Build(ctx context.Context, dir string, cfg synth.Config, limit store.RateLimit) (*Env, error) {
+// Build generates cfg into the empty database d (NewDatabase), builds the
+// hot state and the handler. limit is the submit rate limit (zero: the
+// server's default of 10 wrong submissions per user and challenge per
+// minute).
+func Build(ctx context.Context, d *Database, cfg synth.Config, limit store.RateLimit) (*Env, error) {
 	if limit == (store.RateLimit{}) {
 		limit = store.RateLimit{Max: 10, Window: time.Minute}
 	}
-	e := &Env{Dir: dir, DBPath: filepath.Join(dir, "bench.db"), Config: cfg}
+	e := &Env{Database: d, Config: cfg}
 	t := time.Now()
 	ev, err := synth.Generate(cfg)
 	if err != nil {
 		return nil, err
 	}
 	e.GenerateTime = time.Since(t)
-	db, err := store.Open(ctx, "sqlite:"+e.DBPath)
+	db, err := store.Open(ctx, d.DSN)
 	if err != nil {
 		return nil, err
 	}
@@ -133,7 +135,7 @@ func Stack(svc *event.Service, log *slog.Logger) http.Handler {
 	return api.Logged(log, mux)
 }
 
-// Close closes the database; the caller removes Dir.
+// Close closes the database; the caller drops it (Database.Drop).
 func (e *Env) Close() error { return e.DB.Close() }
 
 // Discard is a ResponseWriter that keeps the status and headers and counts

@@ -4,16 +4,19 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
+	"os/signal"
 	"runtime"
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -31,18 +34,65 @@ var (
 	envDir  string
 )
 
+// The databases this process created, dropped at the end (or on SIGINT or
+// SIGTERM).
+var (
+	dbsMu   sync.Mutex
+	dbsMade []*Database
+)
+
+func newDatabase(dir string) (*Database, error) {
+	d, err := NewDatabase(context.Background(), os.Getenv(DBEnv), dir)
+	if err != nil {
+		return nil, err
+	}
+	dbsMu.Lock()
+	dbsMade = append(dbsMade, d)
+	dbsMu.Unlock()
+	return d, nil
+}
+
+func dropDatabases() error {
+	dbsMu.Lock()
+	defer dbsMu.Unlock()
+	var errs []error
+	for _, d := range dbsMade {
+		errs = append(errs, d.Drop())
+	}
+	dbsMade = nil
+	return errors.Join(errs...)
+}
+
 func TestMain(m *testing.M) {
-	if path := os.Getenv("FLAGSHIP_BENCH_RSS_DB"); path != "" {
+	if dsn := os.Getenv("FLAGSHIP_BENCH_RSS_DB"); dsn != "" {
 		// The child process of BenchmarkStartupRSS.
-		if err := startupRSSChild(path); err != nil {
+		if err := startupRSSChild(dsn); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}
 		os.Exit(0)
 	}
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		<-sigs
+		if err := dropDatabases(); err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+		}
+		if envDir != "" {
+			os.RemoveAll(envDir)
+		}
+		os.Exit(130)
+	}()
 	code := m.Run()
 	if envFull != nil {
 		envFull.Close()
+	}
+	if err := dropDatabases(); err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		if code == 0 {
+			code = 1
+		}
 	}
 	if envDir != "" {
 		os.RemoveAll(envDir)
@@ -64,11 +114,17 @@ func fullEnv(b *testing.B) *Env {
 			envErr = err
 			return
 		}
-		envFull, envErr = Build(context.Background(), envDir, cfg, store.RateLimit{})
+		d, err := newDatabase(envDir)
+		if err != nil {
+			envErr = err
+			return
+		}
+		envFull, envErr = Build(context.Background(), d, cfg, store.RateLimit{})
 		if envErr == nil {
-			fmt.Fprintf(os.Stderr, "bench: %d players, %d challenges, %d solves, %d wrong attempts, %d keys: "+
+			size, _ := d.Size(context.Background())
+			fmt.Fprintf(os.Stderr, "bench: %s %s (%d MB): %d players, %d challenges, %d solves, %d wrong attempts, %d keys: "+
 				"generated in %v, written in %v, hot state loaded in %v\n",
-				cfg.Players, cfg.Challenges, cfg.Solves, cfg.Attempts, cfg.Keys,
+				d.Backend, d.Name, size>>20, cfg.Players, cfg.Challenges, cfg.Solves, cfg.Attempts, cfg.Keys,
 				envFull.GenerateTime.Round(time.Millisecond), envFull.WriteTime.Round(time.Millisecond),
 				envFull.LoadTime.Round(time.Millisecond))
 		}
@@ -376,7 +432,7 @@ func BenchmarkStartupRSS(b *testing.B) {
 	var rss, hwm, took float64
 	for i := 0; i < b.N; i++ {
 		cmd := exec.Command(os.Args[0], "-test.run=^$")
-		cmd.Env = append(os.Environ(), "FLAGSHIP_BENCH_RSS_DB="+e.DBPath)
+		cmd.Env = append(os.Environ(), "FLAGSHIP_BENCH_RSS_DB="+e.Database.DSN)
 		out, err := cmd.CombinedOutput()
 		if err != nil {
 			b.Fatalf("child: %v\n%s", err, out)
@@ -401,12 +457,14 @@ func BenchmarkStartupRSS(b *testing.B) {
 	b.ReportMetric(took, "ms-startup")
 }
 
-// startupRSSChild opens the database at path and builds the hot state as
-// `serve` does, then prints "startup-rss RSS_kB PEAK_kB MILLISECONDS".
-func startupRSSChild(path string) error {
+// startupRSSChild opens the database dsn and builds the hot state as
+// `serve` does, then prints "startup-rss RSS_kB PEAK_kB MILLISECONDS". On
+// PostgreSQL the figure is this process's alone: the server's memory
+// (shared buffers, backends) is not in it.
+func startupRSSChild(dsn string) error {
 	ctx := context.Background()
 	start := time.Now()
-	db, err := store.Open(ctx, "sqlite:"+path)
+	db, err := store.Open(ctx, dsn)
 	if err != nil {
 		return err
 	}
@@ -457,7 +515,17 @@ func memStatus() (rss, hwm int64, err error) {
 // second or two.
 func TestScenariosTiny(t *testing.T) {
 	cfg := synth.Config{Players: 60, Challenges: 14, Solves: 300, Attempts: 1500, Seed: 3, Keys: 12}
-	e, err := Build(context.Background(), t.TempDir(), cfg, store.RateLimit{})
+	d, err := newDatabase(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := d.Drop(); err != nil {
+			t.Error(err)
+		}
+	})
+	t.Logf("backend: %s %s", d.Backend, d.Name)
+	e, err := Build(context.Background(), d, cfg, store.RateLimit{})
 	if err != nil {
 		t.Fatal(err)
 	}

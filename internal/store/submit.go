@@ -47,7 +47,7 @@ type RateLimit struct {
 // solves were committed: the first in that order, the first blood, is
 // decided once. So when RecordSubmission returns a solve, every solve of
 // the challenge before it in that order is committed: a read made then
-// (Changes, ChangesSince) finds them all.
+// (ChangesSince) finds them all.
 func (db *DB) RecordSubmission(ctx context.Context, s Submission, limit RateLimit) (Recorded, error) {
 	tx, err := db.w.BeginTx(ctx, nil)
 	if err != nil {
