@@ -17,6 +17,7 @@
 # (18080), BASELINE_PORT (18089), PLAYERS, CHALLENGES, SOLVES, ATTEMPTS,
 # KEYS (1000), SEED (1), RATE_LIMIT (10: the server's default; the
 # submission rotation never reaches it). Figures are in docs/performance.md.
+# On PostgreSQL, with one replica and with two: scripts/loadtest-replicas.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
