@@ -54,35 +54,31 @@ func (db *DB) RecordSubmission(ctx context.Context, s Submission, limit RateLimi
 		return Recorded{}, fmt.Errorf("submit: %w", err)
 	}
 	defer tx.Rollback()
-	if err := lockSubmission(ctx, tx, s.UserID, s.ChallengeID); err != nil {
+	if err := lockSubmission(ctx, tx, s.UserID, s.ChallengeID, s.Correct); err != nil {
 		return Recorded{}, fmt.Errorf("submit: lock: %w", err)
 	}
-	var n int
-	if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM solves WHERE user_id = ? AND challenge_id = ?",
-		s.UserID, s.ChallengeID).Scan(&n); err != nil {
-		return Recorded{}, fmt.Errorf("submit: check solve: %w", err)
+	// One round trip for both checks: already solved, then rate limited.
+	since := ms(s.At.Add(-limit.Window))
+	var solved, recent int
+	var oldest *int64
+	if err := tx.QueryRowContext(ctx, `SELECT
+		(SELECT count(*) FROM solves WHERE user_id = ? AND challenge_id = ?),
+		(SELECT count(*) FROM attempts WHERE user_id = ? AND challenge_id = ? AND created_at > ?),
+		(SELECT min(created_at) FROM attempts WHERE user_id = ? AND challenge_id = ? AND created_at > ?)`,
+		s.UserID, s.ChallengeID, s.UserID, s.ChallengeID, since, s.UserID, s.ChallengeID, since).Scan(&solved, &recent, &oldest); err != nil {
+		return Recorded{}, fmt.Errorf("submit: checks: %w", err)
 	}
-	if n > 0 {
+	if solved > 0 {
 		return Recorded{}, ctf.Errorf(ctf.Conflict, "challenge already solved")
 	}
-	if limit.Max > 0 {
-		since := s.At.Add(-limit.Window)
-		var count int
-		var oldest *int64
-		if err := tx.QueryRowContext(ctx, `SELECT count(*), min(created_at) FROM attempts
-			WHERE user_id = ? AND challenge_id = ? AND created_at > ?`,
-			s.UserID, s.ChallengeID, ms(since)).Scan(&count, &oldest); err != nil {
-			return Recorded{}, fmt.Errorf("submit: rate limit: %w", err)
+	if limit.Max > 0 && recent >= limit.Max {
+		retry := limit.Window
+		if oldest != nil {
+			retry = fromMs(*oldest).Add(limit.Window).Sub(s.At)
 		}
-		if count >= limit.Max {
-			retry := limit.Window
-			if oldest != nil {
-				retry = fromMs(*oldest).Add(limit.Window).Sub(s.At)
-			}
-			e := ctf.Errorf(ctf.RateLimited, "too many wrong submissions for this challenge; try again later")
-			e.RetryAfter = retry
-			return Recorded{}, e
-		}
+		e := ctf.Errorf(ctf.RateLimited, "too many wrong submissions for this challenge; try again later")
+		e.RetryAfter = retry
+		return Recorded{}, e
 	}
 	id := ctf.NewID()
 	if !s.Correct {
