@@ -14,7 +14,7 @@ import (
 // load tests.
 func (a *app) synth(ctx context.Context, args []string) error {
 	def := synth.Default()
-	fs := a.flags("synth", "synth --db sqlite:PATH [--players N --challenges N --solves N --attempts N --keys K --keys-out FILE --seed S]")
+	fs := a.flags("synth", "synth [--db DSN] [--players N --challenges N --solves N --attempts N --keys K --keys-out FILE --seed S]")
 	players := fs.Int("players", def.Players, "players")
 	challenges := fs.Int("challenges", def.Challenges, "challenges")
 	solves := fs.Int("solves", def.Solves, "solves by players")
