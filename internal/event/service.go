@@ -23,6 +23,7 @@ type Store interface {
 	RecordSubmission(ctx context.Context, s store.Submission, limit store.RateLimit) (store.Recorded, error)
 	Sequences(ctx context.Context) (solve, attempt int64, err error)
 	ChangesSince(ctx context.Context, solveAfter int64, solveGaps []int64, attemptAfter int64, attemptGaps []int64) ([]ctf.Solve, []store.AttemptRef, error)
+	SolvesSince(ctx context.Context, after int64, gaps []int64) ([]ctf.Solve, error)
 	APIKeyByPrefix(ctx context.Context, prefix string) (ctf.APIKey, error)
 	APIKeys(ctx context.Context, userID string) ([]ctf.APIKey, error)
 	TouchAPIKey(ctx context.Context, keyID string, at time.Time) error

@@ -2,7 +2,6 @@ package event
 
 import (
 	"context"
-	"math"
 	"time"
 
 	"github.com/flagshipctf/flagship/internal/ctf"
@@ -81,7 +80,7 @@ func (s *Service) Submit(ctx context.Context, v Viewer, slug, rawFlag string) (S
 	st.mu.RLock()
 	after, gaps := st.solveSeqs.query()
 	st.mu.RUnlock()
-	others, _, err := s.db.ChangesSince(ctx, after, gaps, math.MaxInt64, nil)
+	others, err := s.db.SolvesSince(ctx, after, gaps)
 	if err != nil {
 		s.log.Warn("read other replicas' solves before announcing badges", "err", err)
 		others = nil

@@ -86,7 +86,7 @@ func (db *DB) Dump(ctx context.Context) (*dataset.Dataset, error) {
 		d.Challenges = append(d.Challenges, dc)
 	}
 
-	solves, err := querySolves(ctx, tx, 0)
+	solves, err := querySolves(ctx, tx, "seq > ?", 0)
 	if err != nil {
 		return nil, err
 	}

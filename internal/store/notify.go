@@ -14,30 +14,12 @@ import (
 // because their transaction had not committed yet (PostgreSQL hands out
 // numbers at insert, not at commit).
 func (db *DB) ChangesSince(ctx context.Context, solveAfter int64, solveGaps []int64, attemptAfter int64, attemptGaps []int64) ([]ctf.Solve, []AttemptRef, error) {
-	where, args := seqFilter(solveAfter, solveGaps)
-	rows, err := db.r.QueryContext(ctx, `SELECT seq, id, user_id, challenge_id, COALESCE(flag, ''), solved_at
-		FROM solves WHERE `+where+` ORDER BY seq`, args...)
+	solves, err := db.SolvesSince(ctx, solveAfter, solveGaps)
 	if err != nil {
-		return nil, nil, fmt.Errorf("query new solves: %w", err)
-	}
-	var solves []ctf.Solve
-	for rows.Next() {
-		var s ctf.Solve
-		var at int64
-		if err := rows.Scan(&s.Seq, &s.ID, &s.UserID, &s.ChallengeID, &s.Flag, &at); err != nil {
-			rows.Close()
-			return nil, nil, fmt.Errorf("scan solve: %w", err)
-		}
-		s.At = fromMs(at)
-		solves = append(solves, s)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
 		return nil, nil, err
 	}
-
-	where, args = seqFilter(attemptAfter, attemptGaps)
-	rows, err = db.r.QueryContext(ctx, "SELECT seq, user_id, challenge_id FROM attempts WHERE "+where+" ORDER BY seq", args...)
+	where, args := seqFilter(attemptAfter, attemptGaps)
+	rows, err := db.r.QueryContext(ctx, "SELECT seq, user_id, challenge_id FROM attempts WHERE "+where+" ORDER BY seq", args...)
 	if err != nil {
 		return nil, nil, fmt.Errorf("query new attempts: %w", err)
 	}
@@ -51,6 +33,12 @@ func (db *DB) ChangesSince(ctx context.Context, solveAfter int64, solveGaps []in
 		attempts = append(attempts, a)
 	}
 	return solves, attempts, rows.Err()
+}
+
+// SolvesSince is the solves half of ChangesSince.
+func (db *DB) SolvesSince(ctx context.Context, after int64, gaps []int64) ([]ctf.Solve, error) {
+	where, args := seqFilter(after, gaps)
+	return querySolves(ctx, db.r, where, args...)
 }
 
 func seqFilter(after int64, gaps []int64) (string, []any) {

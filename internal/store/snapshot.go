@@ -51,7 +51,7 @@ func (db *DB) Snapshot(ctx context.Context) (*Snapshot, error) {
 	if s.Challenges, err = queryChallenges(ctx, tx); err != nil {
 		return nil, err
 	}
-	if s.Solves, err = querySolves(ctx, tx, 0); err != nil {
+	if s.Solves, err = querySolves(ctx, tx, "seq > ?", 0); err != nil {
 		return nil, err
 	}
 	if s.Reviews, err = queryReviews(ctx, tx); err != nil {
@@ -220,9 +220,11 @@ func queryChallenges(ctx context.Context, q querier) ([]ctf.Challenge, error) {
 	return out, prows.Err()
 }
 
-func querySolves(ctx context.Context, q querier, afterSeq int64) ([]ctf.Solve, error) {
+// querySolves reads the solves matching where (a condition on solves with
+// ? placeholders for args), in (time, seq) order.
+func querySolves(ctx context.Context, q querier, where string, args ...any) ([]ctf.Solve, error) {
 	rows, err := q.QueryContext(ctx, `SELECT seq, id, user_id, challenge_id, COALESCE(flag, ''), solved_at
-		FROM solves WHERE seq > ? ORDER BY solved_at, seq`, afterSeq)
+		FROM solves WHERE `+where+` ORDER BY solved_at, seq`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("query solves: %w", err)
 	}
