@@ -7,8 +7,8 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/flagshipctf/flagship/internal/event"
 	"github.com/flagshipctf/flagship/internal/openapi"
+	"github.com/flagshipctf/flagship/internal/platform"
 )
 
 // MaxBodyBytes bounds request bodies.
@@ -16,7 +16,7 @@ const MaxBodyBytes = 64 << 10
 
 // Handler is the public API.
 type Handler struct {
-	svc  *event.Service
+	svc  *platform.Service
 	log  *slog.Logger
 	mux  *http.ServeMux
 	csrf *http.CrossOriginProtection
@@ -25,7 +25,7 @@ type Handler struct {
 }
 
 // New returns the API handler for svc.
-func New(svc *event.Service, log *slog.Logger) *Handler {
+func New(svc *platform.Service, log *slog.Logger) *Handler {
 	h := &Handler{svc: svc, log: log, mux: http.NewServeMux(), csrf: http.NewCrossOriginProtection()}
 	h.routes()
 	return h
@@ -89,4 +89,4 @@ func (h *Handler) openAPI(w http.ResponseWriter, r *http.Request) {
 	writeShared(w, r, openAPIBody)
 }
 
-var openAPIBody = event.NewBody(openapi.Document)
+var openAPIBody = platform.NewBody(openapi.Document)

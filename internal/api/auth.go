@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/flagshipctf/flagship/internal/ctf"
-	"github.com/flagshipctf/flagship/internal/event"
+	"github.com/flagshipctf/flagship/internal/platform"
 )
 
 // SessionCookie is the web app's session cookie.
@@ -57,10 +57,10 @@ func presentedKey(r *http.Request) (key string, present bool, err error) {
 // error. A presented API key that does not authenticate is always an error;
 // a stale session cookie on an optional endpoint reads as anonymous and is
 // cleared.
-func (h *Handler) viewer(w http.ResponseWriter, r *http.Request, required bool) (event.Viewer, error) {
+func (h *Handler) viewer(w http.ResponseWriter, r *http.Request, required bool) (platform.Viewer, error) {
 	key, present, err := presentedKey(r)
 	if err != nil {
-		return event.Viewer{}, err
+		return platform.Viewer{}, err
 	}
 	if present {
 		return h.svc.AuthenticateKey(r.Context(), key)
@@ -71,23 +71,23 @@ func (h *Handler) viewer(w http.ResponseWriter, r *http.Request, required bool) 
 			if r.Method != http.MethodGet && r.Method != http.MethodHead {
 				// A cookie rides along on cross-site requests; a key does not.
 				if h.csrf.Check(r) != nil {
-					return event.Viewer{}, errCrossOrigin
+					return platform.Viewer{}, errCrossOrigin
 				}
 			}
 			return v, nil
 		}
 		if ctf.ErrorCode(err) != ctf.Unauthorized {
-			return event.Viewer{}, err
+			return platform.Viewer{}, err
 		}
 		http.SetCookie(w, &http.Cookie{Name: SessionCookie, Value: "", Path: "/", MaxAge: -1,
 			HttpOnly: true, SameSite: http.SameSiteLaxMode, Secure: h.SecureCookies})
 		if required {
-			return event.Viewer{}, err
+			return platform.Viewer{}, err
 		}
-		return event.Viewer{}, nil
+		return platform.Viewer{}, nil
 	}
 	if required {
-		return event.Viewer{}, errNoAuth
+		return platform.Viewer{}, errNoAuth
 	}
-	return event.Viewer{}, nil
+	return platform.Viewer{}, nil
 }

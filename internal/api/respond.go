@@ -8,7 +8,7 @@ import (
 	"sync"
 
 	"github.com/flagshipctf/flagship/internal/ctf"
-	"github.com/flagshipctf/flagship/internal/event"
+	"github.com/flagshipctf/flagship/internal/platform"
 )
 
 const contentTypeJSON = "application/json; charset=utf-8"
@@ -18,7 +18,7 @@ const gzipMin = 1024
 
 // writeShared writes a body that many callers share: its ETag and gzip
 // form are computed once, not per request.
-func writeShared(w http.ResponseWriter, r *http.Request, b *event.Body) {
+func writeShared(w http.ResponseWriter, r *http.Request, b *platform.Body) {
 	hd := w.Header()
 	hd.Set("Cache-Control", "no-cache")
 	hd.Add("Vary", "Accept-Encoding")
@@ -57,7 +57,7 @@ func writeBody(w http.ResponseWriter, r *http.Request, status int, body, gz []by
 	hd := w.Header()
 	useGz := len(body) >= gzipMin && acceptsGzip(r)
 	if status == http.StatusOK && (r.Method == http.MethodGet || r.Method == http.MethodHead) {
-		tag := event.ETag(body)
+		tag := platform.ETag(body)
 		hd.Set("ETag", codedTag(tag, useGz))
 		hd.Set("Cache-Control", "no-cache")
 		if notModified(r, tag) {
@@ -71,7 +71,7 @@ func writeBody(w http.ResponseWriter, r *http.Request, status int, body, gz []by
 	hd.Add("Vary", "Accept-Encoding")
 	if useGz {
 		if gz == nil {
-			gz = event.Compress(body)
+			gz = platform.Compress(body)
 		}
 		body = gz
 		hd.Set("Content-Encoding", "gzip")

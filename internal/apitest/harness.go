@@ -16,12 +16,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/flagshipctf/flagship/internal/api"
 	"github.com/flagshipctf/flagship/internal/ctf"
 	"github.com/flagshipctf/flagship/internal/dataset"
-	"github.com/flagshipctf/flagship/internal/event"
 	"github.com/flagshipctf/flagship/internal/openapi/contract"
+	"github.com/flagshipctf/flagship/internal/platform"
 	"github.com/flagshipctf/flagship/internal/secret"
+	"github.com/flagshipctf/flagship/internal/server"
 	"github.com/flagshipctf/flagship/internal/store"
 	"github.com/flagshipctf/flagship/internal/store/storetest"
 )
@@ -39,7 +39,7 @@ type Server struct {
 	DB        *store.DB
 	DSN       string // the database's DSN, for store.Open
 	DBPath    string // the SQLite file; "" on PostgreSQL
-	Svc       *event.Service
+	Svc       *platform.Service
 	Validator *contract.Validator
 	HTTP      *httptest.Server
 }
@@ -80,11 +80,11 @@ func Start(t testing.TB, datasetYAML string, opts ...Options) *Server {
 	s.HTTP = httptest.NewServer(nil)
 	s.URL = s.HTTP.URL
 	log := slog.New(slog.DiscardHandler)
-	s.Svc = event.New(db, event.Options{PublicURL: s.URL, RateLimit: o.RateLimit, Logger: log, Now: o.Now})
+	s.Svc = platform.New(db, platform.Options{PublicURL: s.URL, RateLimit: o.RateLimit, Logger: log, Now: o.Now})
 	if err := s.Svc.Load(ctx); err != nil {
 		t.Fatal(err)
 	}
-	s.HTTP.Config.Handler = api.Logged(log, api.New(s.Svc, log))
+	s.HTTP.Config.Handler = server.New(s.Svc, server.Options{Log: log}).Handler()
 	t.Cleanup(s.HTTP.Close)
 	return s
 }

@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/flagshipctf/flagship/internal/api"
-	"github.com/flagshipctf/flagship/internal/event"
+	"github.com/flagshipctf/flagship/internal/platform"
+	"github.com/flagshipctf/flagship/internal/server"
 	"github.com/flagshipctf/flagship/internal/store"
 )
 
@@ -19,11 +19,11 @@ import (
 func itReplica(t *testing.T, s *Server, limit store.RateLimit) *Server {
 	t.Helper()
 	log := slog.New(slog.DiscardHandler)
-	svc := event.New(s.DB, event.Options{PublicURL: s.URL, RateLimit: limit, Logger: log})
+	svc := platform.New(s.DB, platform.Options{PublicURL: s.URL, RateLimit: limit, Logger: log})
 	if err := svc.Load(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	hs := httptest.NewServer(api.Logged(log, api.New(svc, log)))
+	hs := httptest.NewServer(server.New(svc, server.Options{Log: log}).Handler())
 	t.Cleanup(hs.Close)
 	r := *s
 	r.URL, r.Svc, r.HTTP = hs.URL, svc, hs
@@ -38,7 +38,7 @@ func itReplica(t *testing.T, s *Server, limit store.RateLimit) *Server {
 // Regression test for a bug this suite found (failed on 3eda590, fixed by
 // 9efaa66): B never saw A's submissions, because RecordSubmission
 // (internal/store/submit.go) did not bump the revision and Service.Refresh
-// (internal/event/service.go) reloaded only on a new revision.
+// (internal/platform/service.go) reloaded only on a new revision.
 func TestIntegrationReplicasConverge(t *testing.T) {
 	t.Parallel()
 	a := itStart(t)

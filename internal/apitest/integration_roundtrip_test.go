@@ -10,10 +10,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/flagshipctf/flagship/internal/api"
 	"github.com/flagshipctf/flagship/internal/dataset"
-	"github.com/flagshipctf/flagship/internal/event"
 	"github.com/flagshipctf/flagship/internal/openapi/contract"
+	"github.com/flagshipctf/flagship/internal/platform"
+	"github.com/flagshipctf/flagship/internal/server"
 	"github.com/flagshipctf/flagship/internal/store"
 	"github.com/flagshipctf/flagship/internal/store/storetest"
 )
@@ -34,11 +34,11 @@ func itServeEmpty(t *testing.T, publicURL string, now func() time.Time) *Server 
 	}
 	log := slog.New(slog.DiscardHandler)
 	s := &Server{T: t, DB: db, DSN: dsn, DBPath: SQLitePath(dsn), Validator: v}
-	s.Svc = event.New(db, event.Options{PublicURL: publicURL, RateLimit: store.RateLimit{Max: 10, Window: time.Minute}, Logger: log, Now: now})
+	s.Svc = platform.New(db, platform.Options{PublicURL: publicURL, RateLimit: store.RateLimit{Max: 10, Window: time.Minute}, Logger: log, Now: now})
 	if err := s.Svc.Load(ctx); err != nil {
 		t.Fatal(err)
 	}
-	s.HTTP = httptest.NewServer(api.Logged(log, api.New(s.Svc, log)))
+	s.HTTP = httptest.NewServer(server.New(s.Svc, server.Options{Log: log}).Handler())
 	s.URL = s.HTTP.URL
 	t.Cleanup(s.HTTP.Close)
 	return s

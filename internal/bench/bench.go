@@ -20,8 +20,8 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/flagshipctf/flagship/internal/api"
-	"github.com/flagshipctf/flagship/internal/event"
+	"github.com/flagshipctf/flagship/internal/platform"
+	"github.com/flagshipctf/flagship/internal/server"
 	"github.com/flagshipctf/flagship/internal/store"
 	"github.com/flagshipctf/flagship/internal/synth"
 )
@@ -33,7 +33,7 @@ const PublicURL = "http://127.0.0.1:8080"
 type Env struct {
 	Database *Database // where the event is; the caller drops it
 	DB       *store.DB
-	Svc      *event.Service
+	Svc      *platform.Service
 	Handler  http.Handler
 	Config   synth.Config
 
@@ -113,7 +113,7 @@ func Build(ctx context.Context, d *Database, cfg synth.Config, limit store.RateL
 	}
 
 	log := slog.New(slog.DiscardHandler)
-	e.Svc = event.New(db, event.Options{PublicURL: PublicURL, RateLimit: limit, Logger: log})
+	e.Svc = platform.New(db, platform.Options{PublicURL: PublicURL, RateLimit: limit, Logger: log})
 	t = time.Now()
 	if err := e.Svc.Load(ctx); err != nil {
 		db.Close()
@@ -124,15 +124,9 @@ func Build(ctx context.Context, d *Database, cfg synth.Config, limit store.RateL
 	return e, nil
 }
 
-// Stack is the handler as internal/cli/serve.go wires it: the request
-// logger around a mux that sends the API paths to the API handler.
-func Stack(svc *event.Service, log *slog.Logger) http.Handler {
-	h := api.New(svc, log)
-	mux := http.NewServeMux()
-	mux.Handle("/api/public/", h)
-	mux.Handle("/api/public", h)
-	mux.Handle("/files/", h)
-	return api.Logged(log, mux)
+// Stack is the handler flagship serve serves.
+func Stack(svc *platform.Service, log *slog.Logger) http.Handler {
+	return server.New(svc, server.Options{Log: log}).Handler()
 }
 
 // Close closes the database; the caller drops it (Database.Drop).

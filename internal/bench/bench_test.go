@@ -20,7 +20,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/flagshipctf/flagship/internal/event"
+	"github.com/flagshipctf/flagship/internal/platform"
 	"github.com/flagshipctf/flagship/internal/store"
 	"github.com/flagshipctf/flagship/internal/synth"
 )
@@ -415,7 +415,7 @@ func BenchmarkStartup(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		svc := event.New(e.DB, event.Options{PublicURL: PublicURL})
+		svc := platform.New(e.DB, platform.Options{PublicURL: PublicURL})
 		if err := svc.Load(ctx); err != nil {
 			b.Fatal(err)
 		}
@@ -472,7 +472,7 @@ func startupRSSChild(dsn string) error {
 	if err := db.Migrate(ctx); err != nil {
 		return err
 	}
-	svc := event.New(db, event.Options{PublicURL: PublicURL})
+	svc := platform.New(db, platform.Options{PublicURL: PublicURL})
 	if err := svc.Load(ctx); err != nil {
 		return err
 	}

@@ -2,18 +2,16 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net"
-	"net/http"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/flagshipctf/flagship/internal/api"
 	"github.com/flagshipctf/flagship/internal/dataset"
 	"github.com/flagshipctf/flagship/internal/demo"
-	"github.com/flagshipctf/flagship/internal/event"
+	"github.com/flagshipctf/flagship/internal/platform"
+	"github.com/flagshipctf/flagship/internal/server"
 	"github.com/flagshipctf/flagship/internal/store"
 )
 
@@ -53,7 +51,7 @@ func (a *app) serve(ctx context.Context, args []string) error {
 		}
 	}
 
-	svc := event.New(db, event.Options{PublicURL: base, Logger: log,
+	svc := platform.New(db, platform.Options{PublicURL: base, Logger: log,
 		RateLimit: store.RateLimit{Max: *rate, Window: *window}})
 	start := time.Now()
 	if err := svc.Load(ctx); err != nil {
@@ -68,43 +66,9 @@ func (a *app) serve(ctx context.Context, args []string) error {
 	go svc.Watch(watchCtx, 250*time.Millisecond)
 	go store.Listen(watchCtx, a.db, svc.Wake, log)
 
-	apiHandler := api.New(svc, log)
-	apiHandler.SecureCookies = strings.HasPrefix(base, "https://")
-	mux := http.NewServeMux()
-	mux.Handle("/api/public/", apiHandler)
-	mux.Handle("/api/public", apiHandler)
-	mux.Handle("/files/", apiHandler)
-	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		fmt.Fprint(w, homePage)
-	})
-	srv := &http.Server{
-		Handler:           api.Logged(log, mux),
-		ReadHeaderTimeout: 10 * time.Second,
-		ReadTimeout:       30 * time.Second,
-		WriteTimeout:      60 * time.Second,
-		IdleTimeout:       120 * time.Second,
-		MaxHeaderBytes:    64 << 10,
-	}
-
+	srv := server.New(svc, server.Options{Log: log, SecureCookies: strings.HasPrefix(base, "https://")})
 	a.announce(base, demoKey)
-	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
-	select {
-	case err := <-errc:
-		return fmt.Errorf("serve: %w", err)
-	case <-ctx.Done():
-	}
-	log.Info("shutting down: finishing in-flight requests")
-	shutCtx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
-	defer cancel()
-	if err := srv.Shutdown(shutCtx); err != nil {
-		return fmt.Errorf("shutdown: %w", err)
-	}
-	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
-		return err
-	}
-	return nil
+	return srv.Serve(ctx, ln)
 }
 
 func (a *app) announce(base, demoKey string) {
@@ -188,11 +152,3 @@ func envDuration(env Env, key string, def time.Duration) time.Duration {
 	}
 	return def
 }
-
-const homePage = `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>Flagship</title></head>
-<body><h1>Flagship</h1>
-<p>The public API is at <a href="/api/public/challenges">/api/public</a>;
-its OpenAPI document is <a href="/api/public/openapi.json">/api/public/openapi.json</a>.
-The web app comes in a later release.</p></body></html>
-`

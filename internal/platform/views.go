@@ -1,4 +1,4 @@
-package event
+package platform
 
 // The view types are the public shapes of the contract; their JSON tags are
 // the contract's field names. Optional fields the contract allows to be null

@@ -1,4 +1,4 @@
-package event
+package platform
 
 import "github.com/flagshipctf/flagship/internal/secret"
 

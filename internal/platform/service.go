@@ -1,7 +1,7 @@
-// Package event is what every front door of Flagship shares: the rules of
+// Package platform is what every front door of Flagship shares: the rules of
 // play (submit, unlocking, writeups, profiles, the leaderboard) and the
 // in-memory hot state that serves reads without touching the database.
-package event
+package platform
 
 import (
 	"context"

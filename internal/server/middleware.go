@@ -1,4 +1,4 @@
-package api
+package server
 
 import (
 	"log/slog"
@@ -43,7 +43,10 @@ func Logged(log *slog.Logger, next http.Handler) http.Handler {
 				}
 				log.Error("panic serving request", "method", r.Method, "path", r.URL.Path, "panic", p)
 				if rec.status == 0 {
-					writeError(rec, http.StatusInternalServerError, "internal server error")
+					rec.Header().Set("Content-Type", "application/json; charset=utf-8")
+					rec.Header().Set("Cache-Control", "no-store")
+					rec.WriteHeader(http.StatusInternalServerError)
+					rec.Write([]byte(`{"error":"internal server error"}`))
 				}
 			}
 			log.LogAttrs(r.Context(), slog.LevelInfo, "request",

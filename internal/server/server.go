@@ -1,0 +1,104 @@
+// Package server owns Flagship's HTTP server: the routes of every front door
+// (the public API and file downloads today; the web app, /mcp and the event
+// stream mount here next), the middleware around them, the timeouts and the
+// home page. The front doors themselves live in their own packages and hold
+// no server wiring.
+package server
+
+import (
+	"context"
+	_ "embed"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/flagshipctf/flagship/internal/api"
+	"github.com/flagshipctf/flagship/internal/platform"
+)
+
+// Options configure a Server.
+type Options struct {
+	Log *slog.Logger
+	// SecureCookies marks session cookies Secure: the platform is served
+	// over TLS (its public URL is https).
+	SecureCookies bool
+}
+
+// Server serves every front door of one platform.Service.
+type Server struct {
+	svc  *platform.Service
+	log  *slog.Logger
+	mux  *http.ServeMux
+	http *http.Server
+}
+
+// New returns the server of svc with every route mounted.
+func New(svc *platform.Service, opts Options) *Server {
+	log := opts.Log
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	s := &Server{svc: svc, log: log, mux: http.NewServeMux()}
+	s.routes(opts)
+	s.http = &http.Server{
+		Handler:           s.Handler(),
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       30 * time.Second,
+		// Responses are small and built in memory; a file download sets
+		// its own deadline from the file's size.
+		WriteTimeout:   60 * time.Second,
+		IdleTimeout:    120 * time.Second,
+		MaxHeaderBytes: 64 << 10,
+	}
+	return s
+}
+
+// routes is every front door on one screen.
+func (s *Server) routes(opts Options) {
+	apiHandler := api.New(s.svc, s.log)
+	apiHandler.SecureCookies = opts.SecureCookies
+	s.mux.Handle("/api/public/", apiHandler)
+	s.mux.Handle("/api/public", apiHandler)
+	s.mux.Handle("/files/", apiHandler)
+	s.mux.HandleFunc("GET /{$}", home)
+}
+
+// Handler is the whole HTTP surface with its middleware: what Serve serves,
+// and what tests and benchmarks mount on their own listeners.
+func (s *Server) Handler() http.Handler { return Logged(s.log, s.mux) }
+
+// Serve serves on ln until ctx ends, then stops accepting connections and
+// lets in-flight requests finish (at most shutdownGrace).
+func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	errc := make(chan error, 1)
+	go func() { errc <- s.http.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return fmt.Errorf("serve: %w", err)
+	case <-ctx.Done():
+	}
+	s.log.Info("shutting down: finishing in-flight requests")
+	shutCtx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
+	defer cancel()
+	if err := s.http.Shutdown(shutCtx); err != nil {
+		return fmt.Errorf("shutdown: %w", err)
+	}
+	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+// shutdownGrace bounds how long a stopping server waits for requests.
+const shutdownGrace = 15 * time.Second
+
+//go:embed home.html
+var homePage []byte
+
+func home(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Write(homePage)
+}
