@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"regexp"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -14,8 +13,6 @@ import (
 	"github.com/flagshipctf/flagship/internal/secret"
 	"github.com/flagshipctf/flagship/internal/store"
 )
-
-var usernameRE = regexp.MustCompile(`^[A-Za-z0-9_.-]{3,32}$`)
 
 func (a *app) user(ctx context.Context, args []string) error {
 	if len(args) == 0 {
@@ -54,11 +51,11 @@ func (a *app) userCreate(ctx context.Context, args []string) error {
 	if err := a.parse(fs, args); err != nil {
 		return err
 	}
-	if !usernameRE.MatchString(*username) {
-		return usagef("--username must be 3–32 characters of A-Z a-z 0-9 _ . -")
+	if err := ctf.ValidateUsername(*username); err != nil {
+		return usagef("--%v", err)
 	}
-	if *email == "" || !strings.Contains(*email, "@") || strings.ContainsAny(*email, " \t\r\n") {
-		return usagef("--email must be an email address")
+	if err := ctf.ValidateEmail(*email); err != nil {
+		return usagef("--%v", err)
 	}
 	u := ctf.User{ID: ctf.NewID(), Username: *username, Name: *name, Email: *email, Role: ctf.RolePlayer, CreatedAt: ctf.Millis(time.Now())}
 	if *admin {

@@ -27,6 +27,9 @@ func TestFlagMatches(t *testing.T) {
 		{"regex alternation stays anchored", Flag{Kind: "regex", Content: `a|b`}, "ab", false},
 		{"regex case-insensitive", Flag{Kind: "regex", Content: `flag\{x+\}`, CaseInsensitive: true}, "FLAG{XX}", true},
 		{"unknown kind never matches", Flag{Kind: "magic", Content: "x"}, "x", false},
+		{"regex anchors hold around (?m)", Flag{Kind: "regex", Content: `(?m)a$`}, "a\nb", false},
+		{"regex literal \\Q stays inside", Flag{Kind: "regex", Content: `\Qa|b`}, "a|b", true},
+		{"static case-insensitive of other length", Flag{Kind: "static", Content: "FLAG{A}", CaseInsensitive: true}, "flag{a}}", false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -39,9 +42,56 @@ func TestFlagMatches(t *testing.T) {
 }
 
 func TestFlagCompileRejectsBadRegex(t *testing.T) {
-	for _, f := range []Flag{{Kind: "regex", Content: "("}, {Kind: "regex", Content: `(?P<x`}, {Kind: "glob", Content: "*"}} {
+	for _, f := range []Flag{{Kind: "regex", Content: "("}, {Kind: "regex", Content: `(?P<x`}, {Kind: "glob", Content: "*"},
+		{Kind: "static", Content: " "}, {Kind: "static", Content: strings.Repeat("x", MaxFlagBytes+1)}} {
 		if err := f.Compile(); err == nil {
 			t.Errorf("Compile(%+v) accepted", f)
+		} else if ErrorCode(err) != Invalid {
+			t.Errorf("Compile(%+v): code %v, want Invalid", f, ErrorCode(err))
+		}
+	}
+}
+
+// TestRegexFlagCannotEscapeAnchors: content that closes the anchoring group
+// early (review finding 3) is refused, and no accepted pattern matches a
+// string the organiser's expression does not match whole.
+func TestRegexFlagCannotEscapeAnchors(t *testing.T) {
+	for _, content := range []string{`flag\{a\})|(?:.*`, `a)|(.*`, `x)|(?:`, `a\`} {
+		f := Flag{Kind: "regex", Content: content}
+		if err := f.Compile(); err == nil {
+			t.Errorf("Compile(%q) accepted a pattern that escapes its anchoring", content)
+		}
+		if f.Matches("anything at all") {
+			t.Errorf("%q accepts any flag", content)
+		}
+		if err := ValidateFlag("regex", content); err == nil {
+			t.Errorf("ValidateFlag(%q) accepted", content)
+		}
+	}
+}
+
+// TestStaticFlagComparesDigests: static flags are compared as fixed-size
+// digests, so the comparison takes the same time whatever the lengths
+// (review finding 9): subtle.ConstantTimeCompare returns at once on a
+// length mismatch.
+func TestStaticFlagComparesDigests(t *testing.T) {
+	var lengths [][2]int
+	old := digestsEqual
+	digestsEqual = func(a, b []byte) bool {
+		lengths = append(lengths, [2]int{len(a), len(b)})
+		return old(a, b)
+	}
+	defer func() { digestsEqual = old }()
+	f := Flag{Kind: "static", Content: "flag{exact}"}
+	for _, in := range []string{"", "f", "flag{exact}", strings.Repeat("x", MaxFlagBytes)} {
+		f.Matches(in)
+	}
+	if len(lengths) != 4 {
+		t.Fatalf("compared %d times, want 4", len(lengths))
+	}
+	for _, l := range lengths {
+		if l != [2]int{32, 32} {
+			t.Errorf("compared inputs of lengths %v, want two 32-byte digests", l)
 		}
 	}
 }

@@ -29,6 +29,10 @@ type Error struct {
 	Code       Code
 	Message    string
 	RetryAfter time.Duration // with RateLimited
+	// Field names the input at fault in an Invalid error ("username",
+	// "stars"), so a form or a dataset can point at it; Message then
+	// starts with it.
+	Field string
 }
 
 func (e *Error) Error() string { return e.Message }
@@ -36,6 +40,12 @@ func (e *Error) Error() string { return e.Message }
 // Errorf returns an *Error with a formatted message.
 func Errorf(code Code, format string, args ...any) *Error {
 	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// FieldErrorf returns an Invalid error about one input field; its message
+// is the field's name followed by the formatted reason.
+func FieldErrorf(field, format string, args ...any) *Error {
+	return &Error{Code: Invalid, Field: field, Message: field + " " + fmt.Sprintf(format, args...)}
 }
 
 // ErrorCode returns the code of err, Internal for errors that are not domain errors.

@@ -1,6 +1,7 @@
 package ctf
 
 import (
+	"crypto/sha256"
 	"regexp"
 	"time"
 )
@@ -47,10 +48,11 @@ func (u *User) IsPlayer() bool { return u.Role != RoleAdmin && !u.Banned }
 
 // Flag is one accepted answer of a challenge.
 type Flag struct {
-	Kind            string // "static" or "regex"
+	Kind            string // FlagStatic or FlagRegex
 	Content         string
 	CaseInsensitive bool
 	re              *regexp.Regexp
+	digest          [sha256.Size]byte // of a static flag, lowercased if case-insensitive
 }
 
 // Challenge is a challenge as the organiser configured it.

@@ -3,6 +3,8 @@ package dataset
 import (
 	"strings"
 	"time"
+
+	"github.com/flagshipctf/flagship/internal/ctf"
 )
 
 // activity validates solves, attempts, writeups and reviews: the user and
@@ -43,15 +45,8 @@ func (v *validator) activity() {
 		const k = "writeups"
 		v.unique(ids, w.ID, k, i, "id", "id")
 		v.userChallenge(k, i, w.User, w.Challenge)
-		if strings.TrimSpace(w.Title) == "" {
-			v.add(k, i, "title", "required")
-		}
-		if strings.TrimSpace(w.Content) == "" {
-			v.add(k, i, "content", "required")
-		}
-		switch w.Status {
-		case "", "pending", "approved", "rejected":
-		default:
+		v.rule(k, i, "", ctf.ValidateWriteup(w.Title, w.Content, w.Images))
+		if w.Status != "" && !ctf.ValidWriteupStatus(w.Status) {
 			v.add(k, i, "status", "must be pending, approved or rejected, not %q", w.Status)
 		}
 		v.order(k, i, "updatedAt", w.CreatedAt, w.UpdatedAt)
@@ -64,12 +59,7 @@ func (v *validator) activity() {
 		const k = "reviews"
 		v.unique(ids, r.ID, k, i, "id", "id")
 		v.userChallenge(k, i, r.User, r.Challenge)
-		if r.Stars < 1 || r.Stars > 5 {
-			v.add(k, i, "stars", "must be an integer from 1 to 5")
-		}
-		if r.Difficulty < 1 || r.Difficulty > 10 {
-			v.add(k, i, "difficulty", "must be an integer from 1 to 10")
-		}
+		v.rule(k, i, "", ctf.ValidateReview(r.Stars, r.Difficulty))
 		v.onePerUser(reviewed, pair{r.User, r.Challenge}, k, i, "review")
 	}
 }
@@ -84,8 +74,8 @@ func (v *validator) userChallenge(kind string, i int, user, challenge string) {
 }
 
 func (v *validator) submittedFlag(kind string, i int, flag string) {
-	if len(flag) > MaxFlagLen {
-		v.add(kind, i, "flag", "longer than %d bytes", MaxFlagLen)
+	if len(flag) > ctf.MaxFlagBytes {
+		v.add(kind, i, "flag", "longer than %d bytes", ctf.MaxFlagBytes)
 	}
 }
 

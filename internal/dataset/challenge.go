@@ -4,7 +4,9 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
+	"errors"
 	"fmt"
+	"io/fs"
 	"net/url"
 	"os"
 	"path"
@@ -306,21 +308,22 @@ func (d *decoder) finishFile(f *File, field string) {
 	}
 	if f.Path != "" {
 		given := f.Path
+		fp := field
+		if field == "file" {
+			fp += ".path"
+		}
+		root, err := filepath.Abs(d.dir)
+		if err != nil {
+			root = d.dir
+		}
 		p := given
 		if !filepath.IsAbs(p) {
-			p = filepath.Join(d.dir, p)
+			p = filepath.Join(root, p)
 		}
-		if abs, err := filepath.Abs(p); err == nil {
-			p = abs
-		}
-		f.Path = p
+		f.Path, f.Root = filepath.Clean(p), root
 		if f.ContentBase64 == "" {
-			fp := field
-			if field == "file" {
-				fp += ".path"
-			}
-			if fi, err := os.Stat(p); err != nil {
-				d.fail(fp, "%s: no such file", given)
+			if fi, err := statInRoot(f); err != nil {
+				d.fail(fp, "%s: %v", given, err)
 			} else if !fi.Mode().IsRegular() {
 				d.fail(fp, "%s: not a regular file", given)
 			}
@@ -336,4 +339,63 @@ func (d *decoder) finishFile(f *File, field string) {
 			}
 		}
 	}
+}
+
+// errOutside refuses a file that is not under the dataset's directory: a
+// dataset (or a challenge.yml from a repository) must not publish the
+// organiser's other files, by "..", an absolute path or a symlink.
+var errOutside = errors.New("is outside the directory of the file that names it")
+
+// relInRoot returns f.Path relative to f.Root, refusing paths that leave it.
+func relInRoot(f *File) (string, error) {
+	rel, err := filepath.Rel(f.Root, f.Path)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
+		return "", errOutside
+	}
+	return rel, nil
+}
+
+func statInRoot(f *File) (fs.FileInfo, error) {
+	rel, err := relInRoot(f)
+	if err != nil {
+		return nil, err
+	}
+	root, err := os.OpenRoot(f.Root)
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", f.Root, err)
+	}
+	defer root.Close()
+	fi, err := root.Stat(rel)
+	return fi, rootErr(err)
+}
+
+// ReadFile reads the bytes of a file entry named by Path, through an
+// os.Root on its directory, so that neither "..", an absolute path nor a
+// symlink (even one swapped in after the dataset was checked) reads
+// outside it.
+func ReadFile(f *File) ([]byte, error) {
+	rel, err := relInRoot(f)
+	if err != nil {
+		return nil, err
+	}
+	root, err := os.OpenRoot(f.Root)
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", f.Root, err)
+	}
+	defer root.Close()
+	data, err := root.ReadFile(rel)
+	return data, rootErr(err)
+}
+
+// rootErr turns os.Root's errors into the sentences a dataset error shows.
+func rootErr(err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, fs.ErrNotExist):
+		return errors.New("no such file")
+	case strings.Contains(err.Error(), "path escapes from parent"):
+		return errOutside
+	}
+	return err
 }

@@ -100,7 +100,7 @@ func TestDecodeProductExample(t *testing.T) {
 					{Type: "regex", Content: `flag\{[0-9a-f]{8}\}`},
 				},
 				Requires: []string{"warm-up"}, Author: "alice",
-				File:      &File{Name: "handout.zip", Path: filepath.Join(dir, "files", "handout.zip")},
+				File:      &File{Name: "handout.zip", Path: filepath.Join(dir, "files", "handout.zip"), Root: dir},
 				CreatedAt: ts("2026-01-01T00:00:00Z"), Source: src(0)},
 			{Slug: "warm-up", Title: "Warm Up", Categories: []string{"misc"}, Difficulty: "Easy", Type: "standard",
 				Flags: []Flag{{Type: "static", Content: "flag{warm}"}}, HasInstance: true, DockerPort: intp(1337),
@@ -159,7 +159,7 @@ state: hidden
 			Description: "Find it", Points: 200, Type: "standard", ConnectionInfo: "nc example.com 1337",
 			Flags: []Flag{{"static", "flag{one}", ""}, {"static", "FLAG{Two}", "case_insensitive"}, {"regex", `flag\{\d+\}`, ""}},
 			Tags:  []string{"web", "hard"}, Difficulty: "Hard", Requires: []string{"Warmup", "7"}, Hidden: true,
-			File: &File{Name: "handout.tar.gz", Path: filepath.Join(dir, "web", "dist", "handout.tar.gz")}}},
+			File: &File{Name: "handout.tar.gz", Path: filepath.Join(dir, "web", "dist", "handout.tar.gz"), Root: filepath.Join(dir, "web")}}},
 		{"dynamic", `name: "Dyn: 2"
 category: pwn
 type: dynamic

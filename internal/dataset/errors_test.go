@@ -2,6 +2,7 @@ package dataset
 
 import (
 	"errors"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -106,6 +107,12 @@ func TestErrors(t *testing.T) {
 			"event.yaml", `challenges[0] (slug "x")`, "file.path"},
 		{"file path is a directory", []fixture{{"sub/x.txt", "x"}, {"event.yaml", "challenges:\n" + chal("x", "file: {path: sub}")}},
 			"event.yaml", `challenges[0] (slug "x")`, "file.path"},
+		{"regex escaping its anchors", []fixture{{"event.yaml", "challenges:\n" + chal("x", `flags: [{type: regex, content: 'flag\{a\})|(?:.*'}]`)}},
+			"event.yaml", `challenges[0] (slug "x")`, "flags[0].content"},
+		{"file path leaves the dataset's directory", []fixture{{"outside/secret.txt", "s"}, {"ev/event.yaml", "challenges:\n" + chal("x", "file: {path: ../outside/secret.txt}")}},
+			"ev/event.yaml", `challenges[0] (slug "x")`, "file.path"},
+		{"ctfcli files leave the challenge's directory", []fixture{{"outside/secret.txt", "s"}, {"c/challenge.yml", "name: C\ncategory: web\nvalue: 1\nflags: [f]\nfiles: [../outside/secret.txt]\n"}},
+			"c/challenge.yml", "challenge", "files[0]"},
 		{"ctfcli missing file", []fixture{{"c/challenge.yml", "name: C\ncategory: web\nvalue: 1\nflags: [f]\nfiles: [dist/nope.zip]\n"}},
 			"c/challenge.yml", "challenge", "files[0]"},
 		{"ctfcli value string", []fixture{{"c/challenge.yml", "name: C\ncategory: web\nvalue: '1'\nflags: [f]\n"}},
@@ -159,5 +166,48 @@ func TestErrors(t *testing.T) {
 			}
 			t.Log(err)
 		})
+	}
+}
+
+// TestFilePathsStayInTheirDirectory: a challenge file named by an absolute
+// path or a symlink that resolves outside the directory of the file naming
+// it is refused with a message naming file, entry and field (review
+// finding 1), and ReadFile refuses it even when the link appears after the
+// dataset was read.
+func TestFilePathsStayInTheirDirectory(t *testing.T) {
+	dir := t.TempDir()
+	secret := writeFile(t, dir, "outside/secret.txt", "organiser's secret")
+	inside := writeFile(t, dir, "ev/files/ok.txt", "handout")
+	if err := os.Symlink(secret, filepath.Join(dir, "ev", "files", "link.txt")); err != nil {
+		t.Fatal(err)
+	}
+	for name, path := range map[string]string{"absolute": secret, "symlink": "files/link.txt"} {
+		t.Run(name, func(t *testing.T) {
+			ev := writeFile(t, dir, "ev/"+name+".yaml", "challenges:\n"+chal("x", "file: {path: '"+path+"'}"))
+			_, err := ReadPaths([]string{ev})
+			var e *Error
+			if !errors.As(err, &e) || e.File != ev || e.Entry != `challenges[0] (slug "x")` || e.Field != "file.path" ||
+				!strings.Contains(e.Msg, "outside") {
+				t.Fatalf("got %v, want an error on file.path saying it is outside", err)
+			}
+		})
+	}
+	ds, err := ReadPaths([]string{writeFile(t, dir, "ev/ok.yaml", "challenges:\n"+chal("x", "file: {path: files/ok.txt}"))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := ds.Challenges[0].File
+	if data, err := ReadFile(f); err != nil || string(data) != "handout" {
+		t.Fatalf("ReadFile = %q, %v", data, err)
+	}
+	// Swapped for a link after the check: ReadFile still refuses.
+	if err := os.Remove(inside); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(secret, inside); err != nil {
+		t.Fatal(err)
+	}
+	if data, err := ReadFile(f); err == nil {
+		t.Fatalf("ReadFile read %q through a symlink out of the directory", data)
 	}
 }

@@ -68,7 +68,7 @@ func dumpLike(dir string) *Dataset {
 				File: &File{Name: "link.zip", URL: "https://example.com/a/link.zip"}},
 			{ID: "c3", Slug: "local", Title: "Local", Categories: []string{"web"}, Difficulty: "Medium", Points: 1,
 				Type: "standard", Flags: []Flag{{"static", "x", ""}},
-				File: &File{Name: "renamed.txt", Path: filepath.Join(dir, "files", "f.txt")}},
+				File: &File{Name: "renamed.txt", Path: filepath.Join(dir, "files", "f.txt"), Root: dir}},
 		},
 		Solves:   []Solve{{ID: "s1", User: "alice", Challenge: "baby-rsa", At: ts("2026-01-05T10:00:00.001Z"), Flag: "flag{a: b}"}},
 		Attempts: []Attempt{{ID: "a1", User: "bob.b-_", Challenge: "baby-rsa", At: ts("2026-01-05T10:01:00.5Z"), Flag: " spaced \n"}},

@@ -67,6 +67,10 @@ type File struct {
 	URL           string `json:"url,omitempty" yaml:"url,omitempty"`
 	SHA256        string `json:"sha256,omitempty" yaml:"sha256,omitempty"`
 	ContentBase64 string `json:"contentBase64,omitempty" yaml:"contentBase64,omitempty"`
+
+	// Root is the directory of the file that named Path: Path must stay
+	// inside it, symlinks included (see ReadFile).
+	Root string `json:"-" yaml:"-"`
 }
 
 // Challenge is one challenge. Slug is the natural key.

@@ -3,10 +3,11 @@ package dataset
 import (
 	"errors"
 	"fmt"
-	"net/mail"
 	"net/url"
 	"regexp"
 	"strings"
+
+	"github.com/flagshipctf/flagship/internal/ctf"
 )
 
 // Error is a problem in a dataset, naming the file, the entry and the field:
@@ -59,14 +60,7 @@ func (d *Dataset) Errorf(kind string, i int, field, format string, args ...any) 
 	return &Error{File: file, Entry: entry, Field: field, Msg: fmt.Sprintf(format, args...)}
 }
 
-var (
-	usernameRE = regexp.MustCompile(`^[A-Za-z0-9_.-]{3,32}$`)
-	slugRE     = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,63}$`)
-	sha256RE   = regexp.MustCompile(`^[0-9a-f]{64}$`)
-)
-
-// MaxFlagLen is the longest flag accepted, in bytes.
-const MaxFlagLen = 1024
+var sha256RE = regexp.MustCompile(`^[0-9a-f]{64}$`)
 
 type validator struct {
 	d    *Dataset
@@ -75,6 +69,26 @@ type validator struct {
 
 func (v *validator) add(kind string, i int, field, format string, args ...any) {
 	v.errs = append(v.errs, v.d.Errorf(kind, i, field, format, args...))
+}
+
+// rule reports a domain rule's failure (see package ctf) at prefix plus the
+// field the rule names.
+func (v *validator) rule(kind string, i int, prefix string, err error) {
+	if err == nil {
+		return
+	}
+	if joined, ok := err.(interface{ Unwrap() []error }); ok {
+		for _, e := range joined.Unwrap() {
+			v.rule(kind, i, prefix, e)
+		}
+		return
+	}
+	var ce *ctf.Error
+	if !errors.As(err, &ce) || ce.Field == "" {
+		v.add(kind, i, strings.TrimSuffix(prefix, "."), "%v", err)
+		return
+	}
+	v.add(kind, i, prefix+ce.Field, "%s", strings.TrimPrefix(ce.Message, ce.Field+" "))
 }
 
 // also names an earlier entry for duplicate messages.
@@ -114,21 +128,14 @@ func (v *validator) users() {
 	for i, u := range v.d.Users {
 		const k = "users"
 		v.unique(ids, u.ID, k, i, "id", "id")
-		switch {
-		case u.Username == "":
-			v.add(k, i, "username", "required")
-		case !usernameRE.MatchString(u.Username):
-			v.add(k, i, "username", "must be 3 to 32 letters, digits, '_', '.' or '-'")
-		}
+		v.rule(k, i, "", ctf.ValidateUsername(u.Username))
 		v.unique(names, u.Username, k, i, "username", "username")
 		if u.Email != "" {
-			if a, err := mail.ParseAddress(u.Email); err != nil || a.Address != u.Email {
-				v.add(k, i, "email", "%q is not an email address", u.Email)
-			}
+			v.rule(k, i, "", ctf.ValidateEmail(u.Email))
 			v.unique(emails, strings.ToLower(u.Email), k, i, "email", "email")
 		}
-		if u.Role != "" && u.Role != "player" && u.Role != "admin" {
-			v.add(k, i, "role", "must be player or admin, not %q", u.Role)
+		if u.Role != "" {
+			v.rule(k, i, "", ctf.ValidateRole(u.Role))
 		}
 		if u.Password != "" && u.PasswordHash != "" {
 			v.add(k, i, "password", "give password or passwordHash, not both")
@@ -162,8 +169,8 @@ func (v *validator) challenges() {
 		switch {
 		case c.Slug == "" && strings.TrimSpace(c.Title) != "":
 			v.add(k, i, "slug", "cannot be derived from the title; give one")
-		case c.Slug != "" && !slugRE.MatchString(c.Slug):
-			v.add(k, i, "slug", "must match ^[a-z0-9][a-z0-9-]{0,63}$, not %q", c.Slug)
+		case c.Slug != "":
+			v.rule(k, i, "", ctf.ValidateSlug(c.Slug))
 		}
 		v.unique(slugs, c.Slug, k, i, "slug", "slug")
 		if len(c.Categories) == 0 {
@@ -174,9 +181,7 @@ func (v *validator) challenges() {
 				v.add(k, i, fmt.Sprintf("categories[%d]", j), "must not be empty")
 			}
 		}
-		if _, ok := difficulties[strings.ToLower(c.Difficulty)]; !ok || difficulties[strings.ToLower(c.Difficulty)] != c.Difficulty {
-			v.add(k, i, "difficulty", "must be Easy, Medium, Hard or Insane, not %q", c.Difficulty)
-		}
+		v.rule(k, i, "", ctf.ValidateDifficulty(c.Difficulty))
 		if c.Points < 0 {
 			v.add(k, i, "points", "must be a non-negative integer")
 		}
@@ -203,20 +208,12 @@ func (v *validator) challenges() {
 
 func (v *validator) flag(i int, f string, fl Flag) {
 	const k = "challenges"
-	switch fl.Type {
-	case "static", "regex":
-	default:
-		v.add(k, i, f+"type", "must be static or regex, not %q", fl.Type)
-	}
-	switch {
-	case strings.TrimSpace(fl.Content) == "":
-		v.add(k, i, f+"content", "required")
-	case len(fl.Content) > MaxFlagLen:
-		v.add(k, i, f+"content", "longer than %d bytes", MaxFlagLen)
-	case fl.Type == "regex":
-		if _, err := regexp.Compile("^(?:" + fl.Content + ")$"); err != nil {
-			v.add(k, i, f+"content", "invalid RE2 regular expression: %v", strings.TrimPrefix(err.Error(), "error parsing regexp: "))
+	if err := ctf.ValidateFlag(fl.Type, fl.Content); err != nil {
+		field := "content"
+		if fl.Type != ctf.FlagStatic && fl.Type != ctf.FlagRegex {
+			field = "type"
 		}
+		v.add(k, i, f+field, "%s", strings.TrimPrefix(ctf.ErrorMessage(err), "flag "))
 	}
 	if fl.Data != "" && fl.Data != "case_insensitive" {
 		v.add(k, i, f+"data", "must be case_insensitive or empty, not %q", fl.Data)

@@ -10,7 +10,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"os"
 	"strings"
 	"time"
 
@@ -478,7 +477,7 @@ func (l *loader) storeFile(i int, f *dataset.File) (string, error) {
 			return "", l.fail("challenges", i, "file.contentBase64", "not valid base64: %v", err)
 		}
 	case f.Path != "":
-		if data, err = os.ReadFile(f.Path); err != nil {
+		if data, err = dataset.ReadFile(f); err != nil {
 			return "", l.fail("challenges", i, "file.path", "%v", err)
 		}
 	default:

@@ -1,0 +1,202 @@
+package ctf
+
+import (
+	"errors"
+	"net/mail"
+	"net/url"
+	"regexp"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// The rules of what users, organisers and datasets may enter, written once:
+// the use cases, the dataset loader and the CLI all call them. Each returns
+// nil or an Invalid *Error naming the field.
+
+// Account limits (PRODUCT.md).
+const (
+	MinPasswordChars = 8
+	MaxPasswordChars = 128
+	MaxNameChars     = 64
+	MaxEmailBytes    = 254
+	MaxURLBytes      = 2048
+)
+
+var (
+	usernameRE = regexp.MustCompile(`^[A-Za-z0-9_.-]{3,32}$`)
+	slugRE     = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,63}$`)
+)
+
+// ValidateUsername: 3 to 32 of A-Z a-z 0-9 _ . -
+func ValidateUsername(username string) error {
+	if username == "" {
+		return FieldErrorf("username", "is required")
+	}
+	if !usernameRE.MatchString(username) {
+		return FieldErrorf("username", "must be 3 to 32 letters, digits, '_', '.' or '-'")
+	}
+	return nil
+}
+
+// ValidateEmail: a bare address (no display name), as mail.ParseAddress
+// reads it back unchanged.
+func ValidateEmail(email string) error {
+	if email == "" {
+		return FieldErrorf("email", "is required")
+	}
+	if len(email) > MaxEmailBytes {
+		return FieldErrorf("email", "must be at most %d bytes", MaxEmailBytes)
+	}
+	if a, err := mail.ParseAddress(email); err != nil || a.Address != email || !strings.Contains(email, "@") {
+		return FieldErrorf("email", "%q is not an email address", email)
+	}
+	return nil
+}
+
+// ValidatePassword: 8 to 128 characters, not the username.
+func ValidatePassword(password, username string) error {
+	n := utf8.RuneCountInString(password)
+	if n < MinPasswordChars || n > MaxPasswordChars {
+		return FieldErrorf("password", "must be %d to %d characters", MinPasswordChars, MaxPasswordChars)
+	}
+	if !utf8.ValidString(password) {
+		return FieldErrorf("password", "must be valid UTF-8 text")
+	}
+	if username != "" && strings.EqualFold(password, username) {
+		return FieldErrorf("password", "must not be the username")
+	}
+	return nil
+}
+
+// ValidateDisplayName: optional, at most 64 characters of printable text.
+func ValidateDisplayName(name string) error {
+	if utf8.RuneCountInString(name) > MaxNameChars {
+		return FieldErrorf("name", "must be at most %d characters", MaxNameChars)
+	}
+	if !printable(name) {
+		return FieldErrorf("name", "must be printable text")
+	}
+	return nil
+}
+
+// ValidateWebURL checks an optional link shown to others (an avatar, a
+// writeup image): only http and https, so a "javascript:" or "data:" URL
+// can never reach a page.
+func ValidateWebURL(field, raw string) error {
+	if raw == "" {
+		return nil
+	}
+	if len(raw) > MaxURLBytes {
+		return FieldErrorf(field, "must be at most %d bytes", MaxURLBytes)
+	}
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || !printable(raw) {
+		return FieldErrorf(field, "must be an http or https URL")
+	}
+	return nil
+}
+
+// ValidateRole: player or admin.
+func ValidateRole(role string) error {
+	if role != RolePlayer && role != RoleAdmin {
+		return FieldErrorf("role", "must be player or admin, not %q", role)
+	}
+	return nil
+}
+
+// ValidateSlug: lowercase letters, digits and '-', starting with a letter
+// or digit, at most 64.
+func ValidateSlug(slug string) error {
+	if !slugRE.MatchString(slug) {
+		return FieldErrorf("slug", "must match ^[a-z0-9][a-z0-9-]{0,63}$, not %q", slug)
+	}
+	return nil
+}
+
+// ValidateDifficulty: one of the contract's four names.
+func ValidateDifficulty(d string) error {
+	switch d {
+	case Easy, Medium, Hard, Insane:
+		return nil
+	}
+	return FieldErrorf("difficulty", "must be Easy, Medium, Hard or Insane, not %q", d)
+}
+
+// Review bounds (the contract's).
+const (
+	MinStars            = 1
+	MaxStars            = 5
+	MinReviewDifficulty = 1
+	MaxReviewDifficulty = 10
+)
+
+// ValidateReview: stars 1–5, difficulty 1–10. Both faults are reported
+// (errors.Join), the first one's message leading.
+func ValidateReview(stars, difficulty int) error {
+	var errs []error
+	if stars < MinStars || stars > MaxStars {
+		errs = append(errs, FieldErrorf("stars", "must be an integer from %d to %d", MinStars, MaxStars))
+	}
+	if difficulty < MinReviewDifficulty || difficulty > MaxReviewDifficulty {
+		errs = append(errs, FieldErrorf("difficulty", "must be an integer from %d to %d", MinReviewDifficulty, MaxReviewDifficulty))
+	}
+	return errors.Join(errs...)
+}
+
+// Writeup limits.
+const (
+	MaxWriteupTitleChars   = 200
+	MaxWriteupContentBytes = 64 << 10
+	MaxWriteupImages       = 20
+)
+
+// ValidWriteupStatus reports whether s is a writeup status.
+func ValidWriteupStatus(s string) bool {
+	return s == WriteupPending || s == WriteupApproved || s == WriteupRejected
+}
+
+// ValidateWriteup: a title, Markdown content, and http(s) image URLs.
+func ValidateWriteup(title, content string, images []string) error {
+	switch n := utf8.RuneCountInString(strings.TrimSpace(title)); {
+	case n == 0:
+		return FieldErrorf("title", "is required")
+	case n > MaxWriteupTitleChars:
+		return FieldErrorf("title", "must be at most %d characters", MaxWriteupTitleChars)
+	case !printable(title):
+		return FieldErrorf("title", "must be printable text")
+	}
+	switch {
+	case strings.TrimSpace(content) == "":
+		return FieldErrorf("content", "is required")
+	case len(content) > MaxWriteupContentBytes:
+		return FieldErrorf("content", "must be at most %d bytes", MaxWriteupContentBytes)
+	case !utf8.ValidString(content):
+		return FieldErrorf("content", "must be valid UTF-8 text")
+	}
+	if len(images) > MaxWriteupImages {
+		return FieldErrorf("images", "must be at most %d links", MaxWriteupImages)
+	}
+	for _, img := range images {
+		if img == "" {
+			return FieldErrorf("images", "must not hold an empty link")
+		}
+		if err := ValidateWebURL("images", img); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// printable reports whether s is valid UTF-8 without control characters.
+func printable(s string) bool {
+	if !utf8.ValidString(s) {
+		return false
+	}
+	for _, r := range s {
+		if unicode.IsControl(r) {
+			return false
+		}
+	}
+	return true
+}
