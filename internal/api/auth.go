@@ -22,27 +22,33 @@ var (
 )
 
 // presentedKey extracts the API key from the request. present is true when
-// the caller offered a key in either header, even a malformed one: such a
-// request is never treated as anonymous.
+// the caller offered a key, even a malformed one: such a request is never
+// treated as anonymous. An Authorization header with another scheme than
+// Bearer (a proxy's Basic credentials) is not an API key: it is ignored.
 func presentedKey(r *http.Request) (key string, present bool, err error) {
-	auth, hasAuth := r.Header["Authorization"]
+	var bearer []string
+	for _, v := range r.Header["Authorization"] {
+		scheme, token, _ := strings.Cut(strings.TrimSpace(v), " ")
+		if strings.EqualFold(scheme, "Bearer") {
+			bearer = append(bearer, token)
+		}
+	}
 	xkey, hasX := r.Header["X-Api-Key"]
-	if !hasAuth && !hasX {
+	if len(bearer) == 0 && !hasX {
 		return "", false, nil
 	}
-	if len(auth) > 1 || len(xkey) > 1 {
+	if len(bearer) > 1 || len(xkey) > 1 {
 		return "", true, errBadHeader
 	}
-	if hasAuth {
-		scheme, token, ok := strings.Cut(strings.TrimSpace(auth[0]), " ")
-		if !ok || !strings.EqualFold(scheme, "Bearer") || strings.TrimSpace(token) == "" {
+	if len(bearer) == 1 {
+		key = strings.TrimSpace(bearer[0])
+		if key == "" {
 			return "", true, errBadHeader
 		}
-		key = strings.TrimSpace(token)
 	}
 	if hasX {
 		x := strings.TrimSpace(xkey[0])
-		if hasAuth && x != key {
+		if len(bearer) == 1 && x != key {
 			return "", true, errTwoKeys
 		}
 		key = x

@@ -44,7 +44,8 @@ type Server struct {
 	HTTP      *httptest.Server
 }
 
-// Start loads datasetYAML (may be empty) into a fresh database (see
+// Start loads datasetYAML (may be empty; the files it names are inside
+// the calling package's testdata directory) into a fresh database (see
 // storetest) through the same loader as `flagship load`, and serves the API
 // over real HTTP.
 func Start(t testing.TB, datasetYAML string, opts ...Options) *Server {
@@ -63,7 +64,12 @@ func Start(t testing.TB, datasetYAML string, opts ...Options) *Server {
 		t.Fatal(err)
 	}
 	if strings.TrimSpace(datasetYAML) != "" {
-		file := filepath.Join(t.TempDir(), "event.yaml")
+		// As if the dataset sat in the test package's testdata directory:
+		// the files it names must be inside the dataset's directory.
+		file, err := filepath.Abs(filepath.Join("testdata", "event.yaml"))
+		if err != nil {
+			t.Fatal(err)
+		}
 		ds, err := dataset.Decode([]byte(datasetYAML), file)
 		if err != nil {
 			t.Fatalf("decode test dataset: %v", err)

@@ -48,7 +48,7 @@ func itStart(t testing.TB, opts ...Options) *Server {
 // itDataset decodes the hand-made event, for tests that reload parts of it.
 func itDataset(t testing.TB) *dataset.Dataset {
 	t.Helper()
-	ds, err := dataset.Decode([]byte(itYAML(t)), filepath.Join(t.TempDir(), "event.yaml"))
+	ds, err := dataset.Decode([]byte(itYAML(t)), itTestdata(t, "event.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
