@@ -79,14 +79,14 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 func (h *Handler) health(w http.ResponseWriter, r *http.Request) {
 	if h.svc.Healthy(r.Context()) {
-		writeBody(w, r, http.StatusOK, []byte(`{"ok":true}`), nil)
+		writeBody(w, r, anyone, http.StatusOK, []byte(`{"ok":true}`), nil)
 		return
 	}
-	writeBody(w, r, http.StatusServiceUnavailable, []byte(`{"ok":false}`), nil)
+	writeBody(w, r, anyone, http.StatusServiceUnavailable, []byte(`{"ok":false}`), nil)
 }
 
 func (h *Handler) openAPI(w http.ResponseWriter, r *http.Request) {
-	writeShared(w, r, openAPIBody)
+	writeShared(w, r, openAPIBody, anyone)
 }
 
 var openAPIBody = platform.NewBody(openapi.Document)

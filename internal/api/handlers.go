@@ -20,7 +20,7 @@ func (h *Handler) listChallenges(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if v.User == nil {
-		writeShared(w, r, h.svc.ChallengeList())
+		writeShared(w, r, h.svc.ChallengeList(), anonymous)
 		return
 	}
 	plainBuf := getBuf()
@@ -31,7 +31,7 @@ func (h *Handler) listChallenges(w http.ResponseWriter, r *http.Request) {
 		gz = (*gzBuf)[:0]
 	}
 	body, gz := h.svc.AppendChallengeList((*plainBuf)[:0], gz, v.User.ID)
-	writeBody(w, r, http.StatusOK, body, gz)
+	writeBody(w, r, caller, http.StatusOK, body, gz)
 	putBuf(plainBuf, body)
 	if gzBuf != nil {
 		putBuf(gzBuf, gz)
@@ -49,7 +49,7 @@ func (h *Handler) getChallenge(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, err)
 		return
 	}
-	writeValue(w, r, http.StatusOK, struct {
+	writeValue(w, r, audienceOf(v), http.StatusOK, struct {
 		Challenge any `json:"challenge"`
 	}{d})
 }
@@ -65,11 +65,11 @@ func (h *Handler) writeups(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, err)
 		return
 	}
-	writeValue(w, r, http.StatusOK, list)
+	writeValue(w, r, caller, http.StatusOK, list)
 }
 
 func (h *Handler) leaderboard(w http.ResponseWriter, r *http.Request) {
-	writeShared(w, r, h.svc.Leaderboard())
+	writeShared(w, r, h.svc.Leaderboard(), anyone)
 }
 
 func (h *Handler) me(w http.ResponseWriter, r *http.Request) {
@@ -83,14 +83,14 @@ func (h *Handler) me(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, err)
 		return
 	}
-	writeValue(w, r, http.StatusOK, struct {
+	writeValue(w, r, caller, http.StatusOK, struct {
 		Profile any `json:"profile"`
 	}{p})
 }
 
 func (h *Handler) profile(w http.ResponseWriter, r *http.Request) {
 	p := h.svc.Profile(r.PathValue("userId"))
-	writeValue(w, r, http.StatusOK, struct {
+	writeValue(w, r, anyone, http.StatusOK, struct {
 		Profile any `json:"profile"`
 	}{p})
 }
@@ -118,7 +118,7 @@ func (h *Handler) submit(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, err)
 		return
 	}
-	writeValue(w, r, http.StatusOK, struct {
+	writeValue(w, r, caller, http.StatusOK, struct {
 		Result any `json:"result"`
 	}{res})
 }

@@ -16,12 +16,53 @@ const contentTypeJSON = "application/json; charset=utf-8"
 // gzipMin is the size below which compressing costs more than it saves.
 const gzipMin = 1024
 
+// audience says who may be given a stored copy of a response, so that no
+// shared cache ever hands one caller's answer to another.
+type audience int
+
+const (
+	// anyone: the endpoint ignores credentials; one answer for all.
+	anyone audience = iota
+	// anonymous: the anonymous answer of an endpoint that authenticates
+	// when it can, so it differs with the credentials sent.
+	anonymous
+	// caller: made for the signed-in caller (it may hold their email).
+	caller
+)
+
+// varyCredentials names every request header a per-caller answer depends
+// on: X-API-Key and cookies are not covered by HTTP's rule for
+// Authorization, so a shared cache must be told.
+const varyCredentials = "Authorization, X-API-Key, Cookie, Accept-Encoding"
+
+// audienceOf is the audience of an answer made for v.
+func audienceOf(v platform.Viewer) audience {
+	if v.User != nil {
+		return caller
+	}
+	return anonymous
+}
+
+// setCaching writes the revalidation headers of a GET answer for a.
+func setCaching(hd http.Header, a audience) {
+	switch a {
+	case caller:
+		hd.Set("Cache-Control", "private, no-cache")
+		hd.Set("Vary", varyCredentials)
+	case anonymous:
+		hd.Set("Cache-Control", "no-cache")
+		hd.Set("Vary", varyCredentials)
+	default:
+		hd.Set("Cache-Control", "no-cache")
+		hd.Set("Vary", "Accept-Encoding")
+	}
+}
+
 // writeShared writes a body that many callers share: its ETag and gzip
 // form are computed once, not per request.
-func writeShared(w http.ResponseWriter, r *http.Request, b *platform.Body) {
+func writeShared(w http.ResponseWriter, r *http.Request, b *platform.Body, a audience) {
 	hd := w.Header()
-	hd.Set("Cache-Control", "no-cache")
-	hd.Add("Vary", "Accept-Encoding")
+	setCaching(hd, a)
 	gz := len(b.JSON) >= gzipMin && acceptsGzip(r)
 	hd.Set("ETag", codedTag(b.ETag, gz))
 	if notModified(r, b.ETag) {
@@ -53,22 +94,22 @@ func codedTag(tag string, gz bool) string {
 // writeBody writes a body built for this request, with gz its gzip form
 // if the caller has one (else it is compressed here when asked for).
 // Successful GETs carry an ETag so clients can revalidate.
-func writeBody(w http.ResponseWriter, r *http.Request, status int, body, gz []byte) {
+func writeBody(w http.ResponseWriter, r *http.Request, a audience, status int, body, gz []byte) {
 	hd := w.Header()
 	useGz := len(body) >= gzipMin && acceptsGzip(r)
 	if status == http.StatusOK && (r.Method == http.MethodGet || r.Method == http.MethodHead) {
 		tag := platform.ETag(body)
 		hd.Set("ETag", codedTag(tag, useGz))
-		hd.Set("Cache-Control", "no-cache")
+		setCaching(hd, a)
 		if notModified(r, tag) {
 			w.WriteHeader(http.StatusNotModified)
 			return
 		}
 	} else {
 		hd.Set("Cache-Control", "no-store")
+		hd.Set("Vary", "Accept-Encoding")
 	}
 	hd.Set("Content-Type", contentTypeJSON)
-	hd.Add("Vary", "Accept-Encoding")
 	if useGz {
 		if gz == nil {
 			gz = platform.Compress(body)
@@ -84,13 +125,13 @@ func writeBody(w http.ResponseWriter, r *http.Request, status int, body, gz []by
 }
 
 // writeValue marshals v and writes it.
-func writeValue(w http.ResponseWriter, r *http.Request, status int, v any) {
+func writeValue(w http.ResponseWriter, r *http.Request, a audience, status int, v any) {
 	body, err := json.Marshal(v)
 	if err != nil {
 		writeError(w, http.StatusInternalServerError, "internal server error")
 		return
 	}
-	writeBody(w, r, status, body, nil)
+	writeBody(w, r, a, status, body, nil)
 }
 
 var statusOf = map[ctf.Code]int{

@@ -225,3 +225,55 @@ func TestIntegrationBadInput(t *testing.T) {
 	// warmup: 5 attempts, 3 solves, as loaded.
 	itWantCounts(t, "after bad input", s, "warmup", 5, 3)
 }
+
+// TestIntegrationCachingByAudience: answers made for a signed-in caller
+// (/me holds the email) are private and vary on every credential header,
+// since HTTP's rule that shared caches keep no Authorization answers covers
+// neither X-API-Key nor cookies; the anonymous answers of optional-auth
+// endpoints vary on them too; answers that ignore credentials stay
+// shareable (review finding 7). 304s carry the same headers.
+func TestIntegrationCachingByAudience(t *testing.T) {
+	t.Parallel()
+	s := itStart(t)
+	key := s.Key("alice")
+	const private, shared = "private, no-cache", "no-cache"
+	const credentials = "Authorization, X-API-Key, Cookie, Accept-Encoding"
+	cases := []struct {
+		name, path string
+		headers    []string
+		cc, vary   string
+	}{
+		{"list, anonymous", "/api/public/challenges", nil, shared, credentials},
+		{"list, bearer", "/api/public/challenges", []string{Bearer(key)}, private, credentials},
+		{"list, x-api-key", "/api/public/challenges", []string{"X-API-Key: " + key}, private, credentials},
+		{"detail, anonymous", "/api/public/challenges/warmup", nil, shared, credentials},
+		{"detail, x-api-key", "/api/public/challenges/warmup", []string{"X-API-Key: " + key}, private, credentials},
+		{"me", "/api/public/me", []string{"X-API-Key: " + key}, private, credentials},
+		{"writeups", "/api/public/challenges/warmup/writeups", []string{Bearer(key)}, private, credentials},
+		{"leaderboard", "/api/public/leaderboard", []string{"X-API-Key: " + key}, shared, "Accept-Encoding"},
+		{"profile", "/api/public/profiles/" + itUID(t, s, "bob"), []string{"X-API-Key: " + key}, shared, "Accept-Encoding"},
+		{"health", "/api/public/health", nil, shared, "Accept-Encoding"},
+	}
+	for _, c := range cases {
+		for _, gzip := range []bool{false, true} {
+			h := c.headers
+			if gzip {
+				h = append(append([]string{}, h...), "Accept-Encoding: gzip")
+			}
+			r := s.DoRaw("GET", c.path, nil, h...)
+			itStatus(t, c.name, r, 200)
+			check := func(what string, r Response) {
+				if got := r.Header.Get("Cache-Control"); got != c.cc {
+					t.Errorf("%s %s: Cache-Control %q, want %q", c.name, what, got, c.cc)
+				}
+				if got := strings.Join(r.Header.Values("Vary"), ", "); got != c.vary {
+					t.Errorf("%s %s: Vary %q, want %q", c.name, what, got, c.vary)
+				}
+			}
+			check("200", r)
+			again := s.DoRaw("GET", c.path, nil, append(h, "If-None-Match: "+r.Header.Get("ETag"))...)
+			itStatus(t, c.name+" revalidated", again, 304)
+			check("304", again)
+		}
+	}
+}
