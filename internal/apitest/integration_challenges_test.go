@@ -256,3 +256,38 @@ func TestIntegrationWriteups(t *testing.T) {
 	itMatch(t, "baby-rsa writeups as bob", itGet(t, s, "/api/public/challenges/baby-rsa/writeups", key["bob"]),
 		`{"writeups":[{"title":"RSA notes","status":"rejected","user":{"username":"bob","name":"Bob"}}]}`)
 }
+
+// TestIntegrationReviewAggregatesCountPlayersOnly: like solves, the reviews
+// of admins and banned users count in no public aggregate (review finding
+// 6), while their authors still see their own.
+func TestIntegrationReviewAggregatesCountPlayersOnly(t *testing.T) {
+	t.Parallel()
+	s := Start(t, `
+users:
+  - {username: pam, email: pam@example.com}
+  - {username: pat, email: pat@example.com}
+  - {username: root, email: root@example.com, role: admin}
+  - {username: mal, email: mal@example.com, banned: true}
+challenges:
+  - {slug: c, title: C, categories: [misc], difficulty: Easy, points: 10, flags: ['flag{c}']}
+solves:
+  - {user: pam, challenge: c}
+  - {user: pat, challenge: c}
+  - {user: root, challenge: c}
+  - {user: mal, challenge: c}
+reviews:
+  - {user: pam, challenge: c, stars: 5, difficulty: 2}
+  - {user: pat, challenge: c, stars: 4, difficulty: 3}
+  - {user: root, challenge: c, stars: 1, difficulty: 10}
+  - {user: mal, challenge: c, stars: 1, difficulty: 10}
+`)
+	want := `{"challenge":{"avgStars":4.5,"avgDifficulty":2.5,"totalReviews":2,"solvesCount":2}}`
+	itMatch(t, "anonymous detail", itDecode(t, "detail", s.Do("GET", "/api/public/challenges/c", nil).Body), want)
+	list := itDecode(t, "list", s.Do("GET", "/api/public/challenges", nil).Body)
+	itMatch(t, "list", list, `{"challenges":[{"slug":"c","avgStars":4.5}]}`)
+	for _, who := range []string{"root", "mal"} {
+		r := s.Do("GET", "/api/public/challenges/c", nil, Bearer(s.Key(who)))
+		itMatch(t, who+"'s detail", itDecode(t, who, r.Body),
+			`{"challenge":{"avgStars":4.5,"totalReviews":2,"myReview":{"stars":1,"difficulty":10}}}`)
+	}
+}

@@ -45,7 +45,7 @@ func (s *Service) Challenge(slug string, v Viewer) (ChallengeDetail, error) {
 		ChallengeSummary: c.summary(mine != nil, st.publicURL),
 		Unlocked:         st.unlocked(c, u),
 		AvgDifficulty:    c.avgDifficulty(),
-		TotalReviews:     len(c.reviews),
+		TotalReviews:     c.reviewCount,
 	}
 	if mine != nil && mine.Flag != "" {
 		d.SubmittedFlag = strPtr(mine.Flag)

@@ -59,9 +59,9 @@ type chal struct {
 	creator      *user
 	playerSolves []*solve // players' solves in (time, seq) order
 	wrong        int64    // players' wrong attempts
-	reviews      map[string]ctf.Review
-	starsSum     int
-	diffSum      int
+	reviews      map[string]ctf.Review // by user id, everyone's (each sees their own)
+	// The aggregates count players' reviews only, as solves count.
+	reviewCount, starsSum, diffSum int
 	// head and tail are the challenge's list entry around the caller's
 	// "solved" value, so any caller's list is a concatenation; gz holds
 	// the entry compressed, unsolved and solved (see gzip.go).
@@ -111,8 +111,9 @@ func newState(snap *store.Snapshot, publicURL string, now time.Time) *state {
 	for _, r := range snap.Reviews {
 		if c := s.chals[r.ChallengeID]; c != nil {
 			c.reviews[r.UserID] = r
-			c.starsSum += r.Stars
-			c.diffSum += r.Difficulty
+			if u := s.users[r.UserID]; u != nil && u.player {
+				c.countReview(r, 1)
+			}
 		}
 	}
 	for id, n := range snap.WrongAttempts {
@@ -160,19 +161,27 @@ func (c *chal) attempts() int64 { return c.wrong + int64(len(c.playerSolves)) }
 
 func round2(x float64) float64 { return math.Round(x*100) / 100 }
 
+// countReview adds (sign 1) or removes (-1) a player's review from the
+// aggregates.
+func (c *chal) countReview(r ctf.Review, sign int) {
+	c.reviewCount += sign
+	c.starsSum += sign * r.Stars
+	c.diffSum += sign * r.Difficulty
+}
+
 func (c *chal) avgStars() *float64 {
-	if len(c.reviews) == 0 {
+	if c.reviewCount == 0 {
 		return nil
 	}
-	v := round2(float64(c.starsSum) / float64(len(c.reviews)))
+	v := round2(float64(c.starsSum) / float64(c.reviewCount))
 	return &v
 }
 
 func (c *chal) avgDifficulty() *float64 {
-	if len(c.reviews) == 0 {
+	if c.reviewCount == 0 {
 		return nil
 	}
-	v := round2(float64(c.diffSum) / float64(len(c.reviews)))
+	v := round2(float64(c.diffSum) / float64(c.reviewCount))
 	return &v
 }
 
