@@ -32,3 +32,28 @@ func (db *DB) QueryString(ctx context.Context, query string, args ...any) (strin
 	err := db.r.QueryRowContext(ctx, query, args...).Scan(&s)
 	return s, err
 }
+
+// SubmissionSettings returns a setting as the write transaction of a submission
+// sees it just before committing (SQLite: a PRAGMA on the writer
+// connection; PostgreSQL: SHOW inside the transaction), for each of a
+// wrong and a right flag.
+func (db *DB) SubmissionSettings(ctx context.Context, query string, s Submission) (wrong, right string, err error) {
+	var got []string
+	testHookBeforeSubmitCommit = func(ctx context.Context, tx *sqlTx) {
+		var v string
+		if err := tx.QueryRowContext(ctx, query).Scan(&v); err != nil {
+			v = "error: " + err.Error()
+		}
+		got = append(got, v)
+	}
+	defer func() { testHookBeforeSubmitCommit = nil }()
+	s.Correct = false
+	if _, err := db.RecordSubmission(ctx, s, RateLimit{}); err != nil {
+		return "", "", err
+	}
+	s.Correct = true
+	if _, err := db.RecordSubmission(ctx, s, RateLimit{}); err != nil {
+		return "", "", err
+	}
+	return got[0], got[1], nil
+}

@@ -115,19 +115,12 @@ func discardConn(conn *sql.Conn) {
 // submissions to one challenge: the solve check, the rate-limit count and
 // the insert that follow are then exact across processes. SQLite's single
 // writer has serialised the transaction already.
-func lockSubmission(ctx context.Context, tx *sqlTx, userID, challengeID string, durable bool) error {
+func lockSubmission(ctx context.Context, tx *sqlTx, userID, challengeID string) error {
 	if !tx.d.postgres() {
 		return nil
 	}
-	// The two-int key space: apart from the single-bigint keys below. A
-	// wrong submission does not wait for its commit to reach the disk: a
-	// crash may forget the last few wrong attempts (never a solve), which
-	// halves the cost of the most frequent write.
-	q := "SELECT pg_advisory_xact_lock(hashtext(?), hashtext(?))"
-	if !durable {
-		q += ", set_config('synchronous_commit', 'off', true)"
-	}
-	_, err := tx.ExecContext(ctx, q, userID, challengeID)
+	// The two-int key space: apart from the single-bigint keys below.
+	_, err := tx.ExecContext(ctx, "SELECT pg_advisory_xact_lock(hashtext(?), hashtext(?))", userID, challengeID)
 	return err
 }
 

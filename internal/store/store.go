@@ -67,15 +67,17 @@ func Open(ctx context.Context, dsn string) (*DB, error) {
 	if p == ":memory:" {
 		return nil, errors.New("open database: :memory: is one database per connection; use a file")
 	}
-	pragmas := "_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)"
-	w, err := sql.Open("sqlite", "file:"+p+"?_txlock=immediate&"+pragmas)
+	pragmas := "_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)"
+	// The writer syncs the WAL at every commit (FULL): an answered write
+	// survives a power cut, which NORMAL does not promise in WAL mode.
+	w, err := sql.Open("sqlite", "file:"+p+"?_txlock=immediate&"+pragmas+"&_pragma=synchronous(FULL)")
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", p, err)
 	}
 	w.SetMaxOpenConns(1)
 	w.SetMaxIdleConns(1)
 	w.SetConnMaxLifetime(0)
-	r, err := sql.Open("sqlite", "file:"+p+"?_pragma=query_only(1)&"+pragmas)
+	r, err := sql.Open("sqlite", "file:"+p+"?_pragma=query_only(1)&"+pragmas+"&_pragma=synchronous(NORMAL)")
 	if err != nil {
 		w.Close()
 		return nil, fmt.Errorf("open %s: %w", p, err)

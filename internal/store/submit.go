@@ -31,12 +31,18 @@ type RateLimit struct {
 	Window time.Duration
 }
 
+// testHookBeforeSubmitCommit, set by tests only, sees a submission's
+// transaction just before it commits.
+var testHookBeforeSubmitCommit func(ctx context.Context, tx *sqlTx)
+
 // RecordSubmission applies the database's part of the submit rules in one
 // transaction, in the order PRODUCT.md fixes: an existing solve is a
 // Conflict (whatever the flag), then too many recent wrong submissions is
 // RateLimited, then the submission is recorded, as a solve when correct (the
 // unique key turns a racing duplicate into Conflict) or as a wrong attempt.
-// It returns what it recorded.
+// It returns what it recorded, once it is durable: the commit waits for
+// the disk (SQLite synchronous=FULL, PostgreSQL synchronous_commit on), so
+// an acknowledged attempt or solve survives a crash or a power cut.
 //
 // The database keeps this exact across processes: SQLite runs one write
 // transaction at a time; PostgreSQL's transaction first takes an advisory
@@ -54,7 +60,7 @@ func (db *DB) RecordSubmission(ctx context.Context, s Submission, limit RateLimi
 		return Recorded{}, fmt.Errorf("submit: %w", err)
 	}
 	defer tx.Rollback()
-	if err := lockSubmission(ctx, tx, s.UserID, s.ChallengeID, s.Correct); err != nil {
+	if err := lockSubmission(ctx, tx, s.UserID, s.ChallengeID); err != nil {
 		return Recorded{}, fmt.Errorf("submit: lock: %w", err)
 	}
 	// One round trip for both checks: already solved, then rate limited.
@@ -90,6 +96,9 @@ func (db *DB) RecordSubmission(ctx context.Context, s Submission, limit RateLimi
 		if err := notifyChange(ctx, tx); err != nil {
 			return Recorded{}, fmt.Errorf("submit: %w", err)
 		}
+		if testHookBeforeSubmitCommit != nil {
+			testHookBeforeSubmitCommit(ctx, tx)
+		}
 		if err := tx.Commit(); err != nil {
 			return Recorded{}, fmt.Errorf("submit: commit: %w", err)
 		}
@@ -112,6 +121,9 @@ func (db *DB) RecordSubmission(ctx context.Context, s Submission, limit RateLimi
 	solve.At = fromMs(at)
 	if err := notifyChange(ctx, tx); err != nil {
 		return Recorded{}, fmt.Errorf("submit: %w", err)
+	}
+	if testHookBeforeSubmitCommit != nil {
+		testHookBeforeSubmitCommit(ctx, tx)
 	}
 	if err := tx.Commit(); err != nil {
 		if isUniqueViolation(err) {
