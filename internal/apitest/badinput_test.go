@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/flagshipctf/flagship/internal/dataset"
+	"github.com/flagshipctf/flagship/internal/platform"
 )
 
 const biYAML = `
@@ -256,7 +257,7 @@ func TestBadCredentials(t *testing.T) {
 	}
 	for _, k := range keys {
 		if strings.HasPrefix(revoked, k.Prefix+"_") {
-			if err := s.DB.RevokeAPIKey(ctx, u.ID, k.ID, time.Now()); err != nil {
+			if _, err := s.Svc.RevokeAPIKey(ctx, platform.Operator, u.ID, k.ID); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -314,7 +315,7 @@ func TestBadCredentials(t *testing.T) {
 		{name: "two X-API-Key headers", hdr: h(xkey, key, xkey, key)},
 		{name: "Authorization and X-API-Key of two users", hdr: h(auth, "Bearer "+key, xkey, otherKey)},
 		{name: "valid Authorization, empty X-API-Key", hdr: h(auth, "Bearer "+key, xkey, "")},
-		
+
 		{name: "Bearer", hdr: h(auth, "Bearer "+key), ok: true},
 		{name: "lowercase bearer", hdr: h(auth, "bearer "+key), ok: true},
 		{name: "uppercase BEARER", hdr: h(auth, "BEARER "+key), ok: true},

@@ -16,11 +16,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/flagshipctf/flagship/internal/ctf"
 	"github.com/flagshipctf/flagship/internal/dataset"
 	"github.com/flagshipctf/flagship/internal/openapi/contract"
 	"github.com/flagshipctf/flagship/internal/platform"
-	"github.com/flagshipctf/flagship/internal/secret"
 	"github.com/flagshipctf/flagship/internal/server"
 	"github.com/flagshipctf/flagship/internal/store"
 	"github.com/flagshipctf/flagship/internal/store/storetest"
@@ -111,12 +109,21 @@ func (s *Server) Key(username string) string {
 	if err != nil {
 		s.T.Fatal(err)
 	}
-	key, prefix, hash := secret.NewAPIKey()
-	if err := s.DB.CreateAPIKey(ctx, ctf.APIKey{ID: ctf.NewID(), UserID: u.ID, Name: "test", Prefix: prefix, Hash: hash,
-		CreatedAt: time.Now()}); err != nil {
+	_, key, err := s.Svc.CreateAPIKey(ctx, platform.Operator, platform.NewAPIKey{Owner: u.ID, Name: "test"})
+	if err != nil {
 		s.T.Fatal(err)
 	}
 	return key
+}
+
+// Sync applies what was written to the database behind the service's back
+// (a test's store calls, another process), as a running server's watcher
+// does within a quarter second.
+func (s *Server) Sync() {
+	s.T.Helper()
+	if err := s.Svc.Refresh(context.Background()); err != nil {
+		s.T.Fatal(err)
+	}
 }
 
 // Reload rebuilds the hot state from the database, as a running server does

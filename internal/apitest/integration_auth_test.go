@@ -104,13 +104,14 @@ func TestIntegrationSessionCookie(t *testing.T) {
 	alice := itSession(t, s, "alice", time.Now().Add(time.Hour))
 	expired := itSession(t, s, "alice", time.Now().Add(-time.Minute))
 	revokedTok, revokedHash := secret.NewSessionToken()
-	if err := s.DB.CreateSession(ctx, ctf.Session{IDHash: revokedHash, UserID: itUID(t, s, "alice"),
+	if _, err := s.DB.CreateSession(ctx, ctf.Session{IDHash: revokedHash, UserID: itUID(t, s, "alice"),
 		CreatedAt: time.Now(), ExpiresAt: time.Now().Add(time.Hour)}); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.DB.RevokeSession(ctx, revokedHash, time.Now()); err != nil {
+	if _, err := s.DB.RevokeSessions(ctx, itUID(t, s, "alice"), revokedHash, false, time.Now()); err != nil {
 		t.Fatal(err)
 	}
+	s.Sync()
 	revoked := "Cookie: flagship_session=" + revokedTok
 	unknown := "Cookie: flagship_session=not-a-session"
 

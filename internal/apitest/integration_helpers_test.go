@@ -69,10 +69,11 @@ func itKey(t testing.TB, s *Server, username, name string, created time.Time) (k
 	t.Helper()
 	key, prefix, hash := secret.NewAPIKey()
 	id = ctf.NewID()
-	if err := s.DB.CreateAPIKey(context.Background(), ctf.APIKey{ID: id, UserID: itUID(t, s, username), Name: name,
-		Prefix: prefix, Hash: hash, CreatedAt: created}); err != nil {
+	if _, err := s.DB.CreateAPIKey(context.Background(), ctf.APIKey{ID: id, UserID: itUID(t, s, username), Name: name,
+		Prefix: prefix, Hash: hash, CreatedAt: created}, nil); err != nil {
 		t.Fatal(err)
 	}
+	s.Sync()
 	return key, id
 }
 
@@ -80,9 +81,10 @@ func itKey(t testing.TB, s *Server, username, name string, created time.Time) (k
 func itRevokedKey(t testing.TB, s *Server, username string) string {
 	t.Helper()
 	key, id := itKey(t, s, username, "revoked", time.Now())
-	if err := s.DB.RevokeAPIKey(context.Background(), itUID(t, s, username), id, time.Now()); err != nil {
+	if _, _, err := s.DB.RevokeAPIKey(context.Background(), itUID(t, s, username), id, time.Now(), nil); err != nil {
 		t.Fatal(err)
 	}
+	s.Sync()
 	return key
 }
 
@@ -90,10 +92,11 @@ func itRevokedKey(t testing.TB, s *Server, username string) string {
 func itSession(t testing.TB, s *Server, username string, expires time.Time) string {
 	t.Helper()
 	token, hash := secret.NewSessionToken()
-	if err := s.DB.CreateSession(context.Background(), ctf.Session{IDHash: hash, UserID: itUID(t, s, username),
-		CreatedAt: time.Now().Add(-time.Hour), ExpiresAt: expires}); err != nil {
+	if _, err := s.DB.CreateSession(context.Background(), ctf.Session{IDHash: hash, UserID: itUID(t, s, username),
+		CreatedAt: time.Now().Add(-time.Hour), ExpiresAt: expires, LastSeenAt: time.Now()}); err != nil {
 		t.Fatal(err)
 	}
+	s.Sync()
 	return "Cookie: flagship_session=" + token
 }
 

@@ -3,15 +3,14 @@ package cli
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
 	"text/tabwriter"
-	"time"
 
 	"github.com/flagshipctf/flagship/internal/ctf"
-	"github.com/flagshipctf/flagship/internal/secret"
-	"github.com/flagshipctf/flagship/internal/store"
+	"github.com/flagshipctf/flagship/internal/platform"
 )
 
 func (a *app) user(ctx context.Context, args []string) error {
@@ -37,8 +36,8 @@ type userJSON struct {
 	CreatedAt string `json:"createdAt"`
 }
 
-func toUserJSON(u ctf.User) userJSON {
-	return userJSON{u.ID, u.Username, u.Name, u.Email, u.Role, u.Banned, ctf.FormatTime(u.CreatedAt)}
+func toUserJSON(u platform.UserView) userJSON {
+	return userJSON{u.ID, u.Username, u.Name, u.Email, u.Role, u.Banned, u.CreatedAt}
 }
 
 func (a *app) userCreate(ctx context.Context, args []string) error {
@@ -51,37 +50,44 @@ func (a *app) userCreate(ctx context.Context, args []string) error {
 	if err := a.parse(fs, args); err != nil {
 		return err
 	}
-	if err := ctf.ValidateUsername(*username); err != nil {
-		return usagef("--%v", err)
-	}
-	if err := ctf.ValidateEmail(*email); err != nil {
-		return usagef("--%v", err)
-	}
-	u := ctf.User{ID: ctf.NewID(), Username: *username, Name: *name, Email: *email, Role: ctf.RolePlayer, CreatedAt: ctf.Millis(time.Now())}
+	in := platform.NewUser{Username: *username, Email: *email, Name: *name, Role: ctf.RolePlayer}
 	if *admin {
-		u.Role = ctf.RoleAdmin
+		in.Role = ctf.RoleAdmin
 	}
 	if *pwStdin {
 		line, err := bufio.NewReader(a.Stdin).ReadString('\n')
 		if err != nil && err != io.EOF {
 			return fmt.Errorf("read password: %w", err)
 		}
-		pw := strings.TrimRight(line, "\r\n")
-		if pw == "" {
+		if in.Password = strings.TrimRight(line, "\r\n"); in.Password == "" {
 			return usagef("--password-stdin read an empty password")
 		}
-		u.PasswordHash = secret.HashPassword(pw)
 	}
-	db, err := a.open(ctx)
+	svc, closeDB, err := a.service(ctx)
 	if err != nil {
 		return err
 	}
-	defer db.Close()
-	if err := db.CreateUser(ctx, u); err != nil {
-		return err
+	defer closeDB()
+	u, err := svc.CreateUser(ctx, platform.Operator, in)
+	if err != nil {
+		return flagError(err)
 	}
-	a.print(toUserJSON(u), fmt.Sprintf("created %s %s (%s)", u.Role, u.Username, u.ID))
+	a.print(toUserJSON(platform.UserView{ID: u.ID, Username: u.Username, Name: u.Name, Email: u.Email, Role: u.Role,
+		Banned: u.Banned, CreatedAt: ctf.FormatTime(u.CreatedAt)}), fmt.Sprintf("created %s %s (%s)", u.Role, u.Username, u.ID))
 	return nil
+}
+
+// flagError makes a rule's refusal of a command-line value a usage error
+// (exit code 2), naming the option.
+func flagError(err error) error {
+	var e *ctf.Error
+	if errors.As(err, &e) && e.Code == ctf.Invalid {
+		if e.Field != "" {
+			return usagef("--%s", e.Message)
+		}
+		return usagef("%s", e.Message)
+	}
+	return err
 }
 
 func (a *app) userList(ctx context.Context, args []string) error {
@@ -89,12 +95,12 @@ func (a *app) userList(ctx context.Context, args []string) error {
 	if err := a.parse(fs, args); err != nil {
 		return err
 	}
-	db, err := a.open(ctx)
+	svc, closeDB, err := a.service(ctx)
 	if err != nil {
 		return err
 	}
-	defer db.Close()
-	users, err := db.Users(ctx)
+	defer closeDB()
+	users, err := svc.Users(ctx, platform.Operator, "")
 	if err != nil {
 		return err
 	}
@@ -104,7 +110,7 @@ func (a *app) userList(ctx context.Context, args []string) error {
 	fmt.Fprintln(tw, "ID\tUSERNAME\tNAME\tEMAIL\tROLE\tBANNED\tCREATED")
 	for _, u := range users {
 		out = append(out, toUserJSON(u))
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%v\t%s\n", u.ID, u.Username, u.Name, u.Email, u.Role, u.Banned, ctf.FormatTime(u.CreatedAt))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%v\t%s\n", u.ID, u.Username, u.Name, u.Email, u.Role, u.Banned, u.CreatedAt)
 	}
 	tw.Flush()
 	a.print(out, b.String())
@@ -126,56 +132,40 @@ func (a *app) apikey(ctx context.Context, args []string) error {
 	return usagef("unknown subcommand %q: expected create, list or revoke", args[0])
 }
 
-// createKey mints a key for a user and returns the secret, shown once.
-func createKey(ctx context.Context, db *store.DB, username, name string) (ctf.APIKey, string, error) {
-	u, err := db.UserByUsername(ctx, username)
+// createKey mints a key for a user and returns it and its secret, shown
+// once.
+func createKey(ctx context.Context, svc *platform.Service, username, name string, readOnly bool) (platform.APIKeyView, string, error) {
+	u, err := svc.UserByName(ctx, platform.Operator, username)
 	if err != nil {
-		return ctf.APIKey{}, "", err
+		return platform.APIKeyView{}, "", err
 	}
-	key, prefix, hash := secret.NewAPIKey()
-	k := ctf.APIKey{ID: ctf.NewID(), UserID: u.ID, Name: name, Prefix: prefix, Hash: hash, CreatedAt: ctf.Millis(time.Now())}
-	return k, key, db.CreateAPIKey(ctx, k)
+	k, key, err := svc.CreateAPIKey(ctx, platform.Operator, platform.NewAPIKey{Owner: u.ID, Name: name, ReadOnly: readOnly})
+	return k, key, flagError(err)
 }
 
 func (a *app) apikeyCreate(ctx context.Context, args []string) error {
-	fs := a.flags("apikey create", "apikey create --user USERNAME --name NAME")
+	fs := a.flags("apikey create", "apikey create --user USERNAME --name NAME [--read-only]")
 	username := fs.String("user", "", "the key's owner")
 	name := fs.String("name", "", "a name to recognise the key by")
+	readOnly := fs.Bool("read-only", false, "a key that reads but cannot submit flags (for an agent that only watches)")
 	if err := a.parse(fs, args); err != nil {
 		return err
 	}
 	if *username == "" || strings.TrimSpace(*name) == "" {
 		return usagef("--user and --name are required")
 	}
-	db, err := a.open(ctx)
+	svc, closeDB, err := a.service(ctx)
 	if err != nil {
 		return err
 	}
-	defer db.Close()
-	k, key, err := createKey(ctx, db, *username, strings.TrimSpace(*name))
+	defer closeDB()
+	k, key, err := createKey(ctx, svc, *username, *name, *readOnly)
 	if err != nil {
 		return err
 	}
-	a.print(map[string]string{"id": k.ID, "name": k.Name, "keyPrefix": k.Prefix, "key": key},
+	a.print(map[string]any{"id": k.ID, "name": k.Name, "keyPrefix": k.KeyPrefix, "key": key, "readOnly": *readOnly},
 		fmt.Sprintf("%s\n(id %s; this is the only time the key is shown)", key, k.ID))
 	return nil
-}
-
-type keyJSON struct {
-	ID         string  `json:"id"`
-	Name       string  `json:"name"`
-	KeyPrefix  string  `json:"keyPrefix"`
-	CreatedAt  string  `json:"createdAt"`
-	LastUsedAt *string `json:"lastUsedAt"`
-	RevokedAt  *string `json:"revokedAt"`
-}
-
-func optTime(t *time.Time) *string {
-	if t == nil {
-		return nil
-	}
-	s := ctf.FormatTime(*t)
-	return &s
 }
 
 func (a *app) apikeyList(ctx context.Context, args []string) error {
@@ -187,20 +177,19 @@ func (a *app) apikeyList(ctx context.Context, args []string) error {
 	if *username == "" {
 		return usagef("--user is required")
 	}
-	db, err := a.open(ctx)
+	svc, closeDB, err := a.service(ctx)
 	if err != nil {
 		return err
 	}
-	defer db.Close()
-	u, err := db.UserByUsername(ctx, *username)
+	defer closeDB()
+	u, err := svc.UserByName(ctx, platform.Operator, *username)
 	if err != nil {
 		return err
 	}
-	keys, err := db.APIKeys(ctx, u.ID)
+	keys, err := svc.APIKeys(ctx, platform.Operator, u.ID)
 	if err != nil {
 		return err
 	}
-	out := make([]keyJSON, 0, len(keys))
 	var b strings.Builder
 	tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tNAME\tPREFIX\tCREATED\tLAST USED\tREVOKED")
@@ -211,12 +200,10 @@ func (a *app) apikeyList(ctx context.Context, args []string) error {
 		return *s
 	}
 	for _, k := range keys {
-		kj := keyJSON{k.ID, k.Name, k.Prefix, ctf.FormatTime(k.CreatedAt), optTime(k.LastUsedAt), optTime(k.RevokedAt)}
-		out = append(out, kj)
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", k.ID, k.Name, k.Prefix, kj.CreatedAt, dash(kj.LastUsedAt), dash(kj.RevokedAt))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", k.ID, k.Name, k.KeyPrefix, k.CreatedAt, dash(k.LastUsedAt), dash(k.RevokedAt))
 	}
 	tw.Flush()
-	a.print(out, b.String())
+	a.print(keys, b.String())
 	return nil
 }
 
@@ -230,16 +217,16 @@ func (a *app) apikeyRevoke(ctx context.Context, args []string) error {
 	if *username == "" || *id == "" {
 		return usagef("--user and --id are required")
 	}
-	db, err := a.open(ctx)
+	svc, closeDB, err := a.service(ctx)
 	if err != nil {
 		return err
 	}
-	defer db.Close()
-	u, err := db.UserByUsername(ctx, *username)
+	defer closeDB()
+	u, err := svc.UserByName(ctx, platform.Operator, *username)
 	if err != nil {
 		return err
 	}
-	if err := db.RevokeAPIKey(ctx, u.ID, *id, time.Now()); err != nil {
+	if _, err := svc.RevokeAPIKey(ctx, platform.Operator, u.ID, *id); err != nil {
 		return err
 	}
 	a.print(map[string]any{"id": *id, "revoked": true}, "revoked "+*id)

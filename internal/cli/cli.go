@@ -13,6 +13,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/flagshipctf/flagship/internal/platform"
 	"github.com/flagshipctf/flagship/internal/store"
 )
 
@@ -154,6 +155,22 @@ func (a *app) open(ctx context.Context) (*store.DB, error) {
 		return nil, err
 	}
 	return db, nil
+}
+
+// service opens and migrates the database and builds the use cases over it,
+// with the hot state loaded: the operator's commands go through the same
+// rules as every other front door. closeDB closes the database.
+func (a *app) service(ctx context.Context) (svc *platform.Service, closeDB func(), err error) {
+	db, err := a.open(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	svc = platform.New(db, platform.Options{})
+	if err := svc.Load(ctx); err != nil {
+		db.Close()
+		return nil, nil, err
+	}
+	return svc, func() { db.Close() }, nil
 }
 
 // print writes v as JSON with --json, else the text.

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/flagshipctf/flagship/internal/demo"
+	"github.com/flagshipctf/flagship/internal/platform"
 )
 
 // syncBuffer is a bytes.Buffer safe to read while a server writes to it.
@@ -194,7 +195,7 @@ func TestUserAndAPIKeyCommands(t *testing.T) {
 		t.Fatalf("revoke: %s", e)
 	}
 	code, out, _ = run(t, "", "--db", db, "--json", "apikey", "list", "--user", "alice")
-	var keys []keyJSON
+	var keys []platform.APIKeyView
 	if code != 0 || json.Unmarshal([]byte(out), &keys) != nil || len(keys) != 1 || keys[0].RevokedAt == nil {
 		t.Fatalf("revoked key not marked: %s", out)
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/flagshipctf/flagship/internal/dataset"
+	"github.com/flagshipctf/flagship/internal/platform"
 	"github.com/flagshipctf/flagship/internal/store"
 )
 
@@ -41,7 +42,9 @@ func (a *app) load(ctx context.Context, args []string) error {
 		return err
 	}
 	defer db.Close()
-	rep, err := db.Load(ctx, ds)
+	// A bulk change: the use case needs no hot state here, and running
+	// servers rebuild theirs once.
+	rep, err := platform.New(db, platform.Options{}).Import(ctx, platform.Operator, ds)
 	if err != nil {
 		return err
 	}
@@ -81,7 +84,7 @@ func (a *app) dump(ctx context.Context, args []string) error {
 		return err
 	}
 	defer db.Close()
-	ds, err := db.Dump(ctx)
+	ds, err := platform.New(db, platform.Options{}).Export(ctx, platform.Operator)
 	if err != nil {
 		return err
 	}

@@ -22,11 +22,15 @@ func (a *app) serve(ctx context.Context, args []string) error {
 	withDemo := fs.Bool("demo", false, "load the built-in demo event into an empty database and print a demo API key")
 	rate := fs.Int("rate-limit", envInt(a.env, "FLAGSHIP_RATE_LIMIT", 10), "wrong submissions allowed per user and challenge per window; 0 disables (env FLAGSHIP_RATE_LIMIT)")
 	window := fs.Duration("rate-window", envDuration(a.env, "FLAGSHIP_RATE_WINDOW", time.Minute), "rate-limit window (env FLAGSHIP_RATE_WINDOW)")
+	registration := fs.String("registration", envOr(a.env, "FLAGSHIP_REGISTRATION", "open"), "open: anyone may sign up; closed: only admins and the CLI create accounts (env FLAGSHIP_REGISTRATION)")
 	if err := a.parse(fs, args); err != nil {
 		return err
 	}
 	if *rate < 0 || *window <= 0 {
 		return usagef("--rate-limit must be ≥ 0 and --rate-window > 0")
+	}
+	if *registration != "open" && *registration != "closed" {
+		return usagef("--registration must be open or closed, not %q", *registration)
 	}
 	log := a.logger()
 	db, err := a.open(ctx)
@@ -43,22 +47,28 @@ func (a *app) serve(ctx context.Context, args []string) error {
 	if base == "" {
 		base = "http://" + displayAddr(ln.Addr())
 	}
-	var demoKey string
+	svc := platform.New(db, platform.Options{PublicURL: base, Logger: log,
+		RateLimit: store.RateLimit{Max: *rate, Window: *window}, RegistrationClosed: *registration == "closed"})
 	if *withDemo {
-		if demoKey, err = loadDemo(ctx, db); err != nil {
+		if err := importDemo(ctx, svc, db); err != nil {
 			ln.Close()
 			return err
 		}
 	}
-
-	svc := platform.New(db, platform.Options{PublicURL: base, Logger: log,
-		RateLimit: store.RateLimit{Max: *rate, Window: *window}})
 	start := time.Now()
 	if err := svc.Load(ctx); err != nil {
 		ln.Close()
 		return err
 	}
 	log.Info("event state built", "duration", time.Since(start))
+	var demoKey string
+	if *withDemo {
+		// A key's secret cannot be shown twice: a fresh one each start.
+		if _, demoKey, err = createKey(ctx, svc, demo.DemoUsername, "demo", false); err != nil {
+			ln.Close()
+			return fmt.Errorf("demo API key (is this the demo database?): %w", err)
+		}
+	}
 	watchCtx, stopWatch := context.WithCancel(ctx)
 	defer stopWatch()
 	// Polling is cheap (two indexed reads) and is what keeps several processes
@@ -98,27 +108,20 @@ func ifDemo(key, v string) any {
 	return v
 }
 
-// loadDemo fills an empty database with the demo event, then mints a fresh
-// API key for the demo player (a key's secret cannot be shown twice).
-func loadDemo(ctx context.Context, db *store.DB) (string, error) {
+// importDemo fills an empty database with the demo event.
+func importDemo(ctx context.Context, svc *platform.Service, db *store.DB) error {
 	empty, err := db.Empty(ctx)
+	if err != nil || !empty {
+		return err
+	}
+	ds, err := dataset.Decode(demo.Dataset, "demo.yaml")
 	if err != nil {
-		return "", err
+		return fmt.Errorf("demo dataset: %w", err)
 	}
-	if empty {
-		ds, err := dataset.Decode(demo.Dataset, "demo.yaml")
-		if err != nil {
-			return "", fmt.Errorf("demo dataset: %w", err)
-		}
-		if _, err := db.Load(ctx, ds); err != nil {
-			return "", fmt.Errorf("load demo: %w", err)
-		}
+	if _, err := svc.Import(ctx, platform.Operator, ds); err != nil {
+		return fmt.Errorf("load demo: %w", err)
 	}
-	_, key, err := createKey(ctx, db, demo.DemoUsername, "demo")
-	if err != nil {
-		return "", fmt.Errorf("demo API key (is this the demo database?): %w", err)
-	}
-	return key, nil
+	return nil
 }
 
 func displayAddr(addr net.Addr) string {

@@ -40,6 +40,7 @@ type User struct {
 	PasswordHash string
 	Role         string
 	Banned       bool
+	TwoFactor    bool // TOTP is on: logging in with a password asks for a code
 	CreatedAt    time.Time
 }
 
@@ -108,10 +109,9 @@ type Writeup struct {
 	Content     string
 	Images      []string
 	Status      string
+	Reason      string // why it was rejected, shown to its author
 	CreatedAt   time.Time
 	UpdatedAt   time.Time
-	Username    string // of the author, for listings
-	Name        string
 }
 
 // APIKey is the stored form of an API key; the secret is never kept.
@@ -124,14 +124,42 @@ type APIKey struct {
 	CreatedAt  time.Time
 	LastUsedAt *time.Time
 	RevokedAt  *time.Time
+	ReadOnly   bool // reads what its user may read; cannot submit
 }
 
 // Session is a server-side web session; the cookie holds a secret whose
 // SHA-256 is the session's id.
 type Session struct {
-	IDHash    string
-	UserID    string
-	CreatedAt time.Time
-	ExpiresAt time.Time
-	RevokedAt *time.Time
+	IDHash     string
+	UserID     string
+	CreatedAt  time.Time
+	ExpiresAt  time.Time
+	LastSeenAt time.Time
+	UserAgent  string
+	RevokedAt  *time.Time
+}
+
+// Session lifetimes (PRODUCT.md): at most 30 days, and 7 days idle.
+const (
+	SessionLifetime = 30 * 24 * time.Hour
+	SessionIdle     = 7 * 24 * time.Hour
+)
+
+// Active reports whether s still authenticates at now.
+func (s *Session) Active(now time.Time) bool {
+	return s.RevokedAt == nil && now.Before(s.ExpiresAt) && now.Sub(s.LastSeenAt) < SessionIdle
+}
+
+// MaxActiveAPIKeys is how many unrevoked keys a user may hold.
+const MaxActiveAPIKeys = 20
+
+// AuditEntry is an admin action as the audit log keeps it.
+type AuditEntry struct {
+	Seq     int64
+	ActorID string // "" for the operator's CLI
+	Actor   string // the actor's username, or "operator"
+	Action  string // e.g. "challenge.update", "user.ban"
+	Target  string // what it acted on: a slug, a username, an id
+	Detail  string // JSON with the specifics, may be empty
+	At      time.Time
 }

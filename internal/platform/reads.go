@@ -56,46 +56,47 @@ func (s *Service) Challenge(slug string, v Viewer) (ChallengeDetail, error) {
 	return d, nil
 }
 
-// Writeups lists a challenge's approved writeups and the caller's own. The
-// caller must have solved the challenge.
+// Writeups lists a challenge's approved writeups and the caller's own, in
+// any status, oldest first, never twice. The caller must have solved the
+// challenge.
 func (s *Service) Writeups(ctx context.Context, slug string, v Viewer) (Writeups, error) {
 	st := s.state()
 	st.mu.RLock()
+	defer st.mu.RUnlock()
 	c := st.visibleBySlug(slug)
-	var solved bool
-	var head WriteupChallenge
-	if c != nil {
-		u := st.users[v.ID()]
-		solved = u != nil && u.solved[c.ID] != nil
-		head = WriteupChallenge{ID: c.ID, Title: c.Title, Categories: c.Categories, Difficulty: c.Difficulty, Points: c.Points}
-	}
-	st.mu.RUnlock()
 	if c == nil {
 		return Writeups{}, ErrNoChallenge
 	}
-	if !solved {
+	if u := st.users[v.ID()]; u == nil || u.solved[c.ID] == nil {
 		return Writeups{}, ctf.Errorf(ctf.Forbidden, "solve the challenge before reading its writeups")
 	}
-	list, err := s.db.Writeups(ctx, head.ID, v.ID())
-	if err != nil {
-		return Writeups{}, err
+	out := Writeups{
+		Challenge: WriteupChallenge{ID: c.ID, Title: c.Title, Categories: c.Categories, Difficulty: c.Difficulty, Points: c.Points},
+		Writeups:  []WriteupView{},
 	}
-	out := Writeups{Challenge: head, Writeups: make([]WriteupView, 0, len(list))}
 	if out.Challenge.Categories == nil {
 		out.Challenge.Categories = []string{}
 	}
-	for _, w := range list {
-		images := w.Images
-		if images == nil {
-			images = []string{}
+	for _, w := range c.writeups {
+		if w.Status == ctf.WriteupApproved || w.UserID == v.ID() {
+			out.Writeups = append(out.Writeups, st.writeupView(w))
 		}
-		out.Writeups = append(out.Writeups, WriteupView{
-			ID: w.ID, UserID: w.UserID, ChallengeID: w.ChallengeID, Title: w.Title, Content: w.Content,
-			Images: images, Status: w.Status, CreatedAt: ctf.FormatTime(w.CreatedAt), UpdatedAt: ctf.FormatTime(w.UpdatedAt),
-			User: WriteupUser{Username: strPtr(w.Username), Name: strPtr(w.Name)},
-		})
 	}
 	return out, nil
+}
+
+// writeupView is w as listings show it; the caller holds st.mu.
+func (st *state) writeupView(w *writeup) WriteupView {
+	images := w.Images
+	if images == nil {
+		images = []string{}
+	}
+	view := WriteupView{ID: w.ID, UserID: w.UserID, ChallengeID: w.ChallengeID, Title: w.Title, Content: w.Content,
+		Images: images, Status: w.Status, CreatedAt: ctf.FormatTime(w.CreatedAt), UpdatedAt: ctf.FormatTime(w.UpdatedAt)}
+	if u := st.users[w.UserID]; u != nil {
+		view.User = WriteupUser{Username: strPtr(u.Username), Name: strPtr(u.Name)}
+	}
+	return view
 }
 
 // Profile returns the public profile of a user, or nil when there is none.
@@ -116,33 +117,30 @@ func (s *Service) Me(ctx context.Context, v Viewer) (MyProfile, error) {
 	if v.User == nil {
 		return MyProfile{}, ctf.Errorf(ctf.Unauthorized, "authentication required")
 	}
-	keys, err := s.db.APIKeys(ctx, v.User.ID)
-	if err != nil {
-		return MyProfile{}, err
-	}
 	st := s.state()
 	st.mu.RLock()
+	defer st.mu.RUnlock()
 	u := st.users[v.User.ID]
-	var p PublicProfile
-	if u != nil {
-		p = st.profile(u)
-	}
-	st.mu.RUnlock()
 	if u == nil {
 		return MyProfile{}, ctf.Errorf(ctf.Unauthorized, "authentication required")
 	}
-	me := MyProfile{PublicProfile: p, Email: strPtr(u.Email), McpAPIKeys: make([]APIKeyView, 0, len(keys))}
-	for _, k := range keys {
-		kv := APIKeyView{ID: k.ID, Name: k.Name, KeyPrefix: k.Prefix, CreatedAt: ctf.FormatTime(k.CreatedAt)}
-		if k.LastUsedAt != nil {
-			kv.LastUsedAt = strPtr(ctf.FormatTime(*k.LastUsedAt))
-		}
-		if k.RevokedAt != nil {
-			kv.RevokedAt = strPtr(ctf.FormatTime(*k.RevokedAt))
-		}
-		me.McpAPIKeys = append(me.McpAPIKeys, kv)
+	me := MyProfile{PublicProfile: st.profile(u), Email: strPtr(u.Email), TwoFactorEnabled: u.TwoFactor,
+		McpAPIKeys: make([]APIKeyView, 0, len(u.keys))}
+	for _, k := range u.keys {
+		me.McpAPIKeys = append(me.McpAPIKeys, keyView(k))
 	}
 	return me, nil
+}
+
+func keyView(k *apiKey) APIKeyView {
+	kv := APIKeyView{ID: k.ID, Name: k.Name, KeyPrefix: k.Prefix, CreatedAt: ctf.FormatTime(k.CreatedAt)}
+	if t := msTime(k.lastUsed.Load()); t != nil {
+		kv.LastUsedAt = strPtr(ctf.FormatTime(*t))
+	}
+	if k.RevokedAt != nil {
+		kv.RevokedAt = strPtr(ctf.FormatTime(*k.RevokedAt))
+	}
+	return kv
 }
 
 func profileChallenge(c *chal) ProfileChallenge {

@@ -1,11 +1,12 @@
-// Package platform is what every front door of Flagship shares: the rules of
-// play (submit, unlocking, writeups, profiles, the leaderboard) and the
-// in-memory hot state that serves reads without touching the database.
+// Package platform is what every front door of Flagship shares: the use
+// cases (play, accounts, API keys, reviews and writeups, administration)
+// with their rules, and the in-memory hot state that serves reads without
+// touching the database, kept current on every replica by applying each
+// change as it is recorded.
 package platform
 
 import (
 	"context"
-
 	"fmt"
 	"log/slog"
 	"sync"
@@ -13,32 +14,62 @@ import (
 	"time"
 
 	"github.com/flagshipctf/flagship/internal/ctf"
+	"github.com/flagshipctf/flagship/internal/dataset"
 	"github.com/flagshipctf/flagship/internal/store"
 )
 
-// Store is the part of the database the service uses.
+// Store is the database as the use cases use it: *store.DB.
 type Store interface {
 	Snapshot(ctx context.Context) (*store.Snapshot, error)
-	Revision(ctx context.Context) (int64, error)
-	RecordSubmission(ctx context.Context, s store.Submission, limit store.RateLimit) (store.Recorded, error)
-	Sequences(ctx context.Context) (solve, attempt int64, err error)
-	ChangesSince(ctx context.Context, solveAfter int64, solveGaps []int64, attemptAfter int64, attemptGaps []int64) ([]ctf.Solve, []store.AttemptRef, error)
+	Heads(ctx context.Context) (store.Heads, error)
+	Since(ctx context.Context, c store.Cursor) (*store.Delta, error)
+	Entities(ctx context.Context, refs []store.ChangeRef) (store.Entities, error)
 	SolvesSince(ctx context.Context, after int64, gaps []int64) ([]ctf.Solve, error)
-	APIKeyByPrefix(ctx context.Context, prefix string) (ctf.APIKey, error)
-	APIKeys(ctx context.Context, userID string) ([]ctf.APIKey, error)
-	TouchAPIKey(ctx context.Context, keyID string, at time.Time) error
-	SessionByHash(ctx context.Context, idHash string) (ctf.Session, error)
-	Writeups(ctx context.Context, challengeID, userID string) ([]ctf.Writeup, error)
+	RecordSubmission(ctx context.Context, s store.Submission, limit store.RateLimit) (store.Recorded, error)
+	PruneChanges(ctx context.Context) error
 	File(ctx context.Context, sha string) ([]byte, error)
 	Ping(ctx context.Context) error
+
+	CreateUser(ctx context.Context, u ctf.User, audit *ctf.AuditEntry) ([]int64, error)
+	UpdateUser(ctx context.Context, id string, up store.UserUpdate, keepSession string, audit *ctf.AuditEntry) (ctf.User, []int64, error)
+	TwoFactorOf(ctx context.Context, userID string) (store.TwoFactor, error)
+	BeginTwoFactor(ctx context.Context, userID, secret string) error
+	EnableTwoFactor(ctx context.Context, userID, secret string, step int64, codeHashes []string) (ctf.User, []int64, error)
+	DisableTwoFactor(ctx context.Context, userID string) (ctf.User, []int64, error)
+	UseTOTPStep(ctx context.Context, userID string, step int64) (bool, error)
+	UseRecoveryCode(ctx context.Context, userID, codeHash string, at time.Time) (bool, error)
+	RecoveryCodesLeft(ctx context.Context, userID string) (int, error)
+	RecentLoginFailures(ctx context.Context, account, address string, since time.Time) (store.LoginFailures, error)
+	AddLoginFailure(ctx context.Context, account, address string, at time.Time) error
+	ClearLoginFailures(ctx context.Context, account string, before time.Time) error
+
+	CreateAPIKey(ctx context.Context, k ctf.APIKey, audit *ctf.AuditEntry) ([]int64, error)
+	RevokeAPIKey(ctx context.Context, userID, keyID string, at time.Time, audit *ctf.AuditEntry) (ctf.APIKey, []int64, error)
+	TouchAPIKeys(ctx context.Context, touches []store.Touch) ([]int64, error)
+	CreateSession(ctx context.Context, s ctf.Session) ([]int64, error)
+	RevokeSessions(ctx context.Context, userID, idHash string, all bool, at time.Time) ([]int64, error)
+	TouchSessions(ctx context.Context, touches []store.Touch, users []string) ([]int64, error)
+
+	PutReview(ctx context.Context, r ctf.Review) (ctf.Review, []int64, error)
+	PutWriteup(ctx context.Context, w ctf.Writeup) (ctf.Writeup, []int64, error)
+	ModerateWriteup(ctx context.Context, id, status, reason string, audit *ctf.AuditEntry) (ctf.Writeup, []int64, error)
+	PutChallenge(ctx context.Context, c ctf.Challenge, file []byte, audit *ctf.AuditEntry) ([]int64, error)
+	AuditLog(ctx context.Context, before int64, limit int) ([]ctf.AuditEntry, error)
+	Load(ctx context.Context, ds *dataset.Dataset) (store.LoadReport, error)
+	Dump(ctx context.Context) (*dataset.Dataset, error)
 }
 
 // Options configure a Service.
 type Options struct {
 	PublicURL string          // base of file links, without trailing slash
 	RateLimit store.RateLimit // wrong submissions per user and challenge
-	Logger    *slog.Logger
-	Now       func() time.Time
+	// RegistrationClosed refuses sign-ups; admins and the operator still
+	// create accounts.
+	RegistrationClosed bool
+	// MaxFileBytes bounds an uploaded challenge file (0: DefaultMaxFileBytes).
+	MaxFileBytes int
+	Logger       *slog.Logger
+	Now          func() time.Time
 }
 
 // Service runs one event.
@@ -49,13 +80,20 @@ type Service struct {
 	now  func() time.Time
 
 	st atomic.Pointer[state]
-	// gate lets a reload take a consistent snapshot: submissions hold it
-	// shared from their database write until the hot state has the result.
+	// gate lets a catch-up read the database and apply what it read without
+	// this process's own writes interleaving: every write holds it shared
+	// from its database write until the hot state has the result, and a
+	// catch-up holds it exclusively.
 	gate     sync.RWMutex
 	reloadMu sync.Mutex
+	rebuilds atomic.Int64
 
 	solveMu     sync.Mutex
 	lastSolveAt time.Time
+
+	touches  touches
+	missMu   sync.Mutex
+	lastMiss time.Time
 
 	wake chan struct{}
 }
@@ -68,7 +106,8 @@ func New(db Store, opts Options) *Service {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
-	return &Service{db: db, opts: opts, log: opts.Logger, now: opts.Now, wake: make(chan struct{}, 1)}
+	return &Service{db: db, opts: opts, log: opts.Logger, now: opts.Now, wake: make(chan struct{}, 1),
+		touches: touches{keys: map[string]int64{}, sessions: map[string]sessionTouch{}}}
 }
 
 func (s *Service) state() *state { return s.st.Load() }
@@ -84,61 +123,93 @@ func (s *Service) Load(ctx context.Context) error {
 		return fmt.Errorf("load event state: %w", err)
 	}
 	s.st.Store(newState(snap, s.opts.PublicURL, s.now()))
+	s.rebuilds.Add(1)
 	return nil
 }
 
-// Refresh brings the hot state up to date with the database: it rebuilds
-// it if an operator changed the event, else it applies the submissions that
-// other processes on the same database recorded.
+// Rebuilds counts how many times the hot state was built from a full read
+// of the database (Load): once at start, then only after a bulk change
+// (flagship load); every other change applies incrementally.
+func (s *Service) Rebuilds() int64 { return s.rebuilds.Load() }
+
+// Refresh brings the hot state up to date with the database: it applies
+// what other processes recorded since the last refresh, or rebuilds the
+// state after a bulk load, or if the change log was pruned past what this
+// process has read.
 func (s *Service) Refresh(ctx context.Context) error {
-	rev, err := s.db.Revision(ctx)
+	h, err := s.db.Heads(ctx)
 	if err != nil {
 		return err
 	}
-	if cur := s.state(); cur != nil && cur.revision == rev {
-		return s.catchUp(ctx)
+	if cur := s.state(); cur != nil && cur.revision == h.Revision && !cur.missedChanges(h) {
+		return s.catchUp(ctx, h)
 	}
 	start := time.Now()
 	if err := s.Load(ctx); err != nil {
 		return err
 	}
-	s.log.Info("event state reloaded", "revision", rev, "duration", time.Since(start))
+	s.log.Info("event state rebuilt", "revision", h.Revision, "duration", time.Since(start))
 	return nil
 }
 
-func (s *Service) catchUp(ctx context.Context) error {
-	solveMax, attemptMax, err := s.db.Sequences(ctx)
-	if err != nil {
-		return err
-	}
+// missedChanges reports whether the change log lost rows this state never
+// read (pruned while this process was stalled).
+func (st *state) missedChanges(h store.Heads) bool {
+	st.mu.RLock()
+	defer st.mu.RUnlock()
+	return h.OldestChange > st.changeSeqs.max+1 && h.Change > st.changeSeqs.max
+}
+
+func (s *Service) catchUp(ctx context.Context, h store.Heads) error {
 	st := s.state()
 	st.mu.RLock()
-	behind := solveMax > st.solveSeqs.max || attemptMax > st.attemptSeqs.max ||
-		len(st.solveSeqs.gaps) > 0 || len(st.attemptSeqs.gaps) > 0
+	behind := h.Solve > st.solveSeqs.max || h.Attempt > st.attemptSeqs.max || h.Change > st.changeSeqs.max ||
+		len(st.solveSeqs.gaps) > 0 || len(st.attemptSeqs.gaps) > 0 || len(st.changeSeqs.gaps) > 0
 	st.mu.RUnlock()
 	if !behind {
 		return nil
 	}
-	// With the gate held no submission of this process is between its
-	// database write and its state update, so every row the trackers ask
-	// for is either another process's or known as their own.
+	// With the gate held no write of this process is between its database
+	// write and its state update, so every row the trackers ask for is
+	// either another process's or known as their own.
 	s.gate.Lock()
 	defer s.gate.Unlock()
 	st = s.state()
 	st.mu.RLock()
-	solveAfter, solveGaps := st.solveSeqs.query()
-	attemptAfter, attemptGaps := st.attemptSeqs.query()
+	var c store.Cursor
+	c.SolveAfter, c.SolveGaps = st.solveSeqs.query()
+	c.AttemptAfter, c.AttemptGaps = st.attemptSeqs.query()
+	c.ChangeAfter, c.ChangeGaps = st.changeSeqs.query()
 	st.mu.RUnlock()
-	solves, attempts, err := s.db.ChangesSince(ctx, solveAfter, solveGaps, attemptAfter, attemptGaps)
+	d, err := s.db.Since(ctx, c)
 	if err != nil {
 		return err
 	}
-	st.catchUp(solves, attempts, s.now())
+	// The change log names entities; their current rows are read only for
+	// the changes this process did not make itself.
+	st.mu.Lock()
+	var fresh []store.ChangeRef
+	seqs := make([]int64, 0, len(d.Changes))
+	for _, r := range d.Changes {
+		seqs = append(seqs, r.Seq)
+		if st.changeSeqs.admit(r.Seq) {
+			fresh = append(fresh, r)
+		}
+	}
+	st.changeSeqs.advance(seqs, s.now())
+	st.mu.Unlock()
+	var e store.Entities
+	if len(fresh) > 0 {
+		if e, err = s.db.Entities(ctx, fresh); err != nil {
+			return err
+		}
+	}
+	st.catchUp(e, d.Solves, d.Attempts, s.now())
 	return nil
 }
 
 // Wake asks the watcher to catch up now rather than at its next tick:
-// called when the database announces another process's submission.
+// called when the database announces another process's write.
 func (s *Service) Wake() {
 	select {
 	case s.wake <- struct{}{}:
@@ -146,19 +217,32 @@ func (s *Service) Wake() {
 	}
 }
 
-// Watch refreshes the hot state every interval until ctx ends.
+// Watch refreshes the hot state every interval until ctx ends, and writes
+// the uses of keys and sessions noted meanwhile. It flushes them once more
+// as it returns.
 func (s *Service) Watch(ctx context.Context, interval time.Duration) {
 	t := time.NewTicker(interval)
 	defer t.Stop()
+	lastPrune := time.Time{}
 	for {
 		select {
 		case <-ctx.Done():
+			flushCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			s.FlushTouches(flushCtx)
+			cancel()
 			return
 		case <-t.C:
 		case <-s.wake:
 		}
 		if err := s.Refresh(ctx); err != nil && ctx.Err() == nil {
 			s.log.Warn("refresh event state", "err", err)
+		}
+		s.FlushTouches(ctx)
+		if now := s.now(); now.Sub(lastPrune) > 10*time.Minute {
+			lastPrune = now
+			if err := s.db.PruneChanges(ctx); err != nil && ctx.Err() == nil {
+				s.log.Warn("prune the change log", "err", err)
+			}
 		}
 	}
 }
@@ -170,96 +254,22 @@ func (s *Service) Healthy(ctx context.Context) bool {
 	return s.db.Ping(ctx) == nil
 }
 
-// Viewer is the caller of a request: nil User means anonymous.
-type Viewer struct {
-	User  *ctf.User
-	KeyID string
-}
-
-// ID returns the caller's user id, "" for anonymous.
-func (v Viewer) ID() string {
-	if v.User == nil {
-		return ""
+// applyOwn applies this process's own write to the hot state: seqs are its
+// rows in the change log (skipped when a catch-up reads them), fn the
+// change. The caller holds the gate shared since before its write.
+func (s *Service) applyOwn(seqs []int64, fn func(st *state, dirty dirtySet)) {
+	st := s.state()
+	if st == nil {
+		return
 	}
-	return v.User.ID
-}
-
-var errBadKey = ctf.Errorf(ctf.Unauthorized, "invalid API key")
-
-// AuthenticateKey resolves a presented API key. Unknown, malformed and
-// revoked keys are all Unauthorized with the same message, so a caller
-// learns nothing about which keys exist.
-func (s *Service) AuthenticateKey(ctx context.Context, key string) (Viewer, error) {
-	prefix, err := parseKey(key)
-	if err != nil {
-		return Viewer{}, errBadKey
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	for _, seq := range seqs {
+		st.changeSeqs.markOwn(seq)
 	}
-	k, err := s.db.APIKeyByPrefix(ctx, prefix)
-	if ctf.ErrorCode(err) == ctf.NotFound {
-		return Viewer{}, errBadKey
-	}
-	if err != nil {
-		return Viewer{}, err
-	}
-	if !equalHash(k.Hash, hashToken(key)) || k.RevokedAt != nil {
-		return Viewer{}, errBadKey
-	}
-	u, err := s.userByID(ctx, k.UserID)
-	if err != nil {
-		return Viewer{}, err
-	}
-	now := s.now()
-	if k.LastUsedAt == nil || now.Sub(*k.LastUsedAt) >= time.Minute {
-		if err := s.db.TouchAPIKey(ctx, k.ID, now); err != nil {
-			s.log.Warn("touch API key", "err", err)
-		}
-	}
-	return Viewer{User: u, KeyID: k.ID}, nil
-}
-
-var errBadSession = ctf.Errorf(ctf.Unauthorized, "session expired; please log in again")
-
-// AuthenticateSession resolves a web session cookie value.
-func (s *Service) AuthenticateSession(ctx context.Context, token string) (Viewer, error) {
-	if token == "" || len(token) > 128 {
-		return Viewer{}, errBadSession
-	}
-	sess, err := s.db.SessionByHash(ctx, hashToken(token))
-	if ctf.ErrorCode(err) == ctf.NotFound {
-		return Viewer{}, errBadSession
-	}
-	if err != nil {
-		return Viewer{}, err
-	}
-	if sess.RevokedAt != nil || !s.now().Before(sess.ExpiresAt) {
-		return Viewer{}, errBadSession
-	}
-	u, err := s.userByID(ctx, sess.UserID)
-	if err != nil {
-		return Viewer{}, err
-	}
-	return Viewer{User: u}, nil
-}
-
-// userByID finds a user in the hot state, refreshing it once if the user is
-// newer than the state (created by the operator a moment ago).
-func (s *Service) userByID(ctx context.Context, id string) (*ctf.User, error) {
-	for attempt := 0; attempt < 2; attempt++ {
-		st := s.state()
-		st.mu.RLock()
-		u := st.users[id]
-		st.mu.RUnlock()
-		if u != nil {
-			cp := u.User
-			return &cp, nil
-		}
-		if attempt == 0 {
-			if err := s.Refresh(ctx); err != nil {
-				return nil, err
-			}
-		}
-	}
-	return nil, errBadKey
+	dirty := dirtySet{}
+	fn(st, dirty)
+	st.render(dirty)
 }
 
 // ErrNoChallenge is the answer for unknown and hidden challenges alike.
@@ -295,3 +305,5 @@ func (s *Service) File(ctx context.Context, sha, name string) ([]byte, error) {
 	}
 	return data, err
 }
+
+var _ Store = (*store.DB)(nil)

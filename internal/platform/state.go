@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/flagshipctf/flagship/internal/ctf"
@@ -22,14 +23,20 @@ type state struct {
 	revision  int64
 	publicURL string
 	users     map[string]*user
-	chals     map[string]*chal // by id, hidden included
-	bySlug    map[string]*chal // hidden included; lookups treat them as absent
-	visible   []*chal          // list order
-	catTotal  map[string]int   // visible challenges per category
+	byName    map[string]*user   // by username
+	byEmail   map[string]*user   // by lowercased email
+	chals     map[string]*chal   // by id, hidden included
+	bySlug    map[string]*chal   // hidden included; lookups treat them as absent
+	visible   []*chal            // list order
+	catTotal  map[string]int     // visible challenges per category
+	keys      map[string]*apiKey // by prefix: keys are verified from memory
+	keyByID   map[string]*apiKey
+	sessions  map[string]*session // by id hash, active ones
+	writeups  map[string]*writeup // by id
 
-	// solveSeqs and attemptSeqs know which database rows are reflected
-	// here, so catch-up reads apply each row exactly once.
-	solveSeqs, attemptSeqs seqTracker
+	// solveSeqs, attemptSeqs and changeSeqs know which database rows are
+	// reflected here, so catch-up reads apply each row exactly once.
+	solveSeqs, attemptSeqs, changeSeqs seqTracker
 
 	solveVer uint64 // bumped by every counted solve: leaderboard and ranks
 	listVer  uint64 // bumped by every change to a list entry
@@ -41,11 +48,14 @@ type state struct {
 
 type user struct {
 	ctf.User
-	player  bool
-	solves  []*solve          // visible challenges only, in (time, seq) order
-	solved  map[string]*solve // by challenge id
-	points  int
-	lbEntry []byte // cached leaderboard entry; nil when stale
+	player   bool
+	solves   []*solve          // visible challenges only, in (time, seq) order
+	solved   map[string]*solve // by challenge id, hidden ones included
+	points   int
+	wrong    map[string]int64 // wrong submissions by challenge id
+	keys     []*apiKey        // oldest first, revoked ones included
+	sessions []*session       // active ones, oldest first
+	lbEntry  []byte           // cached leaderboard entry; nil when stale
 }
 
 type solve struct {
@@ -54,11 +64,29 @@ type solve struct {
 	chal *chal
 }
 
+// apiKey is a key as authentication needs it; lastUsed (Unix ms) moves on
+// under the state's read lock, hence atomic.
+type apiKey struct {
+	ctf.APIKey
+	lastUsed atomic.Int64
+}
+
+type session struct {
+	ctf.Session
+	lastSeen atomic.Int64 // Unix ms
+}
+
+type writeup struct {
+	ctf.Writeup
+}
+
 type chal struct {
 	ctf.Challenge
 	creator      *user
-	playerSolves []*solve // players' solves in (time, seq) order
-	wrong        int64    // players' wrong attempts
+	solves       []*solve              // every solve, in (time, seq) order
+	playerSolves []*solve              // players' solves of a visible challenge, in (time, seq) order
+	writeups     []*writeup            // oldest first
+	wrong        int64                 // players' wrong attempts
 	reviews      map[string]ctf.Review // by user id, everyone's (each sees their own)
 	// The aggregates count players' reviews only, as solves count.
 	reviewCount, starsSum, diffSum int
@@ -75,33 +103,28 @@ func newState(snap *store.Snapshot, publicURL string, now time.Time) *state {
 		revision:  snap.Revision,
 		publicURL: publicURL,
 		users:     make(map[string]*user, len(snap.Users)),
+		byName:    make(map[string]*user, len(snap.Users)),
+		byEmail:   make(map[string]*user, len(snap.Users)),
 		chals:     make(map[string]*chal, len(snap.Challenges)),
 		bySlug:    make(map[string]*chal, len(snap.Challenges)),
 		catTotal:  map[string]int{},
+		keys:      make(map[string]*apiKey, len(snap.APIKeys)),
+		keyByID:   make(map[string]*apiKey, len(snap.APIKeys)),
+		sessions:  make(map[string]*session, len(snap.Sessions)),
+		writeups:  make(map[string]*writeup, len(snap.Writeups)),
 
 		attemptSeqs: newSeqTrackerAt(snap.MaxAttemptSeq, store.GapWindow, snap.RecentAttemptSeqs, now),
+		changeSeqs:  newSeqTrackerAt(snap.MaxChangeSeq, store.GapWindow, snap.RecentChangeSeqs, now),
 	}
 	for _, u := range snap.Users {
-		s.users[u.ID] = &user{User: u, player: u.IsPlayer(), solved: map[string]*solve{}}
+		s.addUser(u)
 	}
 	for _, c := range snap.Challenges {
 		ch := &chal{Challenge: c, reviews: map[string]ctf.Review{}, creator: s.users[c.AuthorID]}
 		s.chals[c.ID] = ch
 		s.bySlug[c.Slug] = ch
-		if !c.Hidden {
-			s.visible = append(s.visible, ch)
-			for _, cat := range c.Categories {
-				s.catTotal[cat]++
-			}
-		}
 	}
-	sort.SliceStable(s.visible, func(i, j int) bool {
-		a, b := s.visible[i], s.visible[j]
-		if !a.CreatedAt.Equal(b.CreatedAt) {
-			return a.CreatedAt.Before(b.CreatedAt)
-		}
-		return a.Slug < b.Slug
-	})
+	s.sortVisible()
 	solveSeqs := make([]int64, len(snap.Solves))
 	for i := range snap.Solves {
 		s.addSolve(snap.Solves[i])
@@ -109,44 +132,111 @@ func newState(snap *store.Snapshot, publicURL string, now time.Time) *state {
 	}
 	s.solveSeqs = newSeqTrackerAt(snap.MaxSolveSeq, store.GapWindow, solveSeqs, now)
 	for _, r := range snap.Reviews {
-		if c := s.chals[r.ChallengeID]; c != nil {
-			c.reviews[r.UserID] = r
-			if u := s.users[r.UserID]; u != nil && u.player {
-				c.countReview(r, 1)
+		s.putReview(r)
+	}
+	for _, w := range snap.WrongAttempts {
+		if u, c := s.users[w.UserID], s.chals[w.ChallengeID]; u != nil && c != nil {
+			u.wrong[c.ID] += w.N
+			if u.player {
+				c.wrong += w.N
 			}
 		}
 	}
-	for id, n := range snap.WrongAttempts {
-		if c := s.chals[id]; c != nil {
-			c.wrong = n
-		}
+	for _, k := range snap.APIKeys {
+		s.putKey(k)
 	}
-	for i, c := range s.visible {
-		c.first = i == 0
+	for _, ss := range snap.Sessions {
+		s.addSession(ss)
+	}
+	for _, w := range snap.Writeups {
+		s.putWriteup(w)
+	}
+	for _, c := range s.visible {
 		c.render(publicURL)
 	}
 	return s
 }
 
+// sortVisible rebuilds the list of visible challenges, in list order, and
+// the per-category totals; it reports the challenges whose place as the
+// list's opening entry changed (their gzip fragment carries no comma).
+func (s *state) sortVisible() (moved []*chal) {
+	s.visible = s.visible[:0]
+	s.catTotal = map[string]int{}
+	for _, c := range s.chals {
+		if !c.Hidden {
+			s.visible = append(s.visible, c)
+			for _, cat := range c.Categories {
+				s.catTotal[cat]++
+			}
+		}
+	}
+	sort.Slice(s.visible, func(i, j int) bool {
+		a, b := s.visible[i], s.visible[j]
+		if !a.CreatedAt.Equal(b.CreatedAt) {
+			return a.CreatedAt.Before(b.CreatedAt)
+		}
+		return a.Slug < b.Slug
+	})
+	for _, c := range s.chals {
+		if c.Hidden {
+			c.first = false
+		}
+	}
+	for i, c := range s.visible {
+		if c.first != (i == 0) {
+			c.first = i == 0
+			moved = append(moved, c)
+		}
+	}
+	return moved
+}
+
 // addSolve records a solve; the caller holds mu (or owns s) and re-renders
-// the challenge. Solves of hidden challenges and unknown users are ignored:
-// they count nowhere.
+// the challenge. Solves of unknown users or challenges are ignored; those
+// of hidden challenges are kept but count nowhere until it is shown.
 func (s *state) addSolve(sv ctf.Solve) *solve {
 	u, c := s.users[sv.UserID], s.chals[sv.ChallengeID]
-	if u == nil || c == nil || c.Hidden || u.solved[c.ID] != nil {
+	if u == nil || c == nil || u.solved[c.ID] != nil {
 		return nil
 	}
 	x := &solve{Solve: sv, user: u, chal: c}
-	u.solves = insertSolve(u.solves, x)
 	u.solved[c.ID] = x
-	u.points += c.Points
-	u.lbEntry = nil
-	if u.player {
-		c.playerSolves = insertSolve(c.playerSolves, x)
-		s.solveVer++
-		s.listVer++
+	c.solves = insertSolve(c.solves, x)
+	if !c.Hidden {
+		s.attach(x)
+		if u.player {
+			c.playerSolves = insertSolve(c.playerSolves, x)
+			s.solveVer++
+			s.listVer++
+		}
 	}
 	return x
+}
+
+// attach counts a solve of a visible challenge for its user.
+func (s *state) attach(x *solve) {
+	u := x.user
+	u.solves = insertSolve(u.solves, x)
+	u.points += x.chal.Points
+	u.lbEntry = nil
+}
+
+// detach undoes attach.
+func (s *state) detach(x *solve) {
+	u := x.user
+	u.solves = removeSolve(u.solves, x)
+	u.points -= x.chal.Points
+	u.lbEntry = nil
+}
+
+func removeSolve(list []*solve, x *solve) []*solve {
+	for i, y := range list {
+		if y == x {
+			return append(list[:i], list[i+1:]...)
+		}
+	}
+	return list
 }
 
 func insertSolve(list []*solve, x *solve) []*solve {

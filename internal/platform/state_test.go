@@ -32,7 +32,7 @@ func testState() *state {
 			{Seq: 2, ID: "s2", UserID: "u3", ChallengeID: "c1", At: t0(4)}, // admin: counts nowhere public
 			{Seq: 3, ID: "s3", UserID: "u1", ChallengeID: "c3", At: t0(6)}, // hidden: counts nowhere
 		},
-		WrongAttempts: map[string]int64{"c1": 2},
+		WrongAttempts: []store.WrongCount{{UserID: "u1", ChallengeID: "c1", N: 2}},
 		MaxSolveSeq:   3, MaxAttemptSeq: 10,
 	}, "http://x", t0(0))
 }
@@ -102,7 +102,7 @@ func TestStateBodiesFollowSolvesNotWrongAttempts(t *testing.T) {
 func TestStateCatchUpCountsEachRowOnce(t *testing.T) {
 	st := testState()
 	st.applyAttempt(11, "u1", "c1") // this process's own attempt
-	st.catchUp(
+	st.catchUp(store.Entities{},
 		[]ctf.Solve{{Seq: 4, ID: "s4", UserID: "u1", ChallengeID: "c1", At: t0(7)}, {Seq: 1, ID: "s1", UserID: "u2", ChallengeID: "c1", At: t0(5)}},
 		[]store.AttemptRef{{Seq: 11, UserID: "u1", ChallengeID: "c1"}, {Seq: 12, UserID: "u2", ChallengeID: "c2"}, {Seq: 13, UserID: "u3", ChallengeID: "c1"}},
 		t0(10),
@@ -117,7 +117,7 @@ func TestStateCatchUpCountsEachRowOnce(t *testing.T) {
 		t.Errorf("trackers %+v / %+v", st.solveSeqs, st.attemptSeqs)
 	}
 	// A replayed batch changes nothing.
-	st.catchUp([]ctf.Solve{{Seq: 4, ID: "s4", UserID: "u1", ChallengeID: "c1", At: t0(7)}}, nil, t0(11))
+	st.catchUp(store.Entities{}, []ctf.Solve{{Seq: 4, ID: "s4", UserID: "u1", ChallengeID: "c1", At: t0(7)}}, nil, t0(11))
 	if got := st.users["u1"].points; got != 100 {
 		t.Errorf("ann's points = %d after a replayed solve, want 100", got)
 	}

@@ -44,6 +44,8 @@ func (s *Service) Submit(ctx context.Context, v Viewer, slug, rawFlag string) (S
 		return SubmitResult{}, ctf.Errorf(ctf.Unauthorized, "authentication required")
 	case u.Banned:
 		return SubmitResult{}, ctf.Errorf(ctf.Forbidden, "your account is banned")
+	case v.ReadOnly:
+		return SubmitResult{}, ctf.Errorf(ctf.Forbidden, "this API key is read-only: it cannot submit flags")
 	case locked:
 		return SubmitResult{}, ctf.Errorf(ctf.Forbidden, "challenge is locked")
 	case solved:
@@ -103,25 +105,35 @@ func (st *state) applyAttempt(seq int64, userID, chalID string) {
 	}
 }
 
-// countAttempt counts a player's wrong submission and returns the
-// challenge to re-render, or nil when it counts nowhere.
+// countAttempt counts a wrong submission and returns the challenge to
+// re-render, or nil when it counts in no public aggregate (an admin's, a
+// banned user's, or on a hidden challenge).
 func (st *state) countAttempt(userID, chalID string) *chal {
 	u, c := st.users[userID], st.chals[chalID]
-	if u == nil || c == nil || !u.player || c.Hidden {
+	if u == nil || c == nil {
+		return nil
+	}
+	u.wrong[c.ID]++
+	if !u.player {
 		return nil
 	}
 	c.wrong++
+	if c.Hidden {
+		return nil
+	}
 	st.listVer++
 	return c
 }
 
-// catchUp applies submissions another process recorded, read by the
-// trackers' queries; the caller excludes this process's own submissions
-// between their database write and their state update (gate).
-func (st *state) catchUp(solves []ctf.Solve, attempts []store.AttemptRef, now time.Time) {
+// catchUp applies what other processes recorded, read by the trackers'
+// queries: changed entities first (a solve may name a new user), then
+// submissions. The caller excludes this process's own writes between their
+// database write and their state update (gate).
+func (st *state) catchUp(e store.Entities, solves []ctf.Solve, attempts []store.AttemptRef, now time.Time) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	dirty := map[*chal]bool{}
+	dirty := dirtySet{}
+	st.applyEntities(e, dirty)
 	st.applySolvesLocked(solves, now, dirty)
 	seqs := make([]int64, 0, len(attempts))
 	for _, a := range attempts {
@@ -134,21 +146,19 @@ func (st *state) catchUp(solves []ctf.Solve, attempts []store.AttemptRef, now ti
 		}
 	}
 	st.attemptSeqs.advance(seqs, now)
-	for c := range dirty {
-		c.render(st.publicURL)
-	}
+	st.render(dirty)
 }
 
 // applySolvesLocked applies solves read from the database that the state
 // has not seen, noting the challenges to re-render in dirty.
-func (st *state) applySolvesLocked(solves []ctf.Solve, now time.Time, dirty map[*chal]bool) {
+func (st *state) applySolvesLocked(solves []ctf.Solve, now time.Time, dirty dirtySet) {
 	seqs := make([]int64, 0, len(solves))
 	for _, sv := range solves {
 		seqs = append(seqs, sv.Seq)
 		if !st.solveSeqs.admit(sv.Seq) {
 			continue
 		}
-		if x := st.addSolve(sv); x != nil {
+		if x := st.addSolve(sv); x != nil && !x.chal.Hidden {
 			dirty[x.chal] = true
 		}
 	}
@@ -162,11 +172,9 @@ func (st *state) applySolve(sv ctf.Solve, others []ctf.Solve, now time.Time) []c
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	st.solveSeqs.markOwn(sv.Seq)
-	dirty := map[*chal]bool{}
+	dirty := dirtySet{}
 	st.applySolvesLocked(others, now, dirty)
-	for c := range dirty {
-		c.render(st.publicURL)
-	}
+	st.render(dirty)
 	u := st.users[sv.UserID]
 	if u == nil {
 		return nil

@@ -11,6 +11,10 @@ import (
 	"github.com/flagshipctf/flagship/internal/ctf"
 )
 
+// Writes of accounts. Each returns the change log's sequence numbers of
+// what it changed (see write), and where it changes a row, the row as
+// committed, so the caller's state holds exactly what the database does.
+
 // UserByUsername returns the user, or a NotFound error.
 func (db *DB) UserByUsername(ctx context.Context, username string) (ctf.User, error) {
 	u, err := scanUser(db.r.QueryRowContext(ctx, "SELECT "+userColumns+" FROM users WHERE username = ?", username))
@@ -28,207 +32,236 @@ func (db *DB) Users(ctx context.Context) ([]ctf.User, error) { return queryUsers
 
 // CreateUser inserts u (its ID and CreatedAt must be set). A taken username
 // or email is a Conflict.
-func (db *DB) CreateUser(ctx context.Context, u ctf.User) error {
-	return db.writeTx(ctx, func(tx *sqlTx) error {
-		_, err := tx.ExecContext(ctx, `INSERT INTO users (id, username, name, email, email_lower, password_hash, role, banned, created_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`, u.ID, u.Username, u.Name, nullString(u.Email), nullString(strings.ToLower(u.Email)),
-			u.PasswordHash, u.Role, u.Banned, ms(u.CreatedAt))
+func (db *DB) CreateUser(ctx context.Context, u ctf.User, audit *ctf.AuditEntry) ([]int64, error) {
+	return db.write(ctx, audit, func(tx *sqlTx) ([]ChangeRef, error) {
+		_, err := tx.ExecContext(ctx, `INSERT INTO users (id, username, name, email, email_lower, image, password_hash, role, banned, created_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, u.ID, u.Username, u.Name, nullString(u.Email), nullString(strings.ToLower(u.Email)),
+			u.Image, u.PasswordHash, u.Role, u.Banned, ms(u.CreatedAt))
 		if isUniqueViolation(err) {
-			return ctf.Errorf(ctf.Conflict, "username or email already taken")
+			return nil, ctf.Errorf(ctf.Conflict, "that username or email is already taken")
 		}
 		if err != nil {
-			return fmt.Errorf("create user: %w", err)
+			return nil, fmt.Errorf("create user: %w", err)
 		}
-		return bumpRevision(ctx, tx)
+		return []ChangeRef{{Kind: ChangeUser, Entity: u.ID}}, nil
 	})
 }
 
-// CreateAPIKey stores a key's metadata and hash.
-func (db *DB) CreateAPIKey(ctx context.Context, k ctf.APIKey) error {
-	return db.writeTx(ctx, func(tx *sqlTx) error {
-		_, err := tx.ExecContext(ctx, `INSERT INTO api_keys (id, user_id, name, key_prefix, key_hash, created_at)
-			VALUES (?, ?, ?, ?, ?, ?)`, k.ID, k.UserID, k.Name, k.Prefix, k.Hash, ms(k.CreatedAt))
-		if isUniqueViolation(err) {
-			return ctf.Errorf(ctf.Conflict, "API key prefix already in use")
+// UserUpdate is a change to a user's row; nil fields stay as they are.
+type UserUpdate struct {
+	Name, Image  *string
+	PasswordHash *string
+	Role         *string
+	Banned       *bool
+}
+
+// UpdateUser applies up to the user and returns the row as committed. A
+// password change also revokes every session but keepSession (the hash of
+// the caller's own, or ""). An unknown user is NotFound.
+func (db *DB) UpdateUser(ctx context.Context, id string, up UserUpdate, keepSession string, audit *ctf.AuditEntry) (ctf.User, []int64, error) {
+	var u ctf.User
+	seqs, err := db.write(ctx, audit, func(tx *sqlTx) ([]ChangeRef, error) {
+		var sets []string
+		var args []any
+		add := func(col string, v any) { sets = append(sets, col+" = ?"); args = append(args, v) }
+		if up.Name != nil {
+			add("name", *up.Name)
+		}
+		if up.Image != nil {
+			add("image", *up.Image)
+		}
+		if up.PasswordHash != nil {
+			add("password_hash", *up.PasswordHash)
+		}
+		if up.Role != nil {
+			add("role", *up.Role)
+		}
+		if up.Banned != nil {
+			add("banned", *up.Banned)
+		}
+		if len(sets) == 0 {
+			sets = append(sets, "id = id")
+		}
+		var err error
+		u, err = scanUser(tx.QueryRowContext(ctx, "UPDATE users SET "+strings.Join(sets, ", ")+" WHERE id = ? RETURNING "+userColumns,
+			append(args, id)...))
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil, ctf.Errorf(ctf.NotFound, "no such user")
 		}
 		if err != nil {
-			return fmt.Errorf("create API key: %w", err)
+			return nil, fmt.Errorf("update user: %w", err)
 		}
-		return nil
+		refs := []ChangeRef{{Kind: ChangeUser, Entity: id}}
+		if up.PasswordHash != nil {
+			if _, err := tx.ExecContext(ctx, "UPDATE sessions SET revoked_at = ? WHERE user_id = ? AND id_hash <> ? AND revoked_at IS NULL",
+				ms(db.now()), id, keepSession); err != nil {
+				return nil, fmt.Errorf("revoke other sessions: %w", err)
+			}
+			refs = append(refs, ChangeRef{Kind: ChangeSessions, Entity: id})
+		}
+		return refs, nil
 	})
+	return u, seqs, err
 }
 
-const keyColumns = "id, user_id, name, key_prefix, key_hash, created_at, last_used_at, revoked_at"
-
-func scanKey(sc interface{ Scan(...any) error }) (ctf.APIKey, error) {
-	var k ctf.APIKey
-	var created int64
-	var used, revoked sql.NullInt64
-	err := sc.Scan(&k.ID, &k.UserID, &k.Name, &k.Prefix, &k.Hash, &created, &used, &revoked)
-	k.CreatedAt, k.LastUsedAt, k.RevokedAt = fromMs(created), fromNullMs(used), fromNullMs(revoked)
-	return k, err
+// TwoFactor is a user's TOTP state as login and enrolment need it.
+type TwoFactor struct {
+	Secret  string // confirmed; "" when off
+	Pending string // an enrolment awaiting its first code
+	Step    int64  // the last time step accepted
 }
 
-// APIKeyByPrefix returns the key with that prefix, or NotFound.
-func (db *DB) APIKeyByPrefix(ctx context.Context, prefix string) (ctf.APIKey, error) {
-	k, err := scanKey(db.r.QueryRowContext(ctx, "SELECT "+keyColumns+" FROM api_keys WHERE key_prefix = ?", prefix))
+// TwoFactorOf reads a user's TOTP state.
+func (db *DB) TwoFactorOf(ctx context.Context, userID string) (TwoFactor, error) {
+	var t TwoFactor
+	err := db.w.QueryRowContext(ctx, "SELECT totp_secret, totp_pending, totp_step FROM users WHERE id = ?", userID).Scan(&t.Secret, &t.Pending, &t.Step)
 	if errors.Is(err, sql.ErrNoRows) {
-		return k, errNotFound
+		return t, ctf.Errorf(ctf.NotFound, "no such user")
 	}
 	if err != nil {
-		return k, fmt.Errorf("API key by prefix: %w", err)
+		return t, fmt.Errorf("two-factor state: %w", err)
 	}
-	return k, nil
+	return t, nil
 }
 
-// APIKeys lists a user's keys, oldest first.
-func (db *DB) APIKeys(ctx context.Context, userID string) ([]ctf.APIKey, error) {
-	rows, err := db.r.QueryContext(ctx, "SELECT "+keyColumns+" FROM api_keys WHERE user_id = ? ORDER BY created_at, id", userID)
-	if err != nil {
-		return nil, fmt.Errorf("list API keys: %w", err)
-	}
-	defer rows.Close()
-	out := []ctf.APIKey{}
-	for rows.Next() {
-		k, err := scanKey(rows)
-		if err != nil {
-			return nil, fmt.Errorf("scan API key: %w", err)
-		}
-		out = append(out, k)
-	}
-	return out, rows.Err()
-}
-
-// RevokeAPIKey marks a user's key revoked. Revoking twice keeps the first
-// time. An unknown key is NotFound.
-func (db *DB) RevokeAPIKey(ctx context.Context, userID, keyID string, at time.Time) error {
-	return db.writeTx(ctx, func(tx *sqlTx) error {
-		res, err := tx.ExecContext(ctx, `UPDATE api_keys SET revoked_at = COALESCE(revoked_at, ?) WHERE id = ? AND user_id = ?`,
-			ms(at), keyID, userID)
-		if err != nil {
-			return fmt.Errorf("revoke API key: %w", err)
-		}
-		if n, _ := res.RowsAffected(); n == 0 {
-			return ctf.Errorf(ctf.NotFound, "no API key %q for that user", keyID)
-		}
-		return bumpRevision(ctx, tx)
+// BeginTwoFactor stores an enrolment's secret until a code confirms it.
+func (db *DB) BeginTwoFactor(ctx context.Context, userID, secret string) error {
+	_, err := db.write(ctx, nil, func(tx *sqlTx) ([]ChangeRef, error) {
+		_, err := tx.ExecContext(ctx, "UPDATE users SET totp_pending = ? WHERE id = ?", secret, userID)
+		return nil, err
 	})
-}
-
-// TouchAPIKey records that a key was used.
-func (db *DB) TouchAPIKey(ctx context.Context, keyID string, at time.Time) error {
-	_, err := db.w.ExecContext(ctx, "UPDATE api_keys SET last_used_at = ? WHERE id = ?", ms(at), keyID)
 	if err != nil {
-		return fmt.Errorf("touch API key: %w", err)
+		return fmt.Errorf("begin two-factor: %w", err)
 	}
 	return nil
 }
 
-// CreateSession stores a web session.
-func (db *DB) CreateSession(ctx context.Context, s ctf.Session) error {
-	_, err := db.w.ExecContext(ctx, "INSERT INTO sessions (id_hash, user_id, created_at, expires_at) VALUES (?, ?, ?, ?)",
-		s.IDHash, s.UserID, ms(s.CreatedAt), ms(s.ExpiresAt))
-	if err != nil {
-		return fmt.Errorf("create session: %w", err)
-	}
-	return nil
-}
-
-// SessionByHash returns the session with that id hash, or NotFound.
-func (db *DB) SessionByHash(ctx context.Context, idHash string) (ctf.Session, error) {
-	var s ctf.Session
-	var created, expires int64
-	var revoked sql.NullInt64
-	err := db.r.QueryRowContext(ctx, "SELECT id_hash, user_id, created_at, expires_at, revoked_at FROM sessions WHERE id_hash = ?",
-		idHash).Scan(&s.IDHash, &s.UserID, &created, &expires, &revoked)
-	if errors.Is(err, sql.ErrNoRows) {
-		return s, errNotFound
-	}
-	if err != nil {
-		return s, fmt.Errorf("session: %w", err)
-	}
-	s.CreatedAt, s.ExpiresAt, s.RevokedAt = fromMs(created), fromMs(expires), fromNullMs(revoked)
-	return s, nil
-}
-
-// RevokeSession ends a web session.
-func (db *DB) RevokeSession(ctx context.Context, idHash string, at time.Time) error {
-	_, err := db.w.ExecContext(ctx, "UPDATE sessions SET revoked_at = COALESCE(revoked_at, ?) WHERE id_hash = ?", ms(at), idHash)
-	if err != nil {
-		return fmt.Errorf("revoke session: %w", err)
-	}
-	return nil
-}
-
-// Writeups lists a challenge's approved writeups and the given user's own,
-// oldest first.
-func (db *DB) Writeups(ctx context.Context, challengeID, userID string) ([]ctf.Writeup, error) {
-	rows, err := db.r.QueryContext(ctx, `SELECT w.id, w.user_id, w.challenge_id, w.title, w.content, w.images, w.status,
-		w.created_at, w.updated_at, u.username, u.name FROM writeups w JOIN users u ON u.id = w.user_id
-		WHERE w.challenge_id = ? AND (w.status = 'approved' OR w.user_id = ?) ORDER BY w.created_at, w.id`, challengeID, userID)
-	if err != nil {
-		return nil, fmt.Errorf("list writeups: %w", err)
-	}
-	defer rows.Close()
-	out := []ctf.Writeup{}
-	for rows.Next() {
-		var w ctf.Writeup
-		var images string
-		var created, updated int64
-		if err := rows.Scan(&w.ID, &w.UserID, &w.ChallengeID, &w.Title, &w.Content, &images, &w.Status,
-			&created, &updated, &w.Username, &w.Name); err != nil {
-			return nil, fmt.Errorf("scan writeup: %w", err)
+// EnableTwoFactor turns TOTP on with the pending secret, if it is still
+// pending as given, records step as used, and replaces the recovery codes.
+func (db *DB) EnableTwoFactor(ctx context.Context, userID, secret string, step int64, codeHashes []string) (ctf.User, []int64, error) {
+	var u ctf.User
+	seqs, err := db.write(ctx, nil, func(tx *sqlTx) ([]ChangeRef, error) {
+		var err error
+		u, err = scanUser(tx.QueryRowContext(ctx, `UPDATE users SET two_factor = ?, totp_secret = totp_pending, totp_pending = '', totp_step = ?
+			WHERE id = ? AND totp_pending = ? AND totp_pending <> '' RETURNING `+userColumns, true, step, userID, secret))
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil, ctf.Errorf(ctf.Conflict, "that enrolment is no longer pending; start again")
 		}
-		w.CreatedAt, w.UpdatedAt = fromMs(created), fromMs(updated)
-		if err := jsonUnmarshalStrings(images, &w.Images); err != nil {
-			return nil, fmt.Errorf("writeup %s images: %w", w.ID, err)
+		if err != nil {
+			return nil, fmt.Errorf("enable two-factor: %w", err)
 		}
-		out = append(out, w)
-	}
-	return out, rows.Err()
+		if _, err := tx.ExecContext(ctx, "DELETE FROM recovery_codes WHERE user_id = ?", userID); err != nil {
+			return nil, fmt.Errorf("enable two-factor: %w", err)
+		}
+		for _, h := range codeHashes {
+			if _, err := tx.ExecContext(ctx, "INSERT INTO recovery_codes (user_id, code_hash) VALUES (?, ?)", userID, h); err != nil {
+				return nil, fmt.Errorf("store recovery codes: %w", err)
+			}
+		}
+		return []ChangeRef{{Kind: ChangeUser, Entity: userID}}, nil
+	})
+	return u, seqs, err
 }
 
-// File returns stored file bytes by SHA-256, or NotFound.
-func (db *DB) File(ctx context.Context, sha string) ([]byte, error) {
-	var data []byte
-	err := db.r.QueryRowContext(ctx, "SELECT data FROM files WHERE sha256 = ?", sha).Scan(&data)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, errNotFound
-	}
+// DisableTwoFactor turns TOTP off and forgets the recovery codes.
+func (db *DB) DisableTwoFactor(ctx context.Context, userID string) (ctf.User, []int64, error) {
+	var u ctf.User
+	seqs, err := db.write(ctx, nil, func(tx *sqlTx) ([]ChangeRef, error) {
+		var err error
+		u, err = scanUser(tx.QueryRowContext(ctx, `UPDATE users SET two_factor = ?, totp_secret = '', totp_pending = ''
+			WHERE id = ? RETURNING `+userColumns, false, userID))
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil, ctf.Errorf(ctf.NotFound, "no such user")
+		}
+		if err != nil {
+			return nil, fmt.Errorf("disable two-factor: %w", err)
+		}
+		if _, err := tx.ExecContext(ctx, "DELETE FROM recovery_codes WHERE user_id = ?", userID); err != nil {
+			return nil, fmt.Errorf("disable two-factor: %w", err)
+		}
+		return []ChangeRef{{Kind: ChangeUser, Entity: userID}}, nil
+	})
+	return u, seqs, err
+}
+
+// UseTOTPStep records that a code of time step was accepted, and reports
+// false if that step or a later one was accepted already: a code is good
+// once, across every replica.
+func (db *DB) UseTOTPStep(ctx context.Context, userID string, step int64) (bool, error) {
+	res, err := db.w.ExecContext(ctx, "UPDATE users SET totp_step = ? WHERE id = ? AND totp_step < ? AND two_factor = ?", step, userID, step, true)
 	if err != nil {
-		return nil, fmt.Errorf("file %s: %w", sha, err)
+		return false, fmt.Errorf("use a two-factor code: %w", err)
 	}
-	return data, nil
+	n, err := res.RowsAffected()
+	return n == 1, err
 }
 
-func (db *DB) writeTx(ctx context.Context, fn func(*sqlTx) error) error {
-	tx, err := db.w.BeginTx(ctx, nil)
+// UseRecoveryCode marks a recovery code used and reports false if it is
+// unknown or used already.
+func (db *DB) UseRecoveryCode(ctx context.Context, userID, codeHash string, at time.Time) (bool, error) {
+	res, err := db.w.ExecContext(ctx, "UPDATE recovery_codes SET used_at = ? WHERE user_id = ? AND code_hash = ? AND used_at IS NULL",
+		ms(at), userID, codeHash)
 	if err != nil {
-		return fmt.Errorf("begin: %w", err)
+		return false, fmt.Errorf("use a recovery code: %w", err)
 	}
-	defer tx.Rollback()
-	if err := fn(tx); err != nil {
-		return err
-	}
-	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("commit: %w", err)
-	}
-	return nil
+	n, err := res.RowsAffected()
+	return n == 1, err
 }
 
-func nullString(s string) any {
-	if s == "" {
-		return nil
-	}
-	return s
-}
-
-// Empty reports whether the database holds no users and no challenges.
-func (db *DB) Empty(ctx context.Context) (bool, error) {
+// RecoveryCodesLeft counts a user's unused recovery codes.
+func (db *DB) RecoveryCodesLeft(ctx context.Context, userID string) (int, error) {
 	var n int
-	err := db.r.QueryRowContext(ctx, "SELECT (SELECT count(*) FROM users) + (SELECT count(*) FROM challenges)").Scan(&n)
+	err := db.r.QueryRowContext(ctx, "SELECT count(*) FROM recovery_codes WHERE user_id = ? AND used_at IS NULL", userID).Scan(&n)
 	if err != nil {
-		return false, fmt.Errorf("count rows: %w", err)
+		return 0, fmt.Errorf("count recovery codes: %w", err)
 	}
-	return n == 0, nil
+	return n, nil
+}
+
+// LoginFailures says how many failed logins an account and an address have
+// had since a time, and when the latest of each was.
+type LoginFailures struct {
+	Account, Address         int
+	AccountLast, AddressLast time.Time
+}
+
+// RecentLoginFailures counts the failures of account and of address since.
+func (db *DB) RecentLoginFailures(ctx context.Context, account, address string, since time.Time) (LoginFailures, error) {
+	var f LoginFailures
+	var accLast, addrLast sql.NullInt64
+	err := db.r.QueryRowContext(ctx, `SELECT
+		(SELECT count(*) FROM login_failures WHERE account = ? AND at > ?),
+		(SELECT max(at) FROM login_failures WHERE account = ? AND at > ?),
+		(SELECT count(*) FROM login_failures WHERE address = ? AND at > ?),
+		(SELECT max(at) FROM login_failures WHERE address = ? AND at > ?)`,
+		account, ms(since), account, ms(since), address, ms(since), address, ms(since)).Scan(&f.Account, &accLast, &f.Address, &addrLast)
+	if err != nil {
+		return f, fmt.Errorf("count failed logins: %w", err)
+	}
+	if accLast.Valid {
+		f.AccountLast = fromMs(accLast.Int64)
+	}
+	if addrLast.Valid {
+		f.AddressLast = fromMs(addrLast.Int64)
+	}
+	return f, nil
+}
+
+// AddLoginFailure records a failed login.
+func (db *DB) AddLoginFailure(ctx context.Context, account, address string, at time.Time) error {
+	_, err := db.w.ExecContext(ctx, "INSERT INTO login_failures (account, address, at) VALUES (?, ?, ?)", account, address, ms(at))
+	if err != nil {
+		return fmt.Errorf("record a failed login: %w", err)
+	}
+	return nil
+}
+
+// ClearLoginFailures forgets an account's failures (after a success) and
+// every failure older than before.
+func (db *DB) ClearLoginFailures(ctx context.Context, account string, before time.Time) error {
+	_, err := db.w.ExecContext(ctx, "DELETE FROM login_failures WHERE account = ? OR at < ?", account, ms(before))
+	if err != nil {
+		return fmt.Errorf("clear failed logins: %w", err)
+	}
+	return nil
 }

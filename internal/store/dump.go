@@ -140,7 +140,12 @@ func (db *DB) Dump(ctx context.Context) (*dataset.Dataset, error) {
 type scanner interface{ Scan(...any) error }
 
 func dumpRows(ctx context.Context, tx *sqlTx, query string, fn func(scanner) error) error {
-	rows, err := tx.QueryContext(ctx, query)
+	return eachRow(ctx, tx, query, fn)
+}
+
+// eachRow calls fn for each row query returns.
+func eachRow(ctx context.Context, q querier, query string, fn func(scanner) error, args ...any) error {
+	rows, err := q.QueryContext(ctx, query, args...)
 	if err != nil {
 		return err
 	}

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/flagshipctf/flagship/internal/ctf"
 )
@@ -17,15 +18,26 @@ type Snapshot struct {
 	Challenges []ctf.Challenge // hidden ones included; flags compiled
 	Solves     []ctf.Solve     // in (time, seq) order
 	Reviews    []ctf.Review
-	// WrongAttempts counts players' wrong submissions per challenge id.
-	WrongAttempts map[string]int64
-	// MaxSolveSeq and MaxAttemptSeq are the newest rows the snapshot has
-	// seen: later ones arrive through ChangesSince.
-	MaxSolveSeq, MaxAttemptSeq int64
-	// RecentAttemptSeqs are the attempts the snapshot saw among the last
-	// GapWindow numbers; with Solves they tell which numbers below the
-	// maxima were not visible yet (transactions still in flight).
-	RecentAttemptSeqs []int64
+	Writeups   []ctf.Writeup // oldest first
+	APIKeys    []ctf.APIKey  // revoked ones included
+	Sessions   []ctf.Session // active ones
+	// WrongAttempts counts wrong submissions per user and challenge:
+	// admins' and banned users' too, since a ban or a promotion moves
+	// them in or out of the public counts.
+	WrongAttempts []WrongCount
+	// MaxSolveSeq, MaxAttemptSeq and MaxChangeSeq are the newest rows the
+	// snapshot has seen: later ones arrive through Since.
+	MaxSolveSeq, MaxAttemptSeq, MaxChangeSeq int64
+	// RecentAttemptSeqs and RecentChangeSeqs are the rows the snapshot saw
+	// among the last GapWindow numbers; with Solves they tell which numbers
+	// below the maxima were not visible yet (transactions still in flight).
+	RecentAttemptSeqs, RecentChangeSeqs []int64
+}
+
+// WrongCount is how many wrong submissions a user made to a challenge.
+type WrongCount struct {
+	UserID, ChallengeID string
+	N                   int64
 }
 
 // GapWindow is how far below the newest row a snapshot looks for rows not
@@ -39,7 +51,7 @@ func (db *DB) Snapshot(ctx context.Context) (*Snapshot, error) {
 		return nil, fmt.Errorf("snapshot: %w", err)
 	}
 	defer tx.Rollback()
-	s := &Snapshot{WrongAttempts: map[string]int64{}}
+	s := &Snapshot{}
 	var rev string
 	if err := tx.QueryRowContext(ctx, "SELECT value FROM meta WHERE key = 'revision'").Scan(&rev); err != nil {
 		return nil, fmt.Errorf("snapshot revision: %w", err)
@@ -57,56 +69,44 @@ func (db *DB) Snapshot(ctx context.Context) (*Snapshot, error) {
 	if s.Reviews, err = queryReviews(ctx, tx); err != nil {
 		return nil, err
 	}
-	if err := tx.QueryRowContext(ctx, "SELECT COALESCE((SELECT max(seq) FROM solves), 0), COALESCE((SELECT max(seq) FROM attempts), 0)").
-		Scan(&s.MaxSolveSeq, &s.MaxAttemptSeq); err != nil {
+	if s.Writeups, err = queryWriteups(ctx, tx, ""); err != nil {
+		return nil, err
+	}
+	if s.APIKeys, err = queryKeys(ctx, tx, "1 = 1"); err != nil {
+		return nil, err
+	}
+	if s.Sessions, err = querySessions(ctx, tx, db.now(), "1 = 1"); err != nil {
+		return nil, err
+	}
+	if err := tx.QueryRowContext(ctx, `SELECT COALESCE((SELECT max(seq) FROM solves), 0), COALESCE((SELECT max(seq) FROM attempts), 0),
+		COALESCE((SELECT max(seq) FROM changes), 0)`).Scan(&s.MaxSolveSeq, &s.MaxAttemptSeq, &s.MaxChangeSeq); err != nil {
 		return nil, fmt.Errorf("snapshot sequences: %w", err)
 	}
-	if err := dumpRows(ctx, tx, fmt.Sprintf("SELECT seq FROM attempts WHERE seq > %d ORDER BY seq", s.MaxAttemptSeq-GapWindow), func(sc scanner) error {
-		var seq int64
-		err := sc.Scan(&seq)
-		s.RecentAttemptSeqs = append(s.RecentAttemptSeqs, seq)
-		return err
-	}); err != nil {
+	recent := func(table string, max int64, out *[]int64) error {
+		return dumpRows(ctx, tx, fmt.Sprintf("SELECT seq FROM %s WHERE seq > %d ORDER BY seq", table, max-GapWindow), func(sc scanner) error {
+			var seq int64
+			err := sc.Scan(&seq)
+			*out = append(*out, seq)
+			return err
+		})
+	}
+	if err := recent("attempts", s.MaxAttemptSeq, &s.RecentAttemptSeqs); err != nil {
 		return nil, fmt.Errorf("snapshot recent attempts: %w", err)
 	}
-	// Players' wrong attempts per challenge: all attempts, counted in
-	// index order, less those of admins and banned users, found from the
-	// users' side (CROSS JOIN keeps that order in SQLite). A join of every
-	// attempt with its user instead looks each one up: 10 s at 2 million
-	// attempts. attempts.user_id references users, so the two agree.
-	all, err := countByChallenge(ctx, tx, "SELECT challenge_id, count(*) FROM attempts GROUP BY challenge_id")
-	if err != nil {
-		return nil, err
+	if err := recent("changes", s.MaxChangeSeq, &s.RecentChangeSeqs); err != nil {
+		return nil, fmt.Errorf("snapshot recent changes: %w", err)
 	}
-	others, err := countByChallenge(ctx, tx, `SELECT a.challenge_id, count(*) FROM users u CROSS JOIN attempts a
-		WHERE a.user_id = u.id AND (u.role <> 'player' OR u.banned) GROUP BY a.challenge_id`)
-	if err != nil {
-		return nil, err
-	}
-	for id, n := range all {
-		if n -= others[id]; n > 0 {
-			s.WrongAttempts[id] = n
-		}
-	}
-	return s, nil
-}
-
-func countByChallenge(ctx context.Context, q querier, query string) (map[string]int64, error) {
-	rows, err := q.QueryContext(ctx, query)
-	if err != nil {
+	// Grouped in the order of the attempts_rate index (user, challenge,
+	// time): a scan of the index, no sort.
+	if err := dumpRows(ctx, tx, "SELECT user_id, challenge_id, count(*) FROM attempts GROUP BY user_id, challenge_id", func(sc scanner) error {
+		var w WrongCount
+		err := sc.Scan(&w.UserID, &w.ChallengeID, &w.N)
+		s.WrongAttempts = append(s.WrongAttempts, w)
+		return err
+	}); err != nil {
 		return nil, fmt.Errorf("snapshot attempts: %w", err)
 	}
-	defer rows.Close()
-	out := map[string]int64{}
-	for rows.Next() {
-		var id string
-		var n int64
-		if err := rows.Scan(&id, &n); err != nil {
-			return nil, fmt.Errorf("snapshot attempts: %w", err)
-		}
-		out[id] = n
-	}
-	return out, rows.Err()
+	return s, nil
 }
 
 type querier interface {
@@ -114,12 +114,12 @@ type querier interface {
 	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
 }
 
-const userColumns = "id, username, name, COALESCE(email, ''), image, password_hash, role, banned, created_at"
+const userColumns = "id, username, name, COALESCE(email, ''), image, password_hash, role, banned, two_factor, created_at"
 
 func scanUser(sc interface{ Scan(...any) error }) (ctf.User, error) {
 	var u ctf.User
 	var created int64
-	err := sc.Scan(&u.ID, &u.Username, &u.Name, &u.Email, &u.Image, &u.PasswordHash, &u.Role, &u.Banned, &created)
+	err := sc.Scan(&u.ID, &u.Username, &u.Name, &u.Email, &u.Image, &u.PasswordHash, &u.Role, &u.Banned, &u.TwoFactor, &created)
 	u.CreatedAt = fromMs(created)
 	return u, err
 }
@@ -142,9 +142,15 @@ func queryUsers(ctx context.Context, q querier, where string, args ...any) ([]ct
 }
 
 func queryChallenges(ctx context.Context, q querier) ([]ctf.Challenge, error) {
+	return queryChallengesWhere(ctx, q, "")
+}
+
+// queryChallengesWhere reads the challenges matching where ("" for all, or
+// "WHERE id IN (?, …)"), with their flags (compiled) and prerequisites.
+func queryChallengesWhere(ctx context.Context, q querier, where string, args ...any) ([]ctf.Challenge, error) {
 	rows, err := q.QueryContext(ctx, `SELECT id, slug, title, description, categories, difficulty, points, type,
 		COALESCE(author_id, ''), file_name, COALESCE(file_sha256, ''), file_url, has_instance, docker_port, hidden,
-		tags, connection_info, created_at FROM challenges ORDER BY created_at, slug`)
+		tags, connection_info, created_at FROM challenges `+where+` ORDER BY created_at, slug`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("query challenges: %w", err)
 	}
@@ -180,7 +186,8 @@ func queryChallenges(ctx context.Context, q querier) ([]ctf.Challenge, error) {
 	}
 	rows.Close()
 
-	frows, err := q.QueryContext(ctx, "SELECT challenge_id, kind, content, case_insensitive FROM flags ORDER BY challenge_id, position")
+	sub := strings.Replace(where, "WHERE id", "WHERE challenge_id", 1)
+	frows, err := q.QueryContext(ctx, "SELECT challenge_id, kind, content, case_insensitive FROM flags "+sub+" ORDER BY challenge_id, position", args...)
 	if err != nil {
 		return nil, fmt.Errorf("query flags: %w", err)
 	}
@@ -203,7 +210,7 @@ func queryChallenges(ctx context.Context, q querier) ([]ctf.Challenge, error) {
 	}
 	frows.Close()
 
-	prows, err := q.QueryContext(ctx, "SELECT challenge_id, requires_id FROM prerequisites ORDER BY challenge_id, requires_id")
+	prows, err := q.QueryContext(ctx, "SELECT challenge_id, requires_id FROM prerequisites "+sub+" ORDER BY challenge_id, requires_id", args...)
 	if err != nil {
 		return nil, fmt.Errorf("query prerequisites: %w", err)
 	}
@@ -243,7 +250,11 @@ func querySolves(ctx context.Context, q querier, where string, args ...any) ([]c
 }
 
 func queryReviews(ctx context.Context, q querier) ([]ctf.Review, error) {
-	rows, err := q.QueryContext(ctx, "SELECT id, user_id, challenge_id, stars, difficulty, created_at FROM reviews ORDER BY created_at, id")
+	return queryReviewsWhere(ctx, q, "")
+}
+
+func queryReviewsWhere(ctx context.Context, q querier, where string, args ...any) ([]ctf.Review, error) {
+	rows, err := q.QueryContext(ctx, "SELECT id, user_id, challenge_id, stars, difficulty, created_at FROM reviews "+where+" ORDER BY created_at, id", args...)
 	if err != nil {
 		return nil, fmt.Errorf("query reviews: %w", err)
 	}
@@ -268,12 +279,28 @@ type AttemptRef struct {
 	ChallengeID string
 }
 
-// Sequences returns the newest solve and attempt sequence numbers.
-func (db *DB) Sequences(ctx context.Context) (solve, attempt int64, err error) {
-	err = db.r.QueryRowContext(ctx, "SELECT COALESCE((SELECT max(seq) FROM solves), 0), COALESCE((SELECT max(seq) FROM attempts), 0)").
-		Scan(&solve, &attempt)
+// Heads are the newest numbers of the append-only tables, the oldest the
+// change log still holds, and the revision (bumped by a bulk change, load,
+// after which replicas rebuild their state).
+type Heads struct {
+	Revision               int64
+	Solve, Attempt, Change int64
+	OldestChange           int64 // 0 when the log is empty
+}
+
+// Heads reads the heads in one round trip: what a replica polls.
+func (db *DB) Heads(ctx context.Context) (Heads, error) {
+	var h Heads
+	var rev string
+	err := db.r.QueryRowContext(ctx, `SELECT (SELECT value FROM meta WHERE key = 'revision'),
+		COALESCE((SELECT max(seq) FROM solves), 0), COALESCE((SELECT max(seq) FROM attempts), 0),
+		COALESCE((SELECT max(seq) FROM changes), 0), COALESCE((SELECT min(seq) FROM changes), 0)`).
+		Scan(&rev, &h.Solve, &h.Attempt, &h.Change, &h.OldestChange)
 	if err != nil {
-		return 0, 0, fmt.Errorf("read sequences: %w", err)
+		return h, fmt.Errorf("read heads: %w", err)
 	}
-	return solve, attempt, nil
+	if _, err := fmt.Sscan(rev, &h.Revision); err != nil {
+		return h, fmt.Errorf("read heads: revision %q: %w", rev, err)
+	}
+	return h, nil
 }

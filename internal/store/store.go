@@ -271,3 +271,48 @@ func jsonUnmarshalStrings(s string, out *[]string) error {
 	}
 	return json.Unmarshal([]byte(s), out)
 }
+
+func (db *DB) writeTx(ctx context.Context, fn func(*sqlTx) error) error {
+	tx, err := db.w.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("begin: %w", err)
+	}
+	defer tx.Rollback()
+	if err := fn(tx); err != nil {
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("commit: %w", err)
+	}
+	return nil
+}
+
+func nullString(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
+// Empty reports whether the database holds no users and no challenges.
+func (db *DB) Empty(ctx context.Context) (bool, error) {
+	var n int
+	err := db.r.QueryRowContext(ctx, "SELECT (SELECT count(*) FROM users) + (SELECT count(*) FROM challenges)").Scan(&n)
+	if err != nil {
+		return false, fmt.Errorf("count rows: %w", err)
+	}
+	return n == 0, nil
+}
+
+// File returns stored file bytes by SHA-256, or NotFound.
+func (db *DB) File(ctx context.Context, sha string) ([]byte, error) {
+	var data []byte
+	err := db.r.QueryRowContext(ctx, "SELECT data FROM files WHERE sha256 = ?", sha).Scan(&data)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, errNotFound
+	}
+	if err != nil {
+		return nil, fmt.Errorf("file %s: %w", sha, err)
+	}
+	return data, nil
+}

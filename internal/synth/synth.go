@@ -610,10 +610,9 @@ func (g *gen) reviewsAndWriteups() {
 				}
 				sb.WriteString(words[rng.IntN(len(words))])
 			}
-			u := usernames[s.UserID]
 			e.Writeups = append(e.Writeups, ctf.Writeup{ID: newID(rng, at), UserID: s.UserID, ChallengeID: s.ChallengeID,
 				Title: x.c.Title + " writeup", Content: sb.String(), Images: []string{}, Status: status,
-				CreatedAt: at, UpdatedAt: at, Username: u.Username, Name: u.Name})
+				CreatedAt: at, UpdatedAt: at})
 		}
 	}
 }

@@ -1,0 +1,360 @@
+package platform
+
+import (
+	"context"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/flagshipctf/flagship/internal/ctf"
+	"github.com/flagshipctf/flagship/internal/secret"
+	"github.com/flagshipctf/flagship/internal/store"
+)
+
+// Accounts: sign-up, log-in with its throttle and second factor, sessions,
+// password and profile changes. Every write goes to the database and then,
+// at once, to this process's hot state; other replicas apply it from the
+// change log.
+
+// SignUp is what a newcomer gives to open an account.
+type SignUp struct {
+	Username, Email, Password, Name string
+}
+
+// SignUp opens a player's account. Closed registration is Forbidden; a
+// taken username or email is a Conflict; every rule of ctf's is checked.
+func (s *Service) SignUp(ctx context.Context, in SignUp) (ctf.User, error) {
+	if s.opts.RegistrationClosed {
+		return ctf.User{}, ctf.Errorf(ctf.Forbidden, "registration is closed; ask the organisers for an account")
+	}
+	return s.createUser(ctx, NewUser{Username: in.Username, Email: in.Email, Password: in.Password, Name: in.Name,
+		Role: ctf.RolePlayer}, true, nil)
+}
+
+// NewUser is an account an admin or the operator creates.
+type NewUser struct {
+	Username, Email, Name string
+	Password              string // optional here: without one, the account cannot log in yet
+	Role                  string // player (default) or admin
+}
+
+// CreateUser creates an account for an admin or the operator, with the
+// rules of SignUp (the password only if one is given), even when
+// registration is closed.
+func (s *Service) CreateUser(ctx context.Context, v Viewer, in NewUser) (ctf.User, error) {
+	if !v.admin() {
+		return ctf.User{}, errNotAdmin
+	}
+	if in.Role == "" {
+		in.Role = ctf.RolePlayer
+	}
+	return s.createUser(ctx, in, in.Password != "", s.audit(v, "user.create", in.Username, map[string]any{"role": in.Role}))
+}
+
+func (s *Service) createUser(ctx context.Context, in NewUser, needPassword bool, audit *ctf.AuditEntry) (ctf.User, error) {
+	in.Username, in.Email, in.Name = strings.TrimSpace(in.Username), strings.TrimSpace(in.Email), strings.TrimSpace(in.Name)
+	checks := []error{ctf.ValidateUsername(in.Username), ctf.ValidateEmail(in.Email), ctf.ValidateDisplayName(in.Name), ctf.ValidateRole(in.Role)}
+	if needPassword {
+		checks = append(checks, ctf.ValidatePassword(in.Password, in.Username))
+	}
+	for _, err := range checks {
+		if err != nil {
+			return ctf.User{}, err
+		}
+	}
+	if s.takenName(in.Username, in.Email) {
+		return ctf.User{}, ctf.Errorf(ctf.Conflict, "that username or email is already taken")
+	}
+	u := ctf.User{ID: ctf.NewID(), Username: in.Username, Email: in.Email, Name: in.Name, Role: in.Role, CreatedAt: ctf.Millis(s.now())}
+	if needPassword {
+		u.PasswordHash = secret.HashPassword(in.Password)
+	}
+	s.gate.RLock()
+	defer s.gate.RUnlock()
+	seqs, err := s.db.CreateUser(ctx, u, audit)
+	if err != nil {
+		return ctf.User{}, err
+	}
+	s.applyOwn(seqs, func(st *state, dirty dirtySet) { st.putUser(u, dirty) })
+	return u, nil
+}
+
+// takenName reports whether the hot state knows the username or email
+// already (the database's unique keys decide races).
+func (s *Service) takenName(username, email string) bool {
+	st := s.state()
+	if st == nil {
+		return false
+	}
+	st.mu.RLock()
+	defer st.mu.RUnlock()
+	return st.byName[username] != nil || st.byEmail[strings.ToLower(email)] != nil
+}
+
+// Login throttle (PRODUCT.md): 5 failures of an account or 50 from one
+// address within loginWindow refuse further tries for loginWindow.
+const (
+	loginWindow          = 15 * time.Minute
+	maxAccountFailures   = 5
+	maxAddressFailures   = 50
+	loginFailureMessage  = "wrong username or password"
+	loginThrottleMessage = "too many failed logins; wait before trying again"
+)
+
+// Login is a log-in attempt.
+type Login struct {
+	Username  string // or the account's email
+	Password  string
+	Code      string // a TOTP code or a recovery code, for an account with 2FA
+	Address   string // the client's address, for the throttle
+	UserAgent string // shown in the list of sessions
+}
+
+// LoginResult is a successful log-in, or a request for the second factor.
+type LoginResult struct {
+	// NeedCode: the password is right and the account has two-factor
+	// authentication; call again with Code. No session was made.
+	NeedCode  bool
+	Token     string // the session's secret, for the cookie
+	ExpiresAt time.Time
+	User      ctf.User
+}
+
+// Login checks a password (and a second factor when the account has one)
+// and opens a web session. Failures are counted per account and address in
+// the database; past the throttle the answer is RateLimited with the wait.
+// A wrong username and a wrong password read the same.
+func (s *Service) Login(ctx context.Context, in Login) (LoginResult, error) {
+	account := strings.ToLower(strings.TrimSpace(in.Username))
+	now := s.now()
+	f, err := s.db.RecentLoginFailures(ctx, account, in.Address, now.Add(-loginWindow))
+	if err != nil {
+		return LoginResult{}, err
+	}
+	if f.Account >= maxAccountFailures || (in.Address != "" && f.Address >= maxAddressFailures) {
+		last := f.AccountLast
+		if f.Address >= maxAddressFailures && f.AddressLast.After(last) {
+			last = f.AddressLast
+		}
+		e := ctf.Errorf(ctf.RateLimited, "%s", loginThrottleMessage)
+		e.RetryAfter = max(last.Add(loginWindow).Sub(now), time.Second)
+		return LoginResult{}, e
+	}
+	fail := func(msg string) (LoginResult, error) {
+		if err := s.db.AddLoginFailure(ctx, account, in.Address, now); err != nil {
+			return LoginResult{}, err
+		}
+		return LoginResult{}, ctf.Errorf(ctf.Unauthorized, "%s", msg)
+	}
+	u := s.userByLogin(strings.TrimSpace(in.Username))
+	hash := dummyPasswordHash
+	if u != nil && u.PasswordHash != "" {
+		hash = u.PasswordHash
+	}
+	// Checked even for an unknown name, so the time taken says nothing.
+	if !secret.CheckPassword(hash, in.Password) || u == nil || u.PasswordHash == "" {
+		return fail(loginFailureMessage)
+	}
+	if u.TwoFactor {
+		if strings.TrimSpace(in.Code) == "" {
+			return LoginResult{NeedCode: true, User: *u}, nil
+		}
+		ok, err := s.checkSecondFactor(ctx, u.ID, in.Code)
+		if err != nil {
+			return LoginResult{}, err
+		}
+		if !ok {
+			return fail("wrong or already used code")
+		}
+	}
+	if err := s.db.ClearLoginFailures(ctx, account, now.Add(-loginWindow)); err != nil {
+		s.log.Warn("clear failed logins", "err", err)
+	}
+	token, idHash := secret.NewSessionToken()
+	sess := ctf.Session{IDHash: idHash, UserID: u.ID, CreatedAt: ctf.Millis(now), ExpiresAt: ctf.Millis(now.Add(ctf.SessionLifetime)),
+		LastSeenAt: ctf.Millis(now), UserAgent: truncate(in.UserAgent, 256)}
+	s.gate.RLock()
+	defer s.gate.RUnlock()
+	seqs, err := s.db.CreateSession(ctx, sess)
+	if err != nil {
+		return LoginResult{}, err
+	}
+	s.applyOwn(seqs, func(st *state, _ dirtySet) { st.addSession(sess) })
+	return LoginResult{Token: token, ExpiresAt: sess.ExpiresAt, User: *u}, nil
+}
+
+// dummyPasswordHash is checked against when there is no account, so an
+// unknown name takes as long as a wrong password.
+var dummyPasswordHash = secret.HashPassword("not the password of any account")
+
+// userByLogin finds an account by username (exactly, else ignoring case),
+// or by email when the name has an @.
+func (s *Service) userByLogin(name string) *ctf.User {
+	st := s.state()
+	st.mu.RLock()
+	defer st.mu.RUnlock()
+	u := st.byName[name]
+	if u == nil && strings.Contains(name, "@") {
+		u = st.byEmail[strings.ToLower(name)]
+	}
+	if u == nil {
+		for n, x := range st.byName {
+			if strings.EqualFold(n, name) {
+				u = x
+				break
+			}
+		}
+	}
+	if u == nil {
+		return nil
+	}
+	cp := u.User
+	return &cp
+}
+
+// Logout ends the session that authenticated v.
+func (s *Service) Logout(ctx context.Context, v Viewer) error {
+	if v.User == nil || v.Session == "" {
+		return nil
+	}
+	return s.revokeSessions(ctx, v.User.ID, v.Session, false)
+}
+
+// SessionView is a web session as its owner sees it in settings.
+type SessionView struct {
+	ID         string // the session's id hash: what RevokeSession takes
+	CreatedAt  time.Time
+	LastSeenAt time.Time
+	ExpiresAt  time.Time
+	UserAgent  string
+	Current    bool // the session of this call
+}
+
+// Sessions lists the caller's active sessions, newest first.
+func (s *Service) Sessions(ctx context.Context, v Viewer) ([]SessionView, error) {
+	if v.User == nil {
+		return nil, errAuthRequired
+	}
+	st := s.state()
+	st.mu.RLock()
+	defer st.mu.RUnlock()
+	u := st.users[v.User.ID]
+	if u == nil {
+		return nil, errAuthRequired
+	}
+	now := s.now()
+	out := []SessionView{}
+	for _, x := range u.sessions {
+		sess := x.Session
+		sess.LastSeenAt = time.UnixMilli(x.lastSeen.Load()).UTC()
+		if sess.Active(now) {
+			out = append(out, SessionView{ID: x.IDHash, CreatedAt: sess.CreatedAt, LastSeenAt: sess.LastSeenAt,
+				ExpiresAt: sess.ExpiresAt, UserAgent: sess.UserAgent, Current: x.IDHash == v.Session})
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].CreatedAt.After(out[j].CreatedAt) })
+	return out, nil
+}
+
+// RevokeSession ends one of the caller's sessions.
+func (s *Service) RevokeSession(ctx context.Context, v Viewer, id string) error {
+	if v.User == nil {
+		return errAuthRequired
+	}
+	return s.revokeSessions(ctx, v.User.ID, id, false)
+}
+
+// RevokeOtherSessions ends every session of the caller but the current one.
+func (s *Service) RevokeOtherSessions(ctx context.Context, v Viewer) error {
+	if v.User == nil {
+		return errAuthRequired
+	}
+	return s.revokeSessions(ctx, v.User.ID, v.Session, true)
+}
+
+func (s *Service) revokeSessions(ctx context.Context, userID, idHash string, allBut bool) error {
+	s.gate.RLock()
+	defer s.gate.RUnlock()
+	if _, err := s.db.RevokeSessions(ctx, userID, idHash, allBut, s.now()); err != nil {
+		return err
+	}
+	// The sessions left are read back, as on every replica.
+	return s.reloadOwnSessions(ctx, userID)
+}
+
+// reloadOwnSessions applies the current sessions of a user after this
+// process changed them; the caller holds the gate shared.
+func (s *Service) reloadOwnSessions(ctx context.Context, userID string) error {
+	e, err := s.db.Entities(ctx, []store.ChangeRef{{Kind: store.ChangeSessions, Entity: userID}})
+	if err != nil {
+		return err
+	}
+	s.applyOwn(nil, func(st *state, _ dirtySet) { st.putSessions(userID, e.Sessions[userID]) })
+	return nil
+}
+
+// ChangePassword sets a new password after checking the current one, and
+// ends every other session of the caller.
+func (s *Service) ChangePassword(ctx context.Context, v Viewer, current, next string) error {
+	if v.User == nil {
+		return errAuthRequired
+	}
+	u, ok := s.userByID(v.User.ID)
+	if !ok {
+		return errAuthRequired
+	}
+	if u.PasswordHash != "" && !secret.CheckPassword(u.PasswordHash, current) {
+		return ctf.FieldErrorf("current password", "is wrong")
+	}
+	if err := ctf.ValidatePassword(next, u.Username); err != nil {
+		return err
+	}
+	hash := secret.HashPassword(next)
+	s.gate.RLock()
+	defer s.gate.RUnlock()
+	nu, seqs, err := s.db.UpdateUser(ctx, u.ID, store.UserUpdate{PasswordHash: &hash}, v.Session, nil)
+	if err != nil {
+		return err
+	}
+	s.applyOwn(seqs, func(st *state, dirty dirtySet) { st.putUser(nu, dirty) })
+	return s.reloadOwnSessions(ctx, u.ID)
+}
+
+// UpdateProfile sets the caller's display name and avatar URL (http or
+// https only).
+func (s *Service) UpdateProfile(ctx context.Context, v Viewer, name, image string) (ctf.User, error) {
+	if v.User == nil {
+		return ctf.User{}, errAuthRequired
+	}
+	name, image = strings.TrimSpace(name), strings.TrimSpace(image)
+	if err := ctf.ValidateDisplayName(name); err != nil {
+		return ctf.User{}, err
+	}
+	if err := ctf.ValidateWebURL("image", image); err != nil {
+		return ctf.User{}, err
+	}
+	return s.updateUser(ctx, v.User.ID, store.UserUpdate{Name: &name, Image: &image}, nil)
+}
+
+func (s *Service) updateUser(ctx context.Context, id string, up store.UserUpdate, audit *ctf.AuditEntry) (ctf.User, error) {
+	s.gate.RLock()
+	defer s.gate.RUnlock()
+	nu, seqs, err := s.db.UpdateUser(ctx, id, up, "", audit)
+	if err != nil {
+		return ctf.User{}, err
+	}
+	s.applyOwn(seqs, func(st *state, dirty dirtySet) { st.putUser(nu, dirty) })
+	return nu, nil
+}
+
+var (
+	errAuthRequired = ctf.Errorf(ctf.Unauthorized, "authentication required")
+	errNotAdmin     = ctf.Errorf(ctf.Forbidden, "only admins may do this")
+)
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n]
+}

@@ -1,0 +1,298 @@
+package platform
+
+import (
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/flagshipctf/flagship/internal/ctf"
+	"github.com/flagshipctf/flagship/internal/store"
+)
+
+// Applying changed entities to the hot state. Each put replaces an entity
+// with its current row, so applying a row twice, or an older row after a
+// newer one was read from the database again, converges on the database.
+// The caller holds st.mu for writing (or owns the state) and re-renders
+// the challenges put in dirty.
+
+type dirtySet map[*chal]bool
+
+// render re-renders the dirty challenges that are listed.
+func (st *state) render(dirty dirtySet) {
+	for c := range dirty {
+		if !c.Hidden {
+			c.render(st.publicURL)
+		}
+	}
+}
+
+func (st *state) addUser(u ctf.User) *user {
+	x := &user{User: u, player: u.IsPlayer(), solved: map[string]*solve{}, wrong: map[string]int64{}}
+	st.users[u.ID] = x
+	st.byName[u.Username] = x
+	if u.Email != "" {
+		st.byEmail[strings.ToLower(u.Email)] = x
+	}
+	return x
+}
+
+// putUser applies a user's row: a new account, or a change of profile,
+// role, ban or two-factor state.
+func (st *state) putUser(nu ctf.User, dirty dirtySet) {
+	u := st.users[nu.ID]
+	if u == nil {
+		st.addUser(nu)
+		// A user with no solve ranks after every ranked player: no
+		// public body changes.
+		return
+	}
+	if u.Username != nu.Username {
+		delete(st.byName, u.Username)
+		st.byName[nu.Username] = u
+	}
+	if !strings.EqualFold(u.Email, nu.Email) {
+		delete(st.byEmail, strings.ToLower(u.Email))
+		if nu.Email != "" {
+			st.byEmail[strings.ToLower(nu.Email)] = u
+		}
+	}
+	shown := u.Name != nu.Name || u.Username != nu.Username || u.Image != nu.Image
+	u.User = nu
+	if shown {
+		u.lbEntry = nil
+		st.solveVer++
+		for _, c := range st.chals {
+			if c.creator == u {
+				dirty[c] = true
+				st.listVer++
+			}
+		}
+	}
+	if player := nu.IsPlayer(); player != u.player {
+		st.setPlayer(u, player, dirty)
+	}
+}
+
+// setPlayer moves u in or out of the public aggregates (a ban, an unban,
+// a promotion or a demotion): solves, first bloods, attempts, reviews.
+func (st *state) setPlayer(u *user, player bool, dirty dirtySet) {
+	u.player = player
+	sign := int64(1)
+	if !player {
+		sign = -1
+	}
+	for _, x := range u.solves {
+		c := x.chal
+		if player {
+			c.playerSolves = insertSolve(c.playerSolves, x)
+		} else {
+			c.playerSolves = removeSolve(c.playerSolves, x)
+		}
+		dirty[c] = true
+	}
+	for id, n := range u.wrong {
+		if c := st.chals[id]; c != nil {
+			c.wrong += sign * n
+			dirty[c] = true
+		}
+	}
+	for _, c := range st.chals {
+		if r, ok := c.reviews[u.ID]; ok {
+			c.countReview(r, int(sign))
+			dirty[c] = true
+		}
+	}
+	u.lbEntry = nil
+	st.solveVer++
+	st.listVer++
+}
+
+// putKey applies an API key's row. Its last use is the later of memory's
+// (recorded here first) and the database's.
+func (st *state) putKey(k ctf.APIKey) {
+	x := st.keyByID[k.ID]
+	if x == nil {
+		u := st.users[k.UserID]
+		if u == nil {
+			return
+		}
+		x = &apiKey{}
+		st.keyByID[k.ID] = x
+		st.keys[k.Prefix] = x
+		x.APIKey = k
+		i := sort.Search(len(u.keys), func(i int) bool { return keyBefore(&k, &u.keys[i].APIKey) })
+		u.keys = append(u.keys, nil)
+		copy(u.keys[i+1:], u.keys[i:])
+		u.keys[i] = x
+	} else {
+		x.APIKey = k
+	}
+	if k.LastUsedAt != nil {
+		setLater(&x.lastUsed, k.LastUsedAt.UnixMilli())
+	}
+}
+
+func keyBefore(a, b *ctf.APIKey) bool {
+	if !a.CreatedAt.Equal(b.CreatedAt) {
+		return a.CreatedAt.Before(b.CreatedAt)
+	}
+	return a.ID < b.ID
+}
+
+// addSession adds an active session.
+func (st *state) addSession(s ctf.Session) {
+	u := st.users[s.UserID]
+	if u == nil {
+		return
+	}
+	x := &session{Session: s}
+	x.lastSeen.Store(s.LastSeenAt.UnixMilli())
+	st.sessions[s.IDHash] = x
+	u.sessions = append(u.sessions, x)
+}
+
+// putSessions replaces a user's sessions with the active ones listed.
+func (st *state) putSessions(userID string, list []ctf.Session) {
+	u := st.users[userID]
+	if u == nil {
+		return
+	}
+	seen := map[string]int64{}
+	for _, x := range u.sessions {
+		seen[x.IDHash] = x.lastSeen.Load()
+		delete(st.sessions, x.IDHash)
+	}
+	u.sessions = nil
+	for _, s := range list {
+		st.addSession(s)
+		if t, ok := seen[s.IDHash]; ok {
+			setLater(&st.sessions[s.IDHash].lastSeen, t)
+		}
+	}
+}
+
+// putReview applies a review's row.
+func (st *state) putReview(r ctf.Review) *chal {
+	c, u := st.chals[r.ChallengeID], st.users[r.UserID]
+	if c == nil || u == nil {
+		return nil
+	}
+	if old, ok := c.reviews[r.UserID]; ok && u.player {
+		c.countReview(old, -1)
+	}
+	c.reviews[r.UserID] = r
+	if u.player {
+		c.countReview(r, 1)
+	}
+	st.listVer++
+	return c
+}
+
+// putWriteup applies a writeup's row.
+func (st *state) putWriteup(w ctf.Writeup) {
+	c := st.chals[w.ChallengeID]
+	if c == nil {
+		return
+	}
+	if x := st.writeups[w.ID]; x != nil {
+		x.Writeup = w
+		return
+	}
+	x := &writeup{Writeup: w}
+	st.writeups[w.ID] = x
+	i := sort.Search(len(c.writeups), func(i int) bool {
+		y := c.writeups[i]
+		if !w.CreatedAt.Equal(y.CreatedAt) {
+			return w.CreatedAt.Before(y.CreatedAt)
+		}
+		return w.ID < y.ID
+	})
+	c.writeups = append(c.writeups, nil)
+	copy(c.writeups[i+1:], c.writeups[i:])
+	c.writeups[i] = x
+}
+
+// putChallenge applies a challenge's row: a new one, or an edit of any
+// field. Its solves are counted again under the new points and
+// visibility: only its solvers' entries change, never the whole state.
+func (st *state) putChallenge(nc ctf.Challenge, dirty dirtySet) {
+	c := st.chals[nc.ID]
+	if c == nil {
+		c = &chal{Challenge: nc, reviews: map[string]ctf.Review{}}
+		st.chals[nc.ID] = c
+	} else {
+		if !c.Hidden {
+			for _, x := range c.solves {
+				st.detach(x)
+			}
+		}
+		if c.Slug != nc.Slug {
+			delete(st.bySlug, c.Slug)
+		}
+		c.Challenge = nc
+	}
+	st.bySlug[nc.Slug] = c
+	c.creator = st.users[nc.AuthorID]
+	c.playerSolves = c.playerSolves[:0]
+	if !c.Hidden {
+		for _, x := range c.solves {
+			st.attach(x)
+			if x.user.player {
+				c.playerSolves = append(c.playerSolves, x)
+			}
+		}
+	}
+	for _, m := range st.sortVisible() {
+		dirty[m] = true
+	}
+	dirty[c] = true
+	st.solveVer++
+	st.listVer++
+}
+
+// applyEntities applies a catch-up's changed entities, in an order where
+// what an entity names is there first (users and challenges before keys,
+// sessions, reviews and writeups).
+func (st *state) applyEntities(e store.Entities, dirty dirtySet) {
+	for _, u := range e.Users {
+		st.putUser(u, dirty)
+	}
+	for _, c := range e.Challenges {
+		st.putChallenge(c, dirty)
+	}
+	for _, k := range e.APIKeys {
+		st.putKey(k)
+	}
+	for id, list := range e.Sessions {
+		st.putSessions(id, list)
+	}
+	for _, r := range e.Reviews {
+		if c := st.putReview(r); c != nil {
+			dirty[c] = true
+		}
+	}
+	for _, w := range e.Writeups {
+		st.putWriteup(w)
+	}
+}
+
+// setLater moves an atomic Unix-ms time forward to t, never back.
+func setLater(a interface {
+	Load() int64
+	CompareAndSwap(old, new int64) bool
+}, t int64) {
+	for {
+		cur := a.Load()
+		if t <= cur || a.CompareAndSwap(cur, t) {
+			return
+		}
+	}
+}
+
+func msTime(ms int64) *time.Time {
+	if ms == 0 {
+		return nil
+	}
+	t := time.UnixMilli(ms).UTC()
+	return &t
+}

@@ -1,0 +1,177 @@
+package platform
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/subtle"
+	"encoding/base32"
+	"strings"
+	"time"
+
+	"github.com/flagshipctf/flagship/internal/ctf"
+	"github.com/flagshipctf/flagship/internal/secret"
+	"github.com/pquerna/otp"
+	"github.com/pquerna/otp/hotp"
+	"github.com/pquerna/otp/totp"
+)
+
+// Two-factor authentication: TOTP as RFC 6238 has it (SHA-1, 6 digits,
+// 30 s steps, one step of drift either way), each code accepted once, and
+// ten one-time recovery codes shown once and stored hashed.
+
+const (
+	totpPeriod        = 30
+	recoveryCodeCount = 10
+)
+
+// Issuer names the platform in authenticator apps.
+const Issuer = "Flagship"
+
+// TwoFactorEnrolment is a secret waiting for its first code.
+type TwoFactorEnrolment struct {
+	Secret string // base32, for typing into an app
+	URI    string // otpauth://totp/…, for a QR code
+}
+
+// BeginTwoFactor starts enrolling the caller: a new secret, kept pending
+// until ConfirmTwoFactor sees a code of it.
+func (s *Service) BeginTwoFactor(ctx context.Context, v Viewer) (TwoFactorEnrolment, error) {
+	if v.User == nil {
+		return TwoFactorEnrolment{}, errAuthRequired
+	}
+	if v.User.TwoFactor {
+		return TwoFactorEnrolment{}, ctf.Errorf(ctf.Conflict, "two-factor authentication is on already; turn it off first")
+	}
+	key, err := totp.Generate(totp.GenerateOpts{Issuer: Issuer, AccountName: v.User.Username, Period: totpPeriod,
+		Digits: otp.DigitsSix, Algorithm: otp.AlgorithmSHA1})
+	if err != nil {
+		return TwoFactorEnrolment{}, err
+	}
+	if err := s.db.BeginTwoFactor(ctx, v.User.ID, key.Secret()); err != nil {
+		return TwoFactorEnrolment{}, err
+	}
+	return TwoFactorEnrolment{Secret: key.Secret(), URI: key.URL()}, nil
+}
+
+// ConfirmTwoFactor turns two-factor authentication on once code is right
+// for the pending secret, and returns the recovery codes: shown this once.
+func (s *Service) ConfirmTwoFactor(ctx context.Context, v Viewer, code string) ([]string, error) {
+	if v.User == nil {
+		return nil, errAuthRequired
+	}
+	tf, err := s.db.TwoFactorOf(ctx, v.User.ID)
+	if err != nil {
+		return nil, err
+	}
+	if tf.Pending == "" {
+		return nil, ctf.Errorf(ctf.Conflict, "no enrolment is pending; start again")
+	}
+	step, ok := matchTOTP(tf.Pending, code, s.now())
+	if !ok {
+		return nil, ctf.FieldErrorf("code", "is wrong; check the time on your device and try the next one")
+	}
+	codes, hashes := newRecoveryCodes()
+	s.gate.RLock()
+	defer s.gate.RUnlock()
+	nu, seqs, err := s.db.EnableTwoFactor(ctx, v.User.ID, tf.Pending, step, hashes)
+	if err != nil {
+		return nil, err
+	}
+	s.applyOwn(seqs, func(st *state, dirty dirtySet) { st.putUser(nu, dirty) })
+	return codes, nil
+}
+
+// DisableTwoFactor turns two-factor authentication off, given a current
+// code or an unused recovery code.
+func (s *Service) DisableTwoFactor(ctx context.Context, v Viewer, code string) error {
+	if v.User == nil {
+		return errAuthRequired
+	}
+	ok, err := s.checkSecondFactor(ctx, v.User.ID, code)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return ctf.FieldErrorf("code", "is wrong or was used already")
+	}
+	s.gate.RLock()
+	defer s.gate.RUnlock()
+	nu, seqs, err := s.db.DisableTwoFactor(ctx, v.User.ID)
+	if err != nil {
+		return err
+	}
+	s.applyOwn(seqs, func(st *state, dirty dirtySet) { st.putUser(nu, dirty) })
+	return nil
+}
+
+// RecoveryCodesLeft counts the caller's unused recovery codes.
+func (s *Service) RecoveryCodesLeft(ctx context.Context, v Viewer) (int, error) {
+	if v.User == nil {
+		return 0, errAuthRequired
+	}
+	return s.db.RecoveryCodesLeft(ctx, v.User.ID)
+}
+
+// checkSecondFactor accepts a TOTP code of the user's secret whose step was
+// not used yet, or an unused recovery code, and uses it up; the database
+// decides, so a code is good once across replicas.
+func (s *Service) checkSecondFactor(ctx context.Context, userID, code string) (bool, error) {
+	code = strings.TrimSpace(code)
+	tf, err := s.db.TwoFactorOf(ctx, userID)
+	if err != nil {
+		return false, err
+	}
+	if tf.Secret == "" {
+		return false, nil
+	}
+	if step, ok := matchTOTP(tf.Secret, code, s.now()); ok {
+		return s.db.UseTOTPStep(ctx, userID, step)
+	}
+	if norm := normalizeRecoveryCode(code); norm != "" {
+		return s.db.UseRecoveryCode(ctx, userID, secret.HashToken(norm), s.now())
+	}
+	return false, nil
+}
+
+// matchTOTP returns the time step whose code is code, among the current
+// one and one either side.
+func matchTOTP(secretB32, code string, now time.Time) (int64, bool) {
+	code = strings.ReplaceAll(strings.TrimSpace(code), " ", "")
+	if len(code) != 6 {
+		return 0, false
+	}
+	cur := now.Unix() / totpPeriod
+	found, step := false, int64(0)
+	for _, st := range []int64{cur - 1, cur, cur + 1} {
+		want, err := hotp.GenerateCodeCustom(secretB32, uint64(st), hotp.ValidateOpts{Digits: otp.DigitsSix, Algorithm: otp.AlgorithmSHA1})
+		if err == nil && subtle.ConstantTimeCompare([]byte(want), []byte(code)) == 1 {
+			found, step = true, st
+		}
+	}
+	return step, found
+}
+
+var recoveryB32 = base32.NewEncoding("abcdefghijkmnpqrstuvwxyz23456789").WithPadding(base32.NoPadding)
+
+// newRecoveryCodes returns fresh codes like "k7wq2-fz9mh" (50 random bits
+// each) and their hashes.
+func newRecoveryCodes() (codes, hashes []string) {
+	for range recoveryCodeCount {
+		b := make([]byte, 7)
+		_, _ = rand.Read(b)
+		raw := recoveryB32.EncodeToString(b)[:10]
+		codes = append(codes, raw[:5]+"-"+raw[5:])
+		hashes = append(hashes, secret.HashToken(raw))
+	}
+	return codes, hashes
+}
+
+// normalizeRecoveryCode lowercases a typed recovery code and drops its
+// dashes and spaces; "" when it cannot be one.
+func normalizeRecoveryCode(code string) string {
+	c := strings.ToLower(strings.NewReplacer("-", "", " ", "").Replace(code))
+	if len(c) != 10 {
+		return ""
+	}
+	return c
+}

@@ -1,0 +1,120 @@
+package platform
+
+import (
+	"context"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/flagshipctf/flagship/internal/ctf"
+	"github.com/flagshipctf/flagship/internal/dataset"
+	"github.com/flagshipctf/flagship/internal/store"
+	"github.com/flagshipctf/flagship/internal/store/storetest"
+)
+
+// ucEvent is the event the use-case tests start from: two players, an
+// admin, two challenges (b requires a), one solve of a by pam.
+const ucEvent = `
+users:
+  - {username: pam, email: pam@example.com, password: pam-password}
+  - {username: pat, email: pat@example.com, password: pat-password}
+  - {username: root, email: root@example.com, password: root-password, role: admin}
+challenges:
+  - {slug: a, title: A, categories: [web], difficulty: Easy, points: 100, flags: ['flag{a}'], createdAt: 2026-01-01T00:00:00Z}
+  - {slug: b, title: B, categories: [web], difficulty: Hard, points: 300, flags: ['flag{b}'], requires: [a], createdAt: 2026-01-02T00:00:00Z}
+solves:
+  - {user: pam, challenge: a, at: 2026-01-05T10:00:00Z}
+`
+
+// clock is a settable time for the use cases.
+type clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
+func (c *clock) Add(d time.Duration) {
+	c.mu.Lock()
+	c.t = c.t.Add(d)
+	c.mu.Unlock()
+}
+
+// ucFixture is a service over a fresh database holding ucEvent.
+type ucFixture struct {
+	t     *testing.T
+	db    *store.DB
+	dsn   string
+	svc   *Service
+	clock *clock
+}
+
+func newFixture(t *testing.T, opts ...Options) *ucFixture {
+	t.Helper()
+	ctx := context.Background()
+	dsn := storetest.DSN(t)
+	db := storetest.OpenDSN(t, dsn)
+	if err := db.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	ds, err := dataset.Decode([]byte(ucEvent), filepath.Join(t.TempDir(), "event.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Load(ctx, ds); err != nil {
+		t.Fatal(err)
+	}
+	f := &ucFixture{t: t, db: db, dsn: dsn, clock: &clock{t: time.Now().UTC().Truncate(time.Second)}}
+	f.svc = f.replica(opts...)
+	return f
+}
+
+// replica is another service over the same database, as another process
+// would run.
+func (f *ucFixture) replica(opts ...Options) *Service {
+	f.t.Helper()
+	var o Options
+	if len(opts) > 0 {
+		o = opts[0]
+	}
+	o.Now = f.clock.Now
+	o.RateLimit = store.RateLimit{Max: 10, Window: time.Minute}
+	db := f.db
+	if f.svc != nil {
+		db = storetest.OpenDSN(f.t, f.dsn)
+	}
+	svc := New(db, o)
+	if err := svc.Load(context.Background()); err != nil {
+		f.t.Fatal(err)
+	}
+	return svc
+}
+
+// as returns the viewer of username, as a web session would authenticate
+// them.
+func (f *ucFixture) as(username string) Viewer {
+	f.t.Helper()
+	st := f.svc.state()
+	st.mu.RLock()
+	defer st.mu.RUnlock()
+	u := st.byName[username]
+	if u == nil {
+		f.t.Fatalf("no user %s", username)
+	}
+	cp := u.User
+	return Viewer{User: &cp}
+}
+
+// wantCode fails unless err has the code (nil: no error).
+func wantCode(t *testing.T, label string, err error, code ctf.Code) {
+	t.Helper()
+	if code == "" {
+		if err != nil {
+			t.Fatalf("%s: %v", label, err)
+		}
+		return
+	}
+	if err == nil || ctf.ErrorCode(err) != code {
+		t.Fatalf("%s: got %v (%s), want %s", label, err, ctf.ErrorCode(err), code)
+	}
+}

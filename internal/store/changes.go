@@ -1,0 +1,240 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/flagshipctf/flagship/internal/ctf"
+)
+
+// The change log. Each write of the use cases records, in its own
+// transaction, which entities it changed; every replica reads the log
+// (polling, and on PostgreSQL when notified) and reloads just those
+// entities into its in-memory state, instead of rebuilding all of it.
+
+// Kinds of change, and what the entity of each is.
+const (
+	ChangeUser      = "user"      // a user, by id (profile, role, ban, 2FA, password)
+	ChangeAPIKey    = "apikey"    // an API key, by id
+	ChangeSessions  = "sessions"  // the web sessions of a user, by user id
+	ChangeReview    = "review"    // a review, by id
+	ChangeWriteup   = "writeup"   // a writeup, by id
+	ChangeChallenge = "challenge" // a challenge, by id (fields, flags, prerequisites)
+)
+
+// ChangeRef is a row of the change log.
+type ChangeRef struct {
+	Seq    int64
+	Kind   string
+	Entity string
+}
+
+// ChangeRetention is how long the change log keeps its rows: far longer
+// than any replica takes to read them; a replica that fell further behind
+// rebuilds its state.
+const ChangeRetention = time.Hour
+
+// write runs fn in a write transaction; fn returns the entities it
+// changed, which are logged (with audit, an admin action, when not nil)
+// in the same transaction. It returns the change log's sequence numbers.
+func (db *DB) write(ctx context.Context, audit *ctf.AuditEntry, fn func(tx *sqlTx) ([]ChangeRef, error)) ([]int64, error) {
+	var seqs []int64
+	err := db.writeTx(ctx, func(tx *sqlTx) error {
+		refs, err := fn(tx)
+		if err != nil {
+			return err
+		}
+		at := ms(db.now())
+		for _, r := range refs {
+			var seq int64
+			if err := tx.QueryRowContext(ctx, "INSERT INTO changes (kind, entity, at) VALUES (?, ?, ?) RETURNING seq",
+				r.Kind, r.Entity, at).Scan(&seq); err != nil {
+				return fmt.Errorf("log change: %w", err)
+			}
+			seqs = append(seqs, seq)
+		}
+		if audit != nil {
+			if err := addAudit(ctx, tx, *audit); err != nil {
+				return err
+			}
+		}
+		if len(refs) > 0 {
+			return notifyChange(ctx, tx)
+		}
+		return nil
+	})
+	return seqs, err
+}
+
+func addAudit(ctx context.Context, tx *sqlTx, a ctf.AuditEntry) error {
+	_, err := tx.ExecContext(ctx, "INSERT INTO audit_log (actor_id, actor, action, target, detail, at) VALUES (?, ?, ?, ?, ?, ?)",
+		nullString(a.ActorID), a.Actor, a.Action, a.Target, a.Detail, ms(a.At))
+	if err != nil {
+		return fmt.Errorf("audit %s: %w", a.Action, err)
+	}
+	return nil
+}
+
+// AuditLog returns the newest entries of the audit log, newest first,
+// before the given sequence number (0: from the newest).
+func (db *DB) AuditLog(ctx context.Context, before int64, limit int) ([]ctf.AuditEntry, error) {
+	if before <= 0 {
+		before = 1<<62 - 1
+	}
+	rows, err := db.r.QueryContext(ctx, `SELECT seq, COALESCE(actor_id, ''), actor, action, target, detail, at FROM audit_log
+		WHERE seq < ? ORDER BY seq DESC LIMIT ?`, before, limit)
+	if err != nil {
+		return nil, fmt.Errorf("audit log: %w", err)
+	}
+	defer rows.Close()
+	out := []ctf.AuditEntry{}
+	for rows.Next() {
+		var a ctf.AuditEntry
+		var at int64
+		if err := rows.Scan(&a.Seq, &a.ActorID, &a.Actor, &a.Action, &a.Target, &a.Detail, &at); err != nil {
+			return nil, fmt.Errorf("audit log: %w", err)
+		}
+		a.At = fromMs(at)
+		out = append(out, a)
+	}
+	return out, rows.Err()
+}
+
+// PruneChanges deletes change log rows older than ChangeRetention.
+func (db *DB) PruneChanges(ctx context.Context) error {
+	_, err := db.w.ExecContext(ctx, "DELETE FROM changes WHERE at < ?", ms(db.now().Add(-ChangeRetention)))
+	if err != nil {
+		return fmt.Errorf("prune the change log: %w", err)
+	}
+	return nil
+}
+
+// Cursor says what of the append-only tables a replica has applied: the
+// rows after each number, and the numbers it skipped (gaps) because their
+// transactions had not committed when it read (PostgreSQL hands numbers
+// out at insert, not at commit).
+type Cursor struct {
+	SolveAfter, AttemptAfter, ChangeAfter int64
+	SolveGaps, AttemptGaps, ChangeGaps    []int64
+}
+
+// Delta is what a replica has not applied yet; the rows of the changed
+// entities are read with Entities.
+type Delta struct {
+	Solves   []ctf.Solve // in (time, seq) order
+	Attempts []AttemptRef
+	Changes  []ChangeRef
+}
+
+// Since reads what happened after the cursor. Solves and attempts are read
+// before the change log, so that every user and challenge a solve or an
+// attempt names is in the log already or was known before (it committed
+// before the solve did).
+func (db *DB) Since(ctx context.Context, c Cursor) (*Delta, error) {
+	d := &Delta{}
+	var err error
+	if d.Solves, err = db.SolvesSince(ctx, c.SolveAfter, c.SolveGaps); err != nil {
+		return nil, err
+	}
+	where, args := seqFilter(c.AttemptAfter, c.AttemptGaps)
+	if err := eachRow(ctx, db.r, "SELECT seq, user_id, challenge_id FROM attempts WHERE "+where+" ORDER BY seq", func(sc scanner) error {
+		var a AttemptRef
+		err := sc.Scan(&a.Seq, &a.UserID, &a.ChallengeID)
+		d.Attempts = append(d.Attempts, a)
+		return err
+	}, args...); err != nil {
+		return nil, fmt.Errorf("read new attempts: %w", err)
+	}
+	where, args = seqFilter(c.ChangeAfter, c.ChangeGaps)
+	if err := eachRow(ctx, db.r, "SELECT seq, kind, entity FROM changes WHERE "+where+" ORDER BY seq", func(sc scanner) error {
+		var r ChangeRef
+		err := sc.Scan(&r.Seq, &r.Kind, &r.Entity)
+		d.Changes = append(d.Changes, r)
+		return err
+	}, args...); err != nil {
+		return nil, fmt.Errorf("read the change log: %w", err)
+	}
+	return d, nil
+}
+
+// Entities are the current rows of changed entities.
+type Entities struct {
+	Users      []ctf.User
+	APIKeys    []ctf.APIKey
+	Challenges []ctf.Challenge // flags compiled
+	Reviews    []ctf.Review
+	Writeups   []ctf.Writeup
+	// Sessions holds the active sessions of each user whose sessions
+	// changed (an empty list: none left).
+	Sessions map[string][]ctf.Session
+}
+
+// Entities reads the current rows of the entities refs name.
+func (db *DB) Entities(ctx context.Context, refs []ChangeRef) (Entities, error) {
+	q := db.r
+	ids := map[string][]string{}
+	seen := map[ChangeRef]bool{}
+	for _, r := range refs {
+		k := ChangeRef{Kind: r.Kind, Entity: r.Entity}
+		if !seen[k] {
+			seen[k] = true
+			ids[r.Kind] = append(ids[r.Kind], r.Entity)
+		}
+	}
+	var e Entities
+	var err error
+	if in := ids[ChangeUser]; len(in) > 0 {
+		if e.Users, err = queryUsers(ctx, q, "WHERE id IN ("+marks(len(in))+")", anys(in)...); err != nil {
+			return e, err
+		}
+	}
+	if in := ids[ChangeAPIKey]; len(in) > 0 {
+		if e.APIKeys, err = queryKeys(ctx, q, "id IN ("+marks(len(in))+")", anys(in)...); err != nil {
+			return e, err
+		}
+	}
+	if in := ids[ChangeChallenge]; len(in) > 0 {
+		if e.Challenges, err = queryChallengesWhere(ctx, q, "WHERE id IN ("+marks(len(in))+")", anys(in)...); err != nil {
+			return e, err
+		}
+	}
+	if in := ids[ChangeReview]; len(in) > 0 {
+		if e.Reviews, err = queryReviewsWhere(ctx, q, "WHERE id IN ("+marks(len(in))+")", anys(in)...); err != nil {
+			return e, err
+		}
+	}
+	if in := ids[ChangeWriteup]; len(in) > 0 {
+		if e.Writeups, err = queryWriteups(ctx, q, "WHERE id IN ("+marks(len(in))+")", anys(in)...); err != nil {
+			return e, err
+		}
+	}
+	if in := ids[ChangeSessions]; len(in) > 0 {
+		e.Sessions = make(map[string][]ctf.Session, len(in))
+		for _, id := range in {
+			e.Sessions[id] = []ctf.Session{}
+		}
+		all, err := querySessions(ctx, q, db.now(), "user_id IN ("+marks(len(in))+")", anys(in)...)
+		if err != nil {
+			return e, err
+		}
+		for _, s := range all {
+			e.Sessions[s.UserID] = append(e.Sessions[s.UserID], s)
+		}
+	}
+	return e, nil
+}
+
+// marks returns n comma-separated placeholders.
+func marks(n int) string {
+	return strings.TrimSuffix(strings.Repeat("?, ", n), ", ")
+}
+
+func anys(ss []string) []any {
+	out := make([]any, len(ss))
+	for i, s := range ss {
+		out[i] = s
+	}
+	return out
+}
