@@ -1,8 +1,8 @@
 package platform
 
 import (
-	"errors"
 	"context"
+	"errors"
 	"strings"
 	"testing"
 	"time"
