@@ -158,3 +158,23 @@ func TestIntegrationSessionCookie(t *testing.T) {
 		t.Errorf("a valid session was cleared: %q", r.Header.Values("Set-Cookie"))
 	}
 }
+
+// TestIntegrationAuthenticatedReadsNeedNoDatabase: API keys and sessions
+// are verified from memory, and /me and the lists are served from memory,
+// so an authenticated read makes no database round trip: with the
+// database closed, they still answer (a busy database never slows them).
+func TestIntegrationAuthenticatedReadsNeedNoDatabase(t *testing.T) {
+	t.Parallel()
+	s := itStart(t)
+	key := Bearer(s.Key("alice"))
+	cookie := itSession(t, s, "bob", time.Now().Add(time.Hour))
+	if err := s.DB.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range []string{key, "X-API-Key: " + strings.TrimPrefix(key, "Authorization: Bearer "), cookie} {
+		for _, p := range []string{"/api/public/me", "/api/public/challenges", "/api/public/challenges/warmup",
+			"/api/public/challenges/warmup/writeups", "/api/public/leaderboard"} {
+			itStatus(t, p+" with "+h[:20], s.Do("GET", p, nil, h), 200)
+		}
+	}
+}

@@ -149,11 +149,26 @@ func TestUserAndAPIKeyCommands(t *testing.T) {
 		t.Fatal("admin create failed")
 	}
 
+	// user create goes through the sign-up rules: what sign-up refuses, it
+	// refuses, with the option named.
+	for _, tc := range []struct{ name, stdin, want string }{
+		{"short password", "short\n", "password"},
+		{"password is the username", "Carol123\n", "password"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, _, errOut := run(t, tc.stdin, "--db", db, "user", "create", "--username", "carol123", "--email", "carol@example.com", "--password-stdin")
+			if code != 2 || !strings.Contains(errOut, "--"+tc.want) {
+				t.Errorf("exit %d (%s), want 2 naming --%s", code, errOut, tc.want)
+			}
+		})
+	}
+
 	for _, tc := range []struct {
 		name string
 		args []string
 		code int
 	}{
+		{"bad email", []string{"user", "create", "--username", "bob", "--email", "Bob <bob@example.com>"}, 2},
 		{"duplicate username", []string{"user", "create", "--username", "alice", "--email", "other@example.com"}, 1},
 		{"duplicate email, other case", []string{"user", "create", "--username", "alice2", "--email", "ALICE@example.com"}, 1},
 		{"bad username", []string{"user", "create", "--username", "a b", "--email", "x@example.com"}, 2},
