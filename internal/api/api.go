@@ -20,6 +20,9 @@ type Handler struct {
 	log  *slog.Logger
 	mux  *http.ServeMux
 	csrf *http.CrossOriginProtection
+	// The public lists' bytes, kept per version (see board.go, list.go).
+	board boardCache
+	list  listCache
 	// SecureCookies marks cleared session cookies Secure (behind TLS).
 	SecureCookies bool
 }
@@ -89,4 +92,4 @@ func (h *Handler) openAPI(w http.ResponseWriter, r *http.Request) {
 	writeShared(w, r, openAPIBody, anyone)
 }
 
-var openAPIBody = platform.NewBody(openapi.Document)
+var openAPIBody = NewBody(openapi.Document)

@@ -8,6 +8,7 @@ import (
 	"mime"
 	"net/http"
 	"strconv"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/flagshipctf/flagship/internal/ctf"
@@ -20,7 +21,7 @@ func (h *Handler) listChallenges(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if v.User == nil {
-		writeShared(w, r, h.svc.ChallengeList(), anonymous)
+		writeShared(w, r, h.list.get(h.svc).anon, anonymous)
 		return
 	}
 	plainBuf := getBuf()
@@ -30,13 +31,17 @@ func (h *Handler) listChallenges(w http.ResponseWriter, r *http.Request) {
 		gzBuf = getBuf()
 		gz = (*gzBuf)[:0]
 	}
-	body, gz := h.svc.AppendChallengeList((*plainBuf)[:0], gz, v.User.ID)
+	solved := solvedPool.Get().(*[]bool)
+	body, gz := h.list.forUser(h.svc, v.User.ID, (*plainBuf)[:0], gz, (*solved)[:0])
+	solvedPool.Put(solved)
 	writeBody(w, r, caller, http.StatusOK, body, gz)
 	putBuf(plainBuf, body)
 	if gzBuf != nil {
 		putBuf(gzBuf, gz)
 	}
 }
+
+var solvedPool = sync.Pool{New: func() any { b := make([]bool, 0, 256); return &b }}
 
 func (h *Handler) getChallenge(w http.ResponseWriter, r *http.Request) {
 	v, err := h.viewer(w, r, false)
@@ -69,7 +74,7 @@ func (h *Handler) writeups(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *Handler) leaderboard(w http.ResponseWriter, r *http.Request) {
-	writeShared(w, r, h.svc.Leaderboard(), anyone)
+	writeShared(w, r, h.board.get(h.svc), anyone)
 }
 
 func (h *Handler) me(w http.ResponseWriter, r *http.Request) {

@@ -60,7 +60,7 @@ func setCaching(hd http.Header, a audience) {
 
 // writeShared writes a body that many callers share: its ETag and gzip
 // form are computed once, not per request.
-func writeShared(w http.ResponseWriter, r *http.Request, b *platform.Body, a audience) {
+func writeShared(w http.ResponseWriter, r *http.Request, b *Body, a audience) {
 	hd := w.Header()
 	setCaching(hd, a)
 	gz := len(b.JSON) >= gzipMin && acceptsGzip(r)
@@ -98,7 +98,7 @@ func writeBody(w http.ResponseWriter, r *http.Request, a audience, status int, b
 	hd := w.Header()
 	useGz := len(body) >= gzipMin && acceptsGzip(r)
 	if status == http.StatusOK && (r.Method == http.MethodGet || r.Method == http.MethodHead) {
-		tag := platform.ETag(body)
+		tag := ETag(body)
 		hd.Set("ETag", codedTag(tag, useGz))
 		setCaching(hd, a)
 		if notModified(r, tag) {
@@ -112,7 +112,7 @@ func writeBody(w http.ResponseWriter, r *http.Request, a audience, status int, b
 	hd.Set("Content-Type", contentTypeJSON)
 	if useGz {
 		if gz == nil {
-			gz = platform.Compress(body)
+			gz = Compress(body)
 		}
 		body = gz
 		hd.Set("Content-Encoding", "gzip")

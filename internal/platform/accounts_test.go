@@ -251,7 +251,7 @@ func TestUpdateProfile(t *testing.T) {
 	if *p.Name != "Pam the Great" || *p.Image != "https://example.com/pam.png" {
 		t.Fatalf("profile %+v", p)
 	}
-	if !strings.Contains(string(f.svc.Leaderboard().JSON), "Pam the Great") {
+	if !strings.Contains(boardJSON(f.svc), "Pam the Great") {
 		t.Error("the leaderboard still shows the old name")
 	}
 }

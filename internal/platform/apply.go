@@ -12,17 +12,15 @@ import (
 // Applying changed entities to the hot state. Each put replaces an entity
 // with its current row, so applying a row twice, or an older row after a
 // newer one was read from the database again, converges on the database.
-// The caller holds st.mu for writing (or owns the state) and re-renders
-// the challenges put in dirty.
+// The caller holds st.mu for writing (or owns the state) and marks the
+// challenges put in dirty changed.
 
 type dirtySet map[*chal]bool
 
-// render re-renders the dirty challenges that are listed.
-func (st *state) render(dirty dirtySet) {
+// changed gives the dirty challenges new list-entry versions.
+func (st *state) changed(dirty dirtySet) {
 	for c := range dirty {
-		if !c.Hidden {
-			c.render(st.publicURL)
-		}
+		st.changedChal(c)
 	}
 }
 
@@ -59,7 +57,7 @@ func (st *state) putUser(nu ctf.User, dirty dirtySet) {
 	shown := u.Name != nu.Name || u.Username != nu.Username || u.Image != nu.Image
 	u.User = nu
 	if shown {
-		u.lbEntry = nil
+		u.ver = st.bump()
 		st.solveVer++
 		for _, c := range st.chals {
 			if c.creator == u {
@@ -102,7 +100,7 @@ func (st *state) setPlayer(u *user, player bool, dirty dirtySet) {
 			dirty[c] = true
 		}
 	}
-	u.lbEntry = nil
+	u.ver = st.bump()
 	st.solveVer++
 	st.listVer++
 }
@@ -242,9 +240,7 @@ func (st *state) putChallenge(nc ctf.Challenge, dirty dirtySet) {
 			}
 		}
 	}
-	for _, m := range st.sortVisible() {
-		dirty[m] = true
-	}
+	st.sortVisible()
 	dirty[c] = true
 	st.solveVer++
 	st.listVer++

@@ -7,24 +7,106 @@ import (
 	"github.com/flagshipctf/flagship/internal/ctf"
 )
 
-// Leaderboard returns the shared leaderboard body.
-func (s *Service) Leaderboard() *Body { return s.state().leaderboard() }
+// The public lists are read by version: each changes as a whole (a new
+// order, a new entry) and entry by entry, so a front door that keeps what
+// it built of each entry (say, its JSON) rebuilds only what changed. have
+// tells which entries it holds at which version; the rows it holds come
+// back without their content.
 
-// ChallengeList returns the shared anonymous list body.
-func (s *Service) ChallengeList() *Body { return s.state().challengeList() }
+// LeaderboardVersion is the version of the leaderboard: it moves with any
+// change of order or of an entry.
+func (s *Service) LeaderboardVersion() uint64 {
+	st := s.state()
+	st.mu.RLock()
+	defer st.mu.RUnlock()
+	return st.solveVer
+}
 
-// AppendChallengeList appends the challenge list as userID sees it to
-// plain and, when gz is not nil, its gzip form to gz.
-func (s *Service) AppendChallengeList(plain, gz []byte, userID string) ([]byte, []byte) {
+// LeaderboardRow is one ranked player. Entry is nil when the caller holds
+// the entry at Version already.
+type LeaderboardRow struct {
+	UserID  string
+	Version uint64
+	Entry   *LeaderboardEntry
+}
+
+// Leaderboard returns the ranked players in order and the leaderboard's
+// version. have (nil: holds nothing) reports whether the caller holds a
+// user's entry at a version.
+func (s *Service) Leaderboard(have func(userID string, version uint64) bool) (uint64, []LeaderboardRow) {
+	st := s.state()
+	st.mu.RLock()
+	defer st.mu.RUnlock()
+	order, _ := st.rankingLocked()
+	rows := make([]LeaderboardRow, len(order))
+	for i, u := range order {
+		rows[i] = LeaderboardRow{UserID: u.ID, Version: u.ver}
+		if have == nil || !have(u.ID, u.ver) {
+			rows[i].Entry = u.leaderboardEntry()
+		}
+	}
+	return st.solveVer, rows
+}
+
+// leaderboardEntry is u's entry; the caller holds the state's lock.
+func (u *user) leaderboardEntry() *LeaderboardEntry {
+	e := &LeaderboardEntry{ID: u.ID, Name: displayName(u), Username: u.Username, Image: u.Image, TotalPoints: u.points,
+		Solves: make([]LeaderboardSolve, len(u.solves))}
+	for i, sv := range u.solves {
+		e.Solves[i] = LeaderboardSolve{SolvedAt: sv.At, Points: sv.chal.Points}
+	}
+	if last, ok := u.lastSolvedAt(); ok {
+		e.LastSolvedAt = last.At
+	}
+	return e
+}
+
+// ChallengeListVersion is the version of the challenge list: it moves with
+// any change of an entry, of the order or of who sees what solved.
+func (s *Service) ChallengeListVersion() uint64 {
+	st := s.state()
+	st.mu.RLock()
+	defer st.mu.RUnlock()
+	return st.listVer
+}
+
+// ChallengeListRow is one listed challenge. Summary (with Solved false) is
+// nil when the caller holds the entry at Version already.
+type ChallengeListRow struct {
+	ChallengeID string
+	Version     uint64
+	Summary     *ChallengeSummary
+}
+
+// ChallengeList returns the visible challenges in list order and the
+// list's version; have as for Leaderboard.
+func (s *Service) ChallengeList(have func(challengeID string, version uint64) bool) (uint64, []ChallengeListRow) {
+	st := s.state()
+	st.mu.RLock()
+	defer st.mu.RUnlock()
+	rows := make([]ChallengeListRow, len(st.visible))
+	for i, c := range st.visible {
+		rows[i] = ChallengeListRow{ChallengeID: c.ID, Version: c.ver}
+		if have == nil || !have(c.ID, c.ver) {
+			sum := c.summary(false, st.publicURL)
+			rows[i].Summary = &sum
+		}
+	}
+	return st.listVer, rows
+}
+
+// SolvedInList appends to solved, for each entry of the challenge list in
+// order, whether userID solved it, and returns the list's version: the
+// list as that user sees it is the list of that version with these marks.
+func (s *Service) SolvedInList(userID string, solved []bool) (uint64, []bool) {
 	st := s.state()
 	st.mu.RLock()
 	defer st.mu.RUnlock()
 	u := st.users[userID]
-	plain = st.appendList(plain, u)
-	if gz != nil {
-		gz = st.appendListGzip(gz, plain, u)
+	for _, c := range st.visible {
+		solved = append(solved, u != nil && u.solved[c.ID] != nil)
 	}
-	return plain, gz
+	return st.listVer, solved
 }
 
 // Challenge returns one visible challenge as v sees it.

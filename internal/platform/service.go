@@ -269,7 +269,7 @@ func (s *Service) applyOwn(seqs []int64, fn func(st *state, dirty dirtySet)) {
 	}
 	dirty := dirtySet{}
 	fn(st, dirty)
-	st.render(dirty)
+	st.changed(dirty)
 }
 
 // ErrNoChallenge is the answer for unknown and hidden challenges alike.

@@ -1,8 +1,6 @@
 package platform
 
 import (
-	"bytes"
-	"encoding/json"
 	"math"
 	"net/url"
 	"sort"
@@ -38,12 +36,14 @@ type state struct {
 	// reflected here, so catch-up reads apply each row exactly once.
 	solveSeqs, attemptSeqs, changeSeqs seqTracker
 
-	solveVer uint64 // bumped by every counted solve: leaderboard and ranks
-	listVer  uint64 // bumped by every change to a list entry
+	solveVer uint64 // bumped by every change to the leaderboard: ranks, entries
+	listVer  uint64 // bumped by every change to the challenge list
+	// lastVer numbers the versions of entries (a user's leaderboard entry,
+	// a challenge's list entry), so a front door keeps what it built of an
+	// entry until its version moves.
+	lastVer uint64
 
 	ranking rankCache
-	board   bodyCache // the leaderboard
-	list    bodyCache // the anonymous challenge list
 }
 
 type user struct {
@@ -55,7 +55,7 @@ type user struct {
 	wrong    map[string]int64 // wrong submissions by challenge id
 	keys     []*apiKey        // oldest first, revoked ones included
 	sessions []*session       // active ones, oldest first
-	lbEntry  []byte           // cached leaderboard entry; nil when stale
+	ver      uint64           // version of the leaderboard entry
 }
 
 type solve struct {
@@ -90,12 +90,7 @@ type chal struct {
 	reviews      map[string]ctf.Review // by user id, everyone's (each sees their own)
 	// The aggregates count players' reviews only, as solves count.
 	reviewCount, starsSum, diffSum int
-	// head and tail are the challenge's list entry around the caller's
-	// "solved" value, so any caller's list is a concatenation; gz holds
-	// the entry compressed, unsolved and solved (see gzip.go).
-	head, tail []byte
-	gz         [2][]byte
-	first      bool // opens the list
+	ver          uint64 // version of the list entry
 }
 
 func newState(snap *store.Snapshot, publicURL string, now time.Time) *state {
@@ -152,15 +147,26 @@ func newState(snap *store.Snapshot, publicURL string, now time.Time) *state {
 		s.putWriteup(w)
 	}
 	for _, c := range s.visible {
-		c.render(publicURL)
+		s.changedChal(c)
+	}
+	for _, u := range s.users {
+		u.ver = s.bump()
 	}
 	return s
 }
 
+// bump returns a new entry version.
+func (s *state) bump() uint64 {
+	s.lastVer++
+	return s.lastVer
+}
+
+// changedChal notes that c's list entry changed.
+func (s *state) changedChal(c *chal) { c.ver = s.bump() }
+
 // sortVisible rebuilds the list of visible challenges, in list order, and
-// the per-category totals; it reports the challenges whose place as the
-// list's opening entry changed (their gzip fragment carries no comma).
-func (s *state) sortVisible() (moved []*chal) {
+// the per-category totals.
+func (s *state) sortVisible() {
 	s.visible = s.visible[:0]
 	s.catTotal = map[string]int{}
 	for _, c := range s.chals {
@@ -178,22 +184,10 @@ func (s *state) sortVisible() (moved []*chal) {
 		}
 		return a.Slug < b.Slug
 	})
-	for _, c := range s.chals {
-		if c.Hidden {
-			c.first = false
-		}
-	}
-	for i, c := range s.visible {
-		if c.first != (i == 0) {
-			c.first = i == 0
-			moved = append(moved, c)
-		}
-	}
-	return moved
 }
 
-// addSolve records a solve; the caller holds mu (or owns s) and re-renders
-// the challenge. Solves of unknown users or challenges are ignored; those
+// addSolve records a solve; the caller holds mu (or owns s) and marks
+// the challenge changed. Solves of unknown users or challenges are ignored; those
 // of hidden challenges are kept but count nowhere until it is shown.
 func (s *state) addSolve(sv ctf.Solve) *solve {
 	u, c := s.users[sv.UserID], s.chals[sv.ChallengeID]
@@ -219,7 +213,7 @@ func (s *state) attach(x *solve) {
 	u := x.user
 	u.solves = insertSolve(u.solves, x)
 	u.points += x.chal.Points
-	u.lbEntry = nil
+	u.ver = s.bump()
 }
 
 // detach undoes attach.
@@ -227,7 +221,7 @@ func (s *state) detach(x *solve) {
 	u := x.user
 	u.solves = removeSolve(u.solves, x)
 	u.points -= x.chal.Points
-	u.lbEntry = nil
+	u.ver = s.bump()
 }
 
 func removeSolve(list []*solve, x *solve) []*solve {
@@ -305,32 +299,6 @@ func displayName(u *user) string {
 		return u.Name
 	}
 	return u.Username
-}
-
-var solvedFalse = []byte(`"solved":false`)
-
-// render refreshes the challenge's list entry; the caller holds mu for
-// writing (or owns the state).
-func (c *chal) render(publicURL string) {
-	b, err := json.Marshal(c.summary(false, publicURL))
-	if err != nil {
-		panic("event: marshal challenge summary: " + err.Error()) // plain data: cannot fail
-	}
-	i := bytes.LastIndex(b, solvedFalse)
-	c.head = b[:i+len(`"solved":`)]
-	c.tail = b[i+len(solvedFalse):]
-	c.renderGzip(c.first)
-}
-
-// appendEntry appends the list entry as the caller with solved sees it.
-func (c *chal) appendEntry(b []byte, solved bool) []byte {
-	b = append(b, c.head...)
-	if solved {
-		b = append(b, "true"...)
-	} else {
-		b = append(b, "false"...)
-	}
-	return append(b, c.tail...)
 }
 
 // unlocked reports whether u (nil for anonymous) has solved every visible

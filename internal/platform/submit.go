@@ -101,7 +101,7 @@ func (st *state) applyAttempt(seq int64, userID, chalID string) {
 	defer st.mu.Unlock()
 	st.attemptSeqs.markOwn(seq)
 	if c := st.countAttempt(userID, chalID); c != nil {
-		c.render(st.publicURL)
+		st.changedChal(c)
 	}
 }
 
@@ -146,7 +146,7 @@ func (st *state) catchUp(e store.Entities, solves []ctf.Solve, attempts []store.
 		}
 	}
 	st.attemptSeqs.advance(seqs, now)
-	st.render(dirty)
+	st.changed(dirty)
 }
 
 // applySolvesLocked applies solves read from the database that the state
@@ -174,7 +174,7 @@ func (st *state) applySolve(sv ctf.Solve, others []ctf.Solve, now time.Time) []c
 	st.solveSeqs.markOwn(sv.Seq)
 	dirty := dirtySet{}
 	st.applySolvesLocked(others, now, dirty)
-	st.render(dirty)
+	st.changed(dirty)
 	u := st.users[sv.UserID]
 	if u == nil {
 		return nil
@@ -184,6 +184,6 @@ func (st *state) applySolve(sv ctf.Solve, others []ctf.Solve, now time.Time) []c
 	if x == nil {
 		return nil
 	}
-	x.chal.render(st.publicURL)
+	st.changedChal(x.chal)
 	return ctf.NewBadges(before, st.badges(u))
 }

@@ -2,6 +2,7 @@ package platform
 
 import (
 	"context"
+	"encoding/json"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -117,4 +118,27 @@ func wantCode(t *testing.T, label string, err error, code ctf.Code) {
 	if err == nil || ctf.ErrorCode(err) != code {
 		t.Fatalf("%s: got %v (%s), want %s", label, err, ctf.ErrorCode(err), code)
 	}
+}
+
+// boardJSON is the leaderboard's rows as JSON, for comparisons (the API's
+// bytes are built in package api).
+func boardJSON(s *Service) string {
+	_, rows := s.Leaderboard(nil)
+	entries := make([]*LeaderboardEntry, len(rows))
+	for i, r := range rows {
+		entries[i] = r.Entry
+	}
+	b, _ := json.Marshal(map[string]any{"leaderboard": entries})
+	return string(b)
+}
+
+// listJSON is the challenge list's rows as JSON.
+func listJSON(s *Service) string {
+	_, rows := s.ChallengeList(nil)
+	sums := make([]*ChallengeSummary, len(rows))
+	for i, r := range rows {
+		sums[i] = r.Summary
+	}
+	b, _ := json.Marshal(map[string]any{"challenges": sums})
+	return string(b)
 }

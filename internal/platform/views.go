@@ -1,5 +1,7 @@
 package platform
 
+import "time"
+
 // The view types are the public shapes of the contract; their JSON tags are
 // the contract's field names. Optional fields the contract allows to be null
 // are always present, null when empty, so clients see one stable shape.
@@ -31,6 +33,24 @@ type ChallengeSummary struct {
 	Solved        bool     `json:"solved"`
 	SolvesCount   int      `json:"solvesCount"`
 	AvgStars      *float64 `json:"avgStars"`
+}
+
+// LeaderboardEntry is a ranked player. Times are left to the front door to
+// format (the contract's are RFC 3339 with milliseconds, ctf.FormatTime).
+type LeaderboardEntry struct {
+	ID           string             `json:"id"`
+	Name         string             `json:"name"` // the display name, else the username
+	Username     string             `json:"username"`
+	Image        string             `json:"image"` // "" for none
+	TotalPoints  int                `json:"totalPoints"`
+	LastSolvedAt time.Time          `json:"lastSolvedAt"`
+	Solves       []LeaderboardSolve `json:"solves"` // in time order
+}
+
+// LeaderboardSolve is a solve in a leaderboard entry.
+type LeaderboardSolve struct {
+	SolvedAt time.Time `json:"solvedAt"`
+	Points   int       `json:"points"`
 }
 
 // ReviewView is a user's review.
