@@ -106,7 +106,7 @@ func (st *state) applyAttempt(seq int64, userID, chalID string) {
 }
 
 // countAttempt counts a wrong submission and returns the challenge to
-// re-render, or nil when it counts in no public aggregate (an admin's, a
+// mark changed, or nil when it counts in no public aggregate (an admin's, a
 // banned user's, or on a hidden challenge).
 func (st *state) countAttempt(userID, chalID string) *chal {
 	u, c := st.users[userID], st.chals[chalID]
@@ -150,7 +150,7 @@ func (st *state) catchUp(e store.Entities, solves []ctf.Solve, attempts []store.
 }
 
 // applySolvesLocked applies solves read from the database that the state
-// has not seen, noting the challenges to re-render in dirty.
+// has not seen, noting the challenges whose entries changed in dirty.
 func (st *state) applySolvesLocked(solves []ctf.Solve, now time.Time, dirty dirtySet) {
 	seqs := make([]int64, 0, len(solves))
 	for _, sv := range solves {
