@@ -482,6 +482,10 @@ func (s *Service) Import(ctx context.Context, v Viewer, ds *dataset.Dataset) (st
 	if err != nil {
 		return rep, err
 	}
+	detail := map[string]any{"created": rep.Created, "updated": rep.Updated}
+	if err := s.db.AddAudit(ctx, *s.audit(v, "event.load", fmt.Sprintf("%d challenges, %d users", len(ds.Challenges), len(ds.Users)), detail)); err != nil {
+		return rep, err
+	}
 	if s.state() != nil {
 		if err := s.Load(ctx); err != nil {
 			return rep, err

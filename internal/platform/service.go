@@ -55,6 +55,7 @@ type Store interface {
 	ModerateWriteup(ctx context.Context, id, status, reason string, audit *ctf.AuditEntry) (ctf.Writeup, []int64, error)
 	PutChallenge(ctx context.Context, c ctf.Challenge, file []byte, audit *ctf.AuditEntry) ([]int64, error)
 	AuditLog(ctx context.Context, before int64, limit int) ([]ctf.AuditEntry, error)
+	AddAudit(ctx context.Context, a ctf.AuditEntry) error
 	Load(ctx context.Context, ds *dataset.Dataset) (store.LoadReport, error)
 	Dump(ctx context.Context) (*dataset.Dataset, error)
 }

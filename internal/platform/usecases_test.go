@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/flagshipctf/flagship/internal/ctf"
+	"github.com/flagshipctf/flagship/internal/dataset"
 )
 
 func TestAPIKeys(t *testing.T) {
@@ -326,5 +327,25 @@ func TestAdminUseCases(t *testing.T) {
 	want := "challenge.update challenge.update challenge.update challenge.create user.role user.unban user.ban"
 	if strings.Join(actions, " ") != want {
 		t.Fatalf("audit log %v, want %s", actions, want)
+	}
+}
+
+func TestImportIsAudited(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	ctx := context.Background()
+	ds := &dataset.Dataset{Users: []dataset.User{{Username: "imported", Email: "imported@example.com"}}}
+	_, err := f.svc.Import(ctx, f.as("pam"), ds)
+	wantCode(t, "a player imports", err, ctf.Forbidden)
+	rep, err := f.svc.Import(ctx, Operator, ds)
+	if err != nil || rep.Created["users"] != 1 {
+		t.Fatalf("import: %+v %v", rep, err)
+	}
+	if f.svc.Profile(f.svc.state().byName["imported"].ID) == nil {
+		t.Fatal("the importing service does not show the imported user")
+	}
+	log, _ := f.svc.AuditLog(ctx, Operator, 0, 5)
+	if len(log) != 1 || log[0].Action != "event.load" || log[0].Actor != "operator" {
+		t.Fatalf("audit log %+v", log)
 	}
 }

@@ -68,6 +68,12 @@ func (db *DB) write(ctx context.Context, audit *ctf.AuditEntry, fn func(tx *sqlT
 	return seqs, err
 }
 
+// AddAudit records an admin action that made no change of its own here
+// (a bulk load, which runs its own transaction).
+func (db *DB) AddAudit(ctx context.Context, a ctf.AuditEntry) error {
+	return db.writeTx(ctx, func(tx *sqlTx) error { return addAudit(ctx, tx, a) })
+}
+
 func addAudit(ctx context.Context, tx *sqlTx, a ctf.AuditEntry) error {
 	_, err := tx.ExecContext(ctx, "INSERT INTO audit_log (actor_id, actor, action, target, detail, at) VALUES (?, ?, ?, ?, ?, ?)",
 		nullString(a.ActorID), a.Actor, a.Action, a.Target, a.Detail, ms(a.At))
