@@ -90,7 +90,7 @@ type chal struct {
 	reviews      map[string]ctf.Review // by user id, everyone's (each sees their own)
 	// The aggregates count players' reviews only, as solves count.
 	reviewCount, starsSum, diffSum int
-	ver          uint64 // version of the list entry
+	ver                            uint64 // version of the list entry
 }
 
 func newState(snap *store.Snapshot, publicURL string, now time.Time) *state {
