@@ -3,12 +3,14 @@ package apitest
 import (
 	"context"
 	"encoding/base64"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/flagshipctf/flagship/internal/ctf"
+	"github.com/flagshipctf/flagship/internal/platform"
 	"github.com/flagshipctf/flagship/internal/secret"
 )
 
@@ -176,5 +178,27 @@ func TestIntegrationAuthenticatedReadsNeedNoDatabase(t *testing.T) {
 			"/api/public/challenges/warmup/writeups", "/api/public/leaderboard"} {
 			itStatus(t, p+" with "+h[:20], s.Do("GET", p, nil, h), 200)
 		}
+	}
+}
+
+// TestIntegrationReadOnlyKey: a read-only key reads what its user may
+// read and cannot submit (403, nothing recorded).
+func TestIntegrationReadOnlyKey(t *testing.T) {
+	t.Parallel()
+	s := itStart(t)
+	_, key, err := s.Svc.CreateAPIKey(context.Background(), platform.Operator,
+		platform.NewAPIKey{Owner: itUID(t, s, "erin"), Name: "agent", ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{"/api/public/me", "/api/public/challenges", "/api/public/challenges/warmup"} {
+		itStatus(t, p, s.Do("GET", p, nil, Bearer(key)), 200)
+	}
+	before := itDecode(t, "before", s.Do("GET", "/api/public/challenges/lost-packets", nil).Body)
+	itError(t, "submit", itSubmit(s, "lost-packets", "flag{pcap}", Bearer(key)), 403)
+	itError(t, "wrong flag", itSubmit(s, "lost-packets", "nope", Bearer(key)), 403)
+	after := itDecode(t, "after", s.Do("GET", "/api/public/challenges/lost-packets", nil).Body)
+	if fmt.Sprint(before) != fmt.Sprint(after) {
+		t.Errorf("a refused submission changed the challenge: %v -> %v", before, after)
 	}
 }
