@@ -355,36 +355,38 @@ func relInRoot(f *File) (string, error) {
 	return rel, nil
 }
 
-func statInRoot(f *File) (fs.FileInfo, error) {
-	rel, err := relInRoot(f)
-	if err != nil {
-		return nil, err
-	}
-	root, err := os.OpenRoot(f.Root)
-	if err != nil {
-		return nil, fmt.Errorf("open %s: %w", f.Root, err)
-	}
-	defer root.Close()
-	fi, err := root.Stat(rel)
-	return fi, rootErr(err)
+func statInRoot(f *File) (fi fs.FileInfo, err error) {
+	err = inRoot(f, func(root *os.Root, rel string) error {
+		fi, err = root.Stat(rel)
+		return err
+	})
+	return fi, err
 }
 
 // ReadFile reads the bytes of a file entry named by Path, through an
 // os.Root on its directory, so that neither "..", an absolute path nor a
 // symlink (even one swapped in after the dataset was checked) reads
 // outside it.
-func ReadFile(f *File) ([]byte, error) {
+func ReadFile(f *File) (data []byte, err error) {
+	err = inRoot(f, func(root *os.Root, rel string) error {
+		data, err = root.ReadFile(rel)
+		return err
+	})
+	return data, err
+}
+
+// inRoot calls fn with an os.Root on f's directory and f's path in it.
+func inRoot(f *File, fn func(root *os.Root, rel string) error) error {
 	rel, err := relInRoot(f)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	root, err := os.OpenRoot(f.Root)
 	if err != nil {
-		return nil, fmt.Errorf("open %s: %w", f.Root, err)
+		return fmt.Errorf("open %s: %w", f.Root, err)
 	}
 	defer root.Close()
-	data, err := root.ReadFile(rel)
-	return data, rootErr(err)
+	return rootErr(fn(root, rel))
 }
 
 // rootErr turns os.Root's errors into the sentences a dataset error shows.

@@ -84,12 +84,16 @@ func (s *Service) SaveWriteup(ctx context.Context, v Viewer, slug string, in Wri
 	if err != nil {
 		return WriteupView{}, err
 	}
-	var view WriteupView
+	return s.applyWriteup(seqs, w), nil
+}
+
+// applyWriteup applies this process's write of w and returns its view.
+func (s *Service) applyWriteup(seqs []int64, w ctf.Writeup) (view WriteupView) {
 	s.applyOwn(seqs, func(st *state, _ dirtySet) {
 		st.putWriteup(w)
 		view = st.writeupView(st.writeups[w.ID])
 	})
-	return view, nil
+	return view
 }
 
 // MyWriteup returns the caller's writeup of a challenge and the reason it

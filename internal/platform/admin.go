@@ -189,12 +189,7 @@ func (s *Service) ModerateWriteup(ctx context.Context, v Viewer, writeupID strin
 	if err != nil {
 		return WriteupView{}, err
 	}
-	var view WriteupView
-	s.applyOwn(seqs, func(st *state, _ dirtySet) {
-		st.putWriteup(w)
-		view = st.writeupView(st.writeups[w.ID])
-	})
-	return view, nil
+	return s.applyWriteup(seqs, w), nil
 }
 
 // ChallengeInput is every field of a challenge an admin sets, as the

@@ -41,14 +41,7 @@ func (s *Service) CreateAPIKey(ctx context.Context, v Viewer, in NewAPIKey) (API
 	if err != nil {
 		return APIKeyView{}, "", err
 	}
-	var view APIKeyView
-	s.applyOwn(seqs, func(st *state, _ dirtySet) {
-		st.putKey(k)
-		if x := st.keyByID[k.ID]; x != nil {
-			view = keyView(x)
-		}
-	})
-	return view, key, nil
+	return s.applyKey(seqs, k), key, nil
 }
 
 // APIKeys lists a user's keys (owner "" for the caller), oldest first,
@@ -86,14 +79,18 @@ func (s *Service) RevokeAPIKey(ctx context.Context, v Viewer, owner, keyID strin
 	if err != nil {
 		return APIKeyView{}, err
 	}
-	var view APIKeyView
+	return s.applyKey(seqs, k), nil
+}
+
+// applyKey applies this process's write of k and returns its view.
+func (s *Service) applyKey(seqs []int64, k ctf.APIKey) (view APIKeyView) {
 	s.applyOwn(seqs, func(st *state, _ dirtySet) {
 		st.putKey(k)
 		if x := st.keyByID[k.ID]; x != nil {
 			view = keyView(x)
 		}
 	})
-	return view, nil
+	return view
 }
 
 // keyOwner resolves whose keys a call is about, and the audit entry when an
