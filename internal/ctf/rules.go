@@ -123,6 +123,44 @@ func ValidateDifficulty(d string) error {
 	return FieldErrorf("difficulty", "must be Easy, Medium, Hard or Insane, not %q", d)
 }
 
+// ValidatePoints: a non-negative whole number.
+func ValidatePoints(points int) error {
+	if points < 0 {
+		return FieldErrorf("points", "must be a non-negative integer")
+	}
+	return nil
+}
+
+// ValidateDockerPort: absent, or a port number.
+func ValidateDockerPort(port *int) error {
+	if port != nil && (*port < 1 || *port > 65535) {
+		return FieldErrorf("dockerPort", "must be a port number from 1 to 65535")
+	}
+	return nil
+}
+
+// ValidateCategories: at least one, none empty.
+func ValidateCategories(cats []string) error {
+	if len(cats) == 0 {
+		return FieldErrorf("categories", "needs at least one category")
+	}
+	for _, c := range cats {
+		if strings.TrimSpace(c) == "" {
+			return FieldErrorf("categories", "must not hold an empty category")
+		}
+	}
+	return nil
+}
+
+// ValidateFileName: a handout's name, served in Content-Disposition: no
+// path, no control characters.
+func ValidateFileName(name string) error {
+	if name == "" || name == "." || name == ".." || strings.ContainsAny(name, "/\\") || !printable(name) || len(name) > 255 {
+		return FieldErrorf("file.name", "must be a file name without '/'")
+	}
+	return nil
+}
+
 // Review bounds (the contract's).
 const (
 	MinStars            = 1

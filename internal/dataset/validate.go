@@ -173,27 +173,23 @@ func (v *validator) challenges() {
 			v.rule(k, i, "", ctf.ValidateSlug(c.Slug))
 		}
 		v.unique(slugs, c.Slug, k, i, "slug", "slug")
-		if len(c.Categories) == 0 {
-			v.add(k, i, "categories", "at least one category required")
-		}
 		for j, cat := range c.Categories {
 			if strings.TrimSpace(cat) == "" {
 				v.add(k, i, fmt.Sprintf("categories[%d]", j), "must not be empty")
 			}
 		}
-		v.rule(k, i, "", ctf.ValidateDifficulty(c.Difficulty))
-		if c.Points < 0 {
-			v.add(k, i, "points", "must be a non-negative integer")
+		if len(c.Categories) == 0 {
+			v.rule(k, i, "", ctf.ValidateCategories(c.Categories))
 		}
+		v.rule(k, i, "", ctf.ValidateDifficulty(c.Difficulty))
+		v.rule(k, i, "", ctf.ValidatePoints(c.Points))
 		if len(c.Flags) == 0 {
 			v.add(k, i, "flags", "at least one flag required")
 		}
 		for j, fl := range c.Flags {
 			v.flag(i, fmt.Sprintf("flags[%d].", j), fl)
 		}
-		if c.DockerPort != nil && (*c.DockerPort < 1 || *c.DockerPort > 65535) {
-			v.add(k, i, "dockerPort", "must be a port number from 1 to 65535")
-		}
+		v.rule(k, i, "", ctf.ValidateDockerPort(c.DockerPort))
 		for j, r := range c.Requires {
 			if r == c.Slug {
 				v.add(k, i, fmt.Sprintf("requires[%d]", j), "a challenge cannot require itself")
@@ -232,7 +228,7 @@ func (v *validator) file(i int, f *File) {
 			v.add(k, i, "file.url", "must be an http or https URL")
 		}
 	}
-	if f.Name == "" || f.Name == "." || f.Name == ".." || strings.ContainsAny(f.Name, "/\\") {
+	if err := ctf.ValidateFileName(f.Name); err != nil {
 		v.add(k, i, "file.name", "must be a file name without '/' (required with url or contentBase64)")
 	}
 	if f.SHA256 != "" && !sha256RE.MatchString(f.SHA256) {

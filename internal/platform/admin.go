@@ -315,17 +315,11 @@ func (s *Service) checkChallenge(in ChallengeInput) (ctf.Challenge, []byte, erro
 			c.Categories = append(c.Categories, cat)
 		}
 	}
-	if len(c.Categories) == 0 {
-		return c, nil, ctf.FieldErrorf("categories", "needs at least one category")
-	}
-	if err := ctf.ValidateDifficulty(c.Difficulty); err != nil {
-		return c, nil, err
-	}
-	if c.Points < 0 {
-		return c, nil, ctf.FieldErrorf("points", "must be a non-negative integer")
-	}
-	if c.DockerPort != nil && (*c.DockerPort < 1 || *c.DockerPort > 65535) {
-		return c, nil, ctf.FieldErrorf("dockerPort", "must be a port number from 1 to 65535")
+	for _, err := range []error{ctf.ValidateCategories(c.Categories), ctf.ValidateDifficulty(c.Difficulty),
+		ctf.ValidatePoints(c.Points), ctf.ValidateDockerPort(c.DockerPort)} {
+		if err != nil {
+			return c, nil, err
+		}
 	}
 	if len(in.Flags) == 0 {
 		return c, nil, ctf.FieldErrorf("flags", "needs at least one flag")
@@ -382,8 +376,8 @@ func (s *Service) checkChallenge(in ChallengeInput) (ctf.Challenge, []byte, erro
 		c.FileName, c.FileSHA256, c.FileURL = "", "", ""
 	case f != nil:
 		name := strings.TrimSpace(f.Name)
-		if name == "" || name == "." || name == ".." || strings.ContainsAny(name, "/\\") || !printableName(name) {
-			return c, nil, ctf.FieldErrorf("file.name", "must be a file name without '/'")
+		if err := ctf.ValidateFileName(name); err != nil {
+			return c, nil, err
 		}
 		c.FileName = name
 		if f.URL != "" {
@@ -464,8 +458,6 @@ func hasString(list []string, s string) bool {
 	}
 	return false
 }
-
-func printableName(s string) bool { return ctf.ValidateDisplayName(s) == nil }
 
 // Import loads a dataset (flagship load): a bulk change, after which every
 // replica rebuilds its state once.
