@@ -339,6 +339,11 @@ func (s *Service) UpdateProfile(ctx context.Context, v Viewer, name, image strin
 func (s *Service) updateUser(ctx context.Context, id string, up store.UserUpdate, audit *ctf.AuditEntry) (ctf.User, error) {
 	s.gate.RLock()
 	defer s.gate.RUnlock()
+	if up.Role != nil || up.Banned != nil {
+		if err := s.loadBaselines(ctx, s.state(), []string{id}); err != nil {
+			return ctf.User{}, err
+		}
+	}
 	nu, seqs, err := s.db.UpdateUser(ctx, id, up, "", audit)
 	if err != nil {
 		return ctf.User{}, err

@@ -39,7 +39,8 @@ func (st *state) addUser(u ctf.User) *user {
 func (st *state) putUser(nu ctf.User, dirty dirtySet) {
 	u := st.users[nu.ID]
 	if u == nil {
-		st.addUser(nu)
+		// Every attempt of a user made after the snapshot comes after it.
+		st.addUser(nu).base = map[string]int64{}
 		// A user with no solve ranks after every ranked player: no
 		// public body changes.
 		return
@@ -88,10 +89,14 @@ func (st *state) setPlayer(u *user, player bool, dirty dirtySet) {
 		}
 		dirty[c] = true
 	}
-	for id, n := range u.wrong {
-		if c := st.chals[id]; c != nil {
-			c.wrong += sign * n
-			dirty[c] = true
+	// u.base was read before (needsBaseline): what the snapshot counted
+	// of u's, plus what was applied since.
+	for _, counts := range []map[string]int64{u.base, u.wrong} {
+		for id, n := range counts {
+			if c := st.chals[id]; c != nil {
+				c.wrong += sign * n
+				dirty[c] = true
+			}
 		}
 	}
 	for _, c := range st.chals {
@@ -291,4 +296,17 @@ func msTime(ms int64) *time.Time {
 	}
 	t := time.UnixMilli(ms).UTC()
 	return &t
+}
+
+// needsBaseline returns the users among changed whose player status the
+// change moves and whose snapshot counts are not read yet; the caller
+// holds st.mu.
+func (st *state) needsBaseline(changed []ctf.User) []string {
+	var ids []string
+	for _, nu := range changed {
+		if u := st.users[nu.ID]; u != nil && u.base == nil && u.player != nu.IsPlayer() {
+			ids = append(ids, u.ID)
+		}
+	}
+	return ids
 }

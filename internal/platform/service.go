@@ -25,6 +25,7 @@ type Store interface {
 	Since(ctx context.Context, c store.Cursor) (*store.Delta, error)
 	Entities(ctx context.Context, refs []store.ChangeRef) (store.Entities, error)
 	SolvesSince(ctx context.Context, after int64, gaps []int64) ([]ctf.Solve, error)
+	WrongBaseline(ctx context.Context, userID string, max int64, unseen []int64) (map[string]int64, error)
 	RecordSubmission(ctx context.Context, s store.Submission, limit store.RateLimit) (store.Recorded, error)
 	PruneChanges(ctx context.Context) error
 	File(ctx context.Context, sha string) ([]byte, error)
@@ -204,8 +205,45 @@ func (s *Service) catchUp(ctx context.Context, h store.Heads) error {
 		if e, err = s.db.Entities(ctx, fresh); err != nil {
 			return err
 		}
+		st.mu.RLock()
+		ids := st.needsBaseline(e.Users)
+		st.mu.RUnlock()
+		if err := s.loadBaselines(ctx, st, ids); err != nil {
+			return err
+		}
 	}
 	st.catchUp(e, d.Solves, d.Attempts, s.now())
+	return nil
+}
+
+// loadBaselines reads what the snapshot counted of the wrong submissions
+// of users whose player status is about to change (a ban, a promotion),
+// so the public counts move by exactly their share. Rare, so not read for
+// every user at start.
+func (s *Service) loadBaselines(ctx context.Context, st *state, ids []string) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	st.mu.RLock()
+	max, unseen := st.snapAttempts.max, st.snapAttempts.unseen
+	var need []string
+	for _, id := range ids {
+		if u := st.users[id]; u != nil && u.base == nil {
+			need = append(need, id)
+		}
+	}
+	st.mu.RUnlock()
+	for _, id := range need {
+		base, err := s.db.WrongBaseline(ctx, id, max, unseen)
+		if err != nil {
+			return err
+		}
+		st.mu.Lock()
+		if u := st.users[id]; u != nil && u.base == nil {
+			u.base = base
+		}
+		st.mu.Unlock()
+	}
 	return nil
 }
 

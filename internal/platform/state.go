@@ -35,6 +35,12 @@ type state struct {
 	// solveSeqs, attemptSeqs and changeSeqs know which database rows are
 	// reflected here, so catch-up reads apply each row exactly once.
 	solveSeqs, attemptSeqs, changeSeqs seqTracker
+	// snapAttempts are the attempts the snapshot counted: numbers up to
+	// max, less unseen (see store.WrongBaseline).
+	snapAttempts struct {
+		max    int64
+		unseen []int64
+	}
 
 	solveVer uint64 // bumped by every change to the leaderboard: ranks, entries
 	listVer  uint64 // bumped by every change to the challenge list
@@ -52,7 +58,11 @@ type user struct {
 	solves   []*solve          // visible challenges only, in (time, seq) order
 	solved   map[string]*solve // by challenge id, hidden ones included
 	points   int
-	wrong    map[string]int64 // wrong submissions by challenge id
+	// wrong counts wrong submissions by challenge id applied since the
+	// snapshot; base those the snapshot counted, read when first needed
+	// (nil until then): a ban or a promotion moves their sum.
+	wrong    map[string]int64
+	base     map[string]int64
 	keys     []*apiKey        // oldest first, revoked ones included
 	sessions []*session       // active ones, oldest first
 	ver      uint64           // version of the leaderboard entry
@@ -129,14 +139,13 @@ func newState(snap *store.Snapshot, publicURL string, now time.Time) *state {
 	for _, r := range snap.Reviews {
 		s.putReview(r)
 	}
-	for _, w := range snap.WrongAttempts {
-		if u, c := s.users[w.UserID], s.chals[w.ChallengeID]; u != nil && c != nil {
-			u.wrong[c.ID] += w.N
-			if u.player {
-				c.wrong += w.N
-			}
+	for id, n := range snap.WrongAttempts {
+		if c := s.chals[id]; c != nil {
+			c.wrong = n
 		}
 	}
+	s.snapAttempts.max = snap.MaxAttemptSeq
+	_, s.snapAttempts.unseen = s.attemptSeqs.query()
 	for _, k := range snap.APIKeys {
 		s.putKey(k)
 	}

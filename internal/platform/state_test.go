@@ -36,7 +36,7 @@ func testState() *state {
 			{Seq: 2, ID: "s2", UserID: "u3", ChallengeID: "c1", At: t0(4)}, // admin: counts nowhere public
 			{Seq: 3, ID: "s3", UserID: "u1", ChallengeID: "c3", At: t0(6)}, // hidden: counts nowhere
 		},
-		WrongAttempts: []store.WrongCount{{UserID: "u1", ChallengeID: "c1", N: 2}},
+		WrongAttempts: map[string]int64{"c1": 2},
 		MaxSolveSeq:   3, MaxAttemptSeq: 10,
 	}, "http://x", t0(0))
 }

@@ -26,6 +26,10 @@ challenges:
   - {slug: b, title: B, categories: [web], difficulty: Hard, points: 300, flags: ['flag{b}'], requires: [a], createdAt: 2026-01-02T00:00:00Z}
 solves:
   - {user: pam, challenge: a, at: 2026-01-05T10:00:00Z}
+attempts:
+  - {user: pat, challenge: a, at: 2026-01-05T09:00:00Z, flag: 'flag{nope}'}
+  - {user: pat, challenge: a, at: 2026-01-05T09:01:00Z, flag: 'flag{nope2}'}
+  - {user: root, challenge: a, at: 2026-01-05T09:02:00Z, flag: 'flag{test}'}
 `
 
 // clock is a settable time for the use cases.

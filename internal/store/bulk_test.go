@@ -66,13 +66,7 @@ func TestBulkLoad(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wrong := int64(0)
-	for _, w := range snap.WrongAttempts {
-		if w.ChallengeID == "c1" {
-			wrong += w.N
-		}
-	}
-	if snap.Revision != 1 || len(snap.Users) != 3 || len(snap.Solves) != 2 || wrong != attempts {
+	if snap.Revision != 1 || len(snap.Users) != 3 || len(snap.Solves) != 2 || snap.WrongAttempts["c1"] != attempts {
 		t.Fatalf("snapshot: revision %d, %d users, %d solves, attempts %v", snap.Revision, len(snap.Users), len(snap.Solves), snap.WrongAttempts)
 	}
 	var c2 ctf.Challenge
@@ -131,16 +125,17 @@ func TestSnapshotCountsPlayersAttempts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Per user and challenge, admins' and banned users' included: the hot
-	// state keeps them out of the public counts, and moves them in if the
-	// user is unbanned or demoted.
-	got := map[string]int64{}
-	for _, w := range snap.WrongAttempts {
-		got[w.UserID+"/"+w.ChallengeID] += w.N
+	if len(snap.WrongAttempts) != 1 || snap.WrongAttempts["c1"] != 3 {
+		t.Fatalf("wrong attempts %v, want map[c1:3]", snap.WrongAttempts)
 	}
-	want := map[string]int64{"u2/c1": 2, "u1/c1": 1, "u3/c1": 1, "u4/c1": 1, "u3/c2": 1, "u4/c2": 1}
-	if !maps.Equal(got, want) {
-		t.Fatalf("wrong attempts %v, want %v", got, want)
+	// A user's own, for a ban or a promotion: u3 (an admin) made one on
+	// each challenge; of rows 1 and 2 (a1, a2: the fresh tables number
+	// them in order), u2's minus row 1 is one.
+	if got, err := db.WrongBaseline(ctx, "u3", 1<<40, nil); err != nil || !maps.Equal(got, map[string]int64{"c1": 1, "c2": 1}) {
+		t.Fatalf("u3's baseline %v, %v", got, err)
+	}
+	if got, err := db.WrongBaseline(ctx, "u2", 2, []int64{1}); err != nil || !maps.Equal(got, map[string]int64{"c1": 1}) {
+		t.Fatalf("u2's baseline up to row 2 less row 1: %v, %v", got, err)
 	}
 }
 

@@ -164,7 +164,7 @@ func TestWriteRoundTrip(t *testing.T) {
 	}
 	var wrong int64
 	for _, n := range snap.WrongAttempts {
-		wrong += n.N
+		wrong += n
 	}
 	if wrong != int64(small().Attempts) {
 		t.Fatalf("%d wrong attempts in the snapshot", wrong)
