@@ -54,18 +54,18 @@ type state struct {
 
 type user struct {
 	ctf.User
-	player   bool
-	solves   []*solve          // visible challenges only, in (time, seq) order
-	solved   map[string]*solve // by challenge id, hidden ones included
-	points   int
+	player bool
+	solves []*solve          // visible challenges only, in (time, seq) order
+	solved map[string]*solve // by challenge id, hidden ones included
+	points int
 	// wrong counts wrong submissions by challenge id applied since the
 	// snapshot; base those the snapshot counted, read when first needed
 	// (nil until then): a ban or a promotion moves their sum.
 	wrong    map[string]int64
 	base     map[string]int64
-	keys     []*apiKey        // oldest first, revoked ones included
-	sessions []*session       // active ones, oldest first
-	ver      uint64           // version of the leaderboard entry
+	keys     []*apiKey  // oldest first, revoked ones included
+	sessions []*session // active ones, oldest first
+	ver      uint64     // version of the leaderboard entry
 }
 
 type solve struct {

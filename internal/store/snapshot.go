@@ -34,8 +34,6 @@ type Snapshot struct {
 	RecentAttemptSeqs, RecentChangeSeqs []int64
 }
 
-
-
 // GapWindow is how far below the newest row a snapshot looks for rows not
 // yet committed.
 const GapWindow = 1024
