@@ -4,6 +4,7 @@ import (
 	"context"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/flagshipctf/flagship/internal/ctf"
@@ -147,9 +148,11 @@ func (s *Service) Login(ctx context.Context, in Login) (LoginResult, error) {
 		return LoginResult{}, ctf.Errorf(ctf.Unauthorized, "%s", msg)
 	}
 	u := s.userByLogin(strings.TrimSpace(in.Username))
-	hash := dummyPasswordHash
+	var hash string
 	if u != nil && u.PasswordHash != "" {
 		hash = u.PasswordHash
+	} else {
+		hash = dummyPasswordHash()
 	}
 	// Checked even for an unknown name, so the time taken says nothing.
 	if !secret.CheckPassword(hash, in.Password) || u == nil || u.PasswordHash == "" {
@@ -185,7 +188,7 @@ func (s *Service) Login(ctx context.Context, in Login) (LoginResult, error) {
 
 // dummyPasswordHash is checked against when there is no account, so an
 // unknown name takes as long as a wrong password.
-var dummyPasswordHash = secret.HashPassword("not the password of any account")
+var dummyPasswordHash = sync.OnceValue(func() string { return secret.HashPassword("not the password of any account") })
 
 // userByLogin finds an account by username (exactly, else ignoring case),
 // or by email when the name has an @.
