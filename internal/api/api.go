@@ -85,6 +85,7 @@ func (h *Handler) health(w http.ResponseWriter, r *http.Request) {
 		writeBody(w, r, anyone, http.StatusOK, []byte(`{"ok":true}`), nil)
 		return
 	}
+	w.Header().Set("Retry-After", "5")
 	writeBody(w, r, anyone, http.StatusServiceUnavailable, []byte(`{"ok":false}`), nil)
 }
 

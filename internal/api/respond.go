@@ -149,11 +149,14 @@ var statusOf = map[ctf.Code]int{
 // logged in detail and shown to the client only as a generic sentence.
 func (h *Handler) fail(w http.ResponseWriter, r *http.Request, err error) {
 	code := ctf.ErrorCode(err)
-	if code == ctf.Internal {
+	switch code {
+	case ctf.Internal:
 		h.log.Error("request failed", "method", r.Method, "path", r.URL.Path, "err", err)
+	case ctf.Unavailable:
+		h.log.Warn("database unavailable", "method", r.Method, "path", r.URL.Path, "err", err)
 	}
 	var de *ctf.Error
-	if code == ctf.RateLimited && asDomain(err, &de) && de.RetryAfter > 0 {
+	if (code == ctf.RateLimited || code == ctf.Unavailable) && asDomain(err, &de) && de.RetryAfter > 0 {
 		secs := int((de.RetryAfter + 999_999_999) / 1_000_000_000)
 		w.Header().Set("Retry-After", strconv.Itoa(max(secs, 1)))
 	}

@@ -33,9 +33,20 @@ type Error struct {
 	// "stars"), so a form or a dataset can point at it; Message then
 	// starts with it.
 	Field string
+	// Cause is what went wrong underneath, for the logs (an Unavailable
+	// database's error); never shown to clients.
+	Cause error
 }
 
-func (e *Error) Error() string { return e.Message }
+func (e *Error) Error() string {
+	if e.Cause != nil {
+		return e.Message + ": " + e.Cause.Error()
+	}
+	return e.Message
+}
+
+// Unwrap returns the cause.
+func (e *Error) Unwrap() error { return e.Cause }
 
 // Errorf returns an *Error with a formatted message.
 func Errorf(code Code, format string, args ...any) *Error {

@@ -29,7 +29,7 @@ type Store interface {
 	RecordSubmission(ctx context.Context, s store.Submission, limit store.RateLimit) (store.Recorded, error)
 	PruneChanges(ctx context.Context) error
 	File(ctx context.Context, sha string) ([]byte, error)
-	Ping(ctx context.Context) error
+	Probe(ctx context.Context, write bool) error
 
 	CreateUser(ctx context.Context, u ctf.User, audit *ctf.AuditEntry) ([]int64, error)
 	UpdateUser(ctx context.Context, id string, up store.UserUpdate, keepSession string, audit *ctf.AuditEntry) (ctf.User, []int64, error)
@@ -96,6 +96,7 @@ type Service struct {
 	touches  touches
 	missMu   sync.Mutex
 	lastMiss time.Time
+	health   health
 
 	wake chan struct{}
 }
@@ -284,13 +285,6 @@ func (s *Service) Watch(ctx context.Context, interval time.Duration) {
 			}
 		}
 	}
-}
-
-// Healthy reports whether the database answers within a second.
-func (s *Service) Healthy(ctx context.Context) bool {
-	ctx, cancel := context.WithTimeout(ctx, time.Second)
-	defer cancel()
-	return s.db.Ping(ctx) == nil
 }
 
 // applyOwn applies this process's own write to the hot state: seqs are its

@@ -68,6 +68,7 @@ func (s *Service) Submit(ctx context.Context, v Viewer, slug, rawFlag string) (S
 		s.lastSolveAt = sub.At
 	}
 	rec, err := s.db.RecordSubmission(ctx, sub, s.opts.RateLimit)
+	s.noteWrite(err)
 	if err != nil {
 		return SubmitResult{}, err
 	}

@@ -109,25 +109,36 @@ type sqlDB struct {
 	d   *dialect
 }
 
+// The wrappers also turn the errors that mean "the database cannot serve
+// now" into Unavailable domain errors (unavailable.go), at the one place
+// every query passes.
+
 func (p *sqlDB) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
-	return p.raw.ExecContext(ctx, p.d.rebind(query), args...)
+	r, err := p.raw.ExecContext(ctx, p.d.rebind(query), args...)
+	return r, unavailable(err)
 }
 
 func (p *sqlDB) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
-	return p.raw.QueryContext(ctx, p.d.rebind(query), args...)
+	r, err := p.raw.QueryContext(ctx, p.d.rebind(query), args...)
+	return r, unavailable(err)
 }
 
-func (p *sqlDB) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
-	return p.raw.QueryRowContext(ctx, p.d.rebind(query), args...)
+func (p *sqlDB) QueryRowContext(ctx context.Context, query string, args ...any) *row {
+	return &row{p.raw.QueryRowContext(ctx, p.d.rebind(query), args...)}
 }
 
 func (p *sqlDB) BeginTx(ctx context.Context, opts *sql.TxOptions) (*sqlTx, error) {
 	tx, err := p.raw.BeginTx(ctx, opts)
 	if err != nil {
-		return nil, err
+		return nil, unavailable(err)
 	}
 	return &sqlTx{raw: tx, d: p.d}, nil
 }
+
+// row is a *sql.Row whose Scan reports an unavailable database as such.
+type row struct{ raw *sql.Row }
+
+func (r *row) Scan(dest ...any) error { return unavailable(r.raw.Scan(dest...)) }
 
 // sqlConn is a *sql.Conn that speaks the dialect.
 type sqlConn struct {
@@ -136,13 +147,14 @@ type sqlConn struct {
 }
 
 func (c *sqlConn) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
-	return c.raw.ExecContext(ctx, c.d.rebind(query), args...)
+	r, err := c.raw.ExecContext(ctx, c.d.rebind(query), args...)
+	return r, unavailable(err)
 }
 
 func (c *sqlConn) BeginTx(ctx context.Context, opts *sql.TxOptions) (*sqlTx, error) {
 	tx, err := c.raw.BeginTx(ctx, opts)
 	if err != nil {
-		return nil, err
+		return nil, unavailable(err)
 	}
 	return &sqlTx{raw: tx, d: c.d}, nil
 }
@@ -154,22 +166,24 @@ type sqlTx struct {
 }
 
 func (t *sqlTx) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
-	return t.raw.ExecContext(ctx, t.d.rebind(query), args...)
+	r, err := t.raw.ExecContext(ctx, t.d.rebind(query), args...)
+	return r, unavailable(err)
 }
 
 func (t *sqlTx) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
-	return t.raw.QueryContext(ctx, t.d.rebind(query), args...)
+	r, err := t.raw.QueryContext(ctx, t.d.rebind(query), args...)
+	return r, unavailable(err)
 }
 
-func (t *sqlTx) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
-	return t.raw.QueryRowContext(ctx, t.d.rebind(query), args...)
+func (t *sqlTx) QueryRowContext(ctx context.Context, query string, args ...any) *row {
+	return &row{t.raw.QueryRowContext(ctx, t.d.rebind(query), args...)}
 }
 
 func (t *sqlTx) PrepareContext(ctx context.Context, query string) (*sql.Stmt, error) {
 	return t.raw.PrepareContext(ctx, t.d.rebind(query))
 }
 
-func (t *sqlTx) Commit() error   { return t.raw.Commit() }
+func (t *sqlTx) Commit() error   { return unavailable(t.raw.Commit()) }
 func (t *sqlTx) Rollback() error { return t.raw.Rollback() }
 
 // savepoint runs fn so that, on PostgreSQL, a statement of fn that fails

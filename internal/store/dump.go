@@ -155,7 +155,7 @@ func eachRow(ctx context.Context, q querier, query string, fn func(scanner) erro
 			return err
 		}
 	}
-	return rows.Err()
+	return unavailable(rows.Err())
 }
 
 func tp(t time.Time) *time.Time {

@@ -145,7 +145,7 @@ func (db *DB) WrongBaseline(ctx context.Context, userID string, max int64, unsee
 
 type querier interface {
 	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
-	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+	QueryRowContext(ctx context.Context, query string, args ...any) *row
 }
 
 const userColumns = "id, username, name, COALESCE(email, ''), image, password_hash, role, banned, two_factor, created_at"

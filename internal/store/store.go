@@ -12,7 +12,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
+	"net/url"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -38,8 +41,11 @@ type DB struct {
 
 // Open connects to the database named by dsn.
 //
-// SQLite: "sqlite:PATH", "sqlite://PATH" or a bare path. The file is opened
-// in WAL mode with foreign keys on; writes go through one connection, reads
+// SQLite: "sqlite:PATH", "sqlite://PATH" or a bare path, optionally followed
+// by "?" and parameters for the driver (modernc.org/sqlite), applied after
+// Flagship's own, e.g. "sqlite:event.db?_pragma=busy_timeout(2000)" to wait
+// 2 s instead of 10 for another process's write lock. The file is opened in
+// WAL mode with foreign keys on; writes go through one connection, reads
 // through a pool of 8.
 //
 // PostgreSQL: a URL "postgres://user:password@host:port/dbname?param=value&…"
@@ -60,24 +66,27 @@ func Open(ctx context.Context, dsn string) (*DB, error) {
 	if isPostgresDSN(dsn) {
 		return openPostgres(ctx, dsn)
 	}
-	p := strings.TrimPrefix(strings.TrimPrefix(dsn, "sqlite://"), "sqlite:")
+	p, extra, _ := strings.Cut(strings.TrimPrefix(strings.TrimPrefix(dsn, "sqlite://"), "sqlite:"), "?")
 	if p == "" {
 		return nil, errors.New("open database: empty SQLite path")
 	}
 	if p == ":memory:" {
 		return nil, errors.New("open database: :memory: is one database per connection; use a file")
 	}
-	pragmas := "_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)"
 	// The writer syncs the WAL at every commit (FULL): an answered write
 	// survives a power cut, which NORMAL does not promise in WAL mode.
-	w, err := sql.Open("sqlite", "file:"+p+"?_txlock=immediate&"+pragmas+"&_pragma=synchronous(FULL)")
+	writer, reader, err := sqliteParams(extra, map[string]string{"synchronous": "FULL"}, map[string]string{"synchronous": "NORMAL", "query_only": "1"})
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", p, err)
+	}
+	w, err := sql.Open("sqlite", "file:"+p+"?_txlock=immediate&"+writer)
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", p, err)
 	}
 	w.SetMaxOpenConns(1)
 	w.SetMaxIdleConns(1)
 	w.SetConnMaxLifetime(0)
-	r, err := sql.Open("sqlite", "file:"+p+"?_pragma=query_only(1)&"+pragmas+"&_pragma=synchronous(NORMAL)")
+	r, err := sql.Open("sqlite", "file:"+p+"?"+reader)
 	if err != nil {
 		w.Close()
 		return nil, fmt.Errorf("open %s: %w", p, err)
@@ -92,6 +101,46 @@ func Open(ctx context.Context, dsn string) (*DB, error) {
 		return nil, fmt.Errorf("open %s: %w", p, err)
 	}
 	return db, nil
+}
+
+// sqlitePragmas are the PRAGMAs of every connection: wait 10 s for another
+// process's write lock, WAL, foreign keys.
+var sqlitePragmas = map[string]string{"busy_timeout": "10000", "journal_mode": "WAL", "foreign_keys": "1"}
+
+// sqliteParams returns the driver parameters of the writer and of the
+// readers: the PRAGMAs above and each side's own, overridden by name by the
+// _pragma parameters of extra (the DSN's query), whose other parameters
+// pass to the driver as they are. (The driver runs duplicate PRAGMAs in no
+// set order, so an override must replace, not follow.)
+func sqliteParams(extra string, writer, reader map[string]string) (string, string, error) {
+	q, err := url.ParseQuery(extra)
+	if err != nil {
+		return "", "", fmt.Errorf("the parameters after ?: %w", err)
+	}
+	own := map[string]string{}
+	for _, p := range q["_pragma"] {
+		name, value, ok := strings.Cut(p, "(")
+		if !ok || !strings.HasSuffix(value, ")") {
+			return "", "", fmt.Errorf("_pragma=%s: want name(value)", p)
+		}
+		own[strings.ToLower(strings.TrimSpace(name))] = strings.TrimSuffix(value, ")")
+	}
+	q.Del("_pragma")
+	build := func(side map[string]string) string {
+		all := maps.Clone(sqlitePragmas)
+		maps.Copy(all, side)
+		maps.Copy(all, own)
+		names := slices.Sorted(maps.Keys(all))
+		parts := make([]string, 0, len(names)+1)
+		for _, n := range names {
+			parts = append(parts, "_pragma="+n+"("+all[n]+")")
+		}
+		if rest := q.Encode(); rest != "" {
+			parts = append(parts, rest)
+		}
+		return strings.Join(parts, "&")
+	}
+	return build(writer), build(reader), nil
 }
 
 // Dialect names the database behind db: "sqlite" or "postgres".
@@ -112,6 +161,24 @@ func (db *DB) Close() error {
 		return db.w.raw.Close()
 	}
 	return errors.Join(db.r.raw.Close(), db.w.raw.Close())
+}
+
+// Probe checks that the database serves: a read of a table (not just a
+// round trip) and, with write, a write that commits.
+func (db *DB) Probe(ctx context.Context, write bool) error {
+	var v string
+	if err := db.r.QueryRowContext(ctx, "SELECT value FROM meta WHERE key = 'revision'").Scan(&v); err != nil {
+		return fmt.Errorf("probe read: %w", err)
+	}
+	if !write {
+		return nil
+	}
+	_, err := db.w.ExecContext(ctx, `INSERT INTO meta (key, value) VALUES ('health', ?)
+		ON CONFLICT (key) DO UPDATE SET value = excluded.value`, fmt.Sprint(db.now().UnixMilli()))
+	if err != nil {
+		return fmt.Errorf("probe write: %w", err)
+	}
+	return nil
 }
 
 // Ping checks that the database answers.

@@ -279,6 +279,13 @@ type exchange struct {
 	wantErr string      // "" = must pass; else a substring of the error ("!" = any error)
 }
 
+// retryAfter is a JSON response's header with Retry-After.
+func retryAfter(seconds string) http.Header {
+	h := jsonHeader()
+	h.Set("Retry-After", seconds)
+	return h
+}
+
 func jsonHeader() http.Header {
 	return http.Header{"Content-Type": {"application/json; charset=utf-8"}}
 }
@@ -356,8 +363,9 @@ func TestHealth(t *testing.T) {
 	runExchanges(t, v, []exchange{
 		{name: "ok", method: "GET", path: health, status: 200, body: obj{"ok": true}},
 		{name: "ok false on 200", method: "GET", path: health, status: 200, body: obj{"ok": false}, wantErr: "ok"},
-		{name: "unhealthy", method: "GET", path: health, status: 503, body: obj{"ok": false}},
-		{name: "ok true on 503", method: "GET", path: health, status: 503, body: obj{"ok": true}, wantErr: "ok"},
+		{name: "unhealthy", method: "GET", path: health, status: 503, header: retryAfter("5"), body: obj{"ok": false}},
+		{name: "unhealthy without Retry-After", method: "GET", path: health, status: 503, body: obj{"ok": false}, wantErr: "Retry-After"},
+		{name: "ok true on 503", method: "GET", path: health, status: 503, header: retryAfter("5"), body: obj{"ok": true}, wantErr: "ok"},
 		{name: "ok as string", method: "GET", path: health, status: 200, body: obj{"ok": "true"}, wantErr: "ok"},
 		{name: "missing ok", method: "GET", path: health, status: 200, body: obj{}, wantErr: "ok"},
 		{name: "extra field", method: "GET", path: health, status: 200, body: obj{"ok": true, "db": "up"}, wantErr: "db"},
@@ -820,7 +828,7 @@ func TestDocument(t *testing.T) {
 		"GET /api/public/health":                     {none, []int{200, 304, 401, 405, 503}},
 		"GET /api/public/challenges":                 {optional, []int{200, 304, 401, 405, 500}},
 		"GET /api/public/challenges/{slug}":          {optional, []int{200, 304, 401, 404, 405, 500}},
-		"POST /api/public/challenges/{slug}/submit":  {required, []int{200, 400, 401, 403, 404, 405, 409, 413, 429, 500}},
+		"POST /api/public/challenges/{slug}/submit":  {required, []int{200, 400, 401, 403, 404, 405, 409, 413, 429, 500, 503}},
 		"GET /api/public/challenges/{slug}/writeups": {required, []int{200, 304, 401, 403, 404, 405, 500}},
 		"GET /api/public/leaderboard":                {none, []int{200, 304, 401, 405, 500}},
 		"GET /api/public/me":                         {required, []int{200, 304, 401, 405, 500}},
@@ -885,9 +893,12 @@ func TestDocument(t *testing.T) {
 					}
 				}
 			}
-			if code := 429; slices.Contains(got, code) {
+			for _, code := range []int{429, 503} {
+				if !slices.Contains(got, code) {
+					continue
+				}
 				if h := op.Responses.Status(code).Value.Headers["Retry-After"]; h == nil || !h.Value.Required {
-					t.Errorf("%s: 429 without a required Retry-After header", key)
+					t.Errorf("%s: %d without a required Retry-After header", key, code)
 				}
 			}
 
