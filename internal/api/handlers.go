@@ -7,8 +7,8 @@ import (
 	"io"
 	"mime"
 	"net/http"
-	"strconv"
 	"sync"
+	"time"
 	"unicode/utf8"
 
 	"github.com/flagshipctf/flagship/internal/ctf"
@@ -187,21 +187,32 @@ func DecodeFlag(data []byte) (string, error) {
 	return flag, nil
 }
 
+// file serves a challenge file from the server's disk cache with
+// http.ServeContent: HEAD, ranges and revalidation, streamed, never the
+// whole file in memory.
 func (h *Handler) file(w http.ResponseWriter, r *http.Request) {
-	name := r.PathValue("name")
-	data, err := h.svc.File(r.Context(), r.PathValue("sha"), name)
+	f, err := h.svc.OpenFile(r.Context(), r.PathValue("sha"), r.PathValue("name"))
 	if err != nil {
 		h.fail(w, r, err)
 		return
 	}
+	defer f.Close()
+	// A big file to a slow client outlasts the server's write timeout:
+	// allow for a client reading at slowClientRate.
+	deadline := time.Now().Add(fileWriteBase + time.Duration(f.Size/slowClientRate)*time.Second)
+	if err := http.NewResponseController(w).SetWriteDeadline(deadline); err != nil {
+		h.log.Warn("file download: cannot extend the write deadline", "err", err)
+	}
 	hd := w.Header()
 	hd.Set("Content-Type", "application/octet-stream")
-	hd.Set("Content-Disposition", mime.FormatMediaType("attachment", map[string]string{"filename": name}))
+	hd.Set("Content-Disposition", mime.FormatMediaType("attachment", map[string]string{"filename": f.Name}))
 	hd.Set("X-Content-Type-Options", "nosniff")
 	hd.Set("Cache-Control", "public, max-age=31536000, immutable")
-	hd.Set("Content-Length", strconv.Itoa(len(data)))
-	w.WriteHeader(http.StatusOK)
-	if r.Method != http.MethodHead {
-		w.Write(data)
-	}
+	hd.Set("ETag", `"`+r.PathValue("sha")+`"`)
+	http.ServeContent(w, r, f.Name, time.Time{}, f)
 }
+
+const (
+	fileWriteBase  = 60 * time.Second
+	slowClientRate = 32 << 10 // bytes per second
+)

@@ -37,6 +37,7 @@ type Server struct {
 	DB        *store.DB
 	DSN       string // the database's DSN, for store.Open
 	DBPath    string // the SQLite file; "" on PostgreSQL
+	FilesDir  string // the service's cache of challenge files
 	Svc       *platform.Service
 	Validator *contract.Validator
 	HTTP      *httptest.Server
@@ -84,7 +85,8 @@ func Start(t testing.TB, datasetYAML string, opts ...Options) *Server {
 	s.HTTP = httptest.NewServer(nil)
 	s.URL = s.HTTP.URL
 	log := slog.New(slog.DiscardHandler)
-	s.Svc = platform.New(db, platform.Options{PublicURL: s.URL, RateLimit: o.RateLimit, Logger: log, Now: o.Now})
+	s.FilesDir = t.TempDir()
+	s.Svc = platform.New(db, platform.Options{PublicURL: s.URL, RateLimit: o.RateLimit, Logger: log, Now: o.Now, FilesDir: s.FilesDir})
 	if err := s.Svc.Load(ctx); err != nil {
 		t.Fatal(err)
 	}

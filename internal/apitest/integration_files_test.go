@@ -7,6 +7,9 @@ import (
 	"mime"
 	"net/http"
 	"net/url"
+	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -80,4 +83,43 @@ challenges:
 func itSHA(b []byte) string {
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:])
+}
+
+// TestIntegrationFileStreaming: files are served by http.ServeContent from
+// the server's disk cache: HEAD without a body, ranges, revalidation, and
+// bytes on disk that do not match their name are never served (review
+// finding 2).
+func TestIntegrationFileStreaming(t *testing.T) {
+	t.Parallel()
+	s := itStart(t)
+	path := "/files/" + handoutSHA + "/handout.txt"
+	want := itReadFile(t, "handout.txt")
+	head := s.DoRaw("HEAD", path, nil)
+	itStatus(t, "HEAD", head, 200)
+	if len(head.Body) != 0 || head.Header.Get("Content-Length") != strconv.Itoa(len(want)) {
+		t.Errorf("HEAD: %d bytes of body, Content-Length %q; want none and %d", len(head.Body), head.Header.Get("Content-Length"), len(want))
+	}
+	if etag := head.Header.Get("ETag"); etag != `"`+handoutSHA+`"` {
+		t.Errorf("ETag %q", etag)
+	}
+	part := s.DoRaw("GET", path, nil, "Range: bytes=2-5")
+	itStatus(t, "range", part, http.StatusPartialContent)
+	if !bytes.Equal(part.Body, want[2:6]) || part.Header.Get("Content-Range") != "bytes 2-5/"+strconv.Itoa(len(want)) {
+		t.Errorf("range: %q (%s), want %q", part.Body, part.Header.Get("Content-Range"), want[2:6])
+	}
+	itStatus(t, "revalidation", s.DoRaw("GET", path, nil, `If-None-Match: "`+handoutSHA+`"`), http.StatusNotModified)
+	itStatus(t, "If-Range with the tag", s.DoRaw("GET", path, nil, "Range: bytes=0-0", `If-Range: "`+handoutSHA+`"`), http.StatusPartialContent)
+
+	// Bytes changed on disk behind the server's back: a server (here a
+	// fresh one on the same cache) checks them before serving, and copies
+	// the file from the database again.
+	cached := filepath.Join(s.FilesDir, handoutSHA)
+	if err := os.WriteFile(cached, bytes.Repeat([]byte("x"), len(want)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := itServe(t, s, s.DB, s.FilesDir).DoRaw("GET", path, nil)
+	itStatus(t, "after tampering", r, 200)
+	if !bytes.Equal(r.Body, want) {
+		t.Errorf("served %q after the cache was tampered with, want the stored bytes", r.Body)
+	}
 }

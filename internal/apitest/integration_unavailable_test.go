@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/flagshipctf/flagship/internal/platform"
 	"github.com/flagshipctf/flagship/internal/server"
@@ -14,21 +15,28 @@ import (
 	"github.com/flagshipctf/flagship/internal/store/storetest"
 )
 
-// itServeDSN serves s's event from a database handle opened with dsn (s's
-// database, with other settings), as another process would.
-func itServeDSN(t *testing.T, s *Server, dsn string) *Server {
+// itServe serves s's event with a new service over db (s's database, or
+// another handle on it) and a file cache in filesDir, as another process
+// would.
+func itServe(t *testing.T, s *Server, db *store.DB, filesDir string) *Server {
 	t.Helper()
-	db := storetest.OpenDSN(t, dsn)
 	log := slog.New(slog.DiscardHandler)
-	svc := platform.New(db, platform.Options{PublicURL: s.URL, RateLimit: store.RateLimit{Max: 10, Window: 60e9}, Logger: log})
+	svc := platform.New(db, platform.Options{PublicURL: s.URL, RateLimit: store.RateLimit{Max: 10, Window: time.Minute},
+		Logger: log, FilesDir: filesDir})
 	if err := svc.Load(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	hs := httptest.NewServer(server.New(svc, server.Options{Log: log}).Handler())
 	t.Cleanup(hs.Close)
 	r := *s
-	r.URL, r.Svc, r.HTTP, r.DB = hs.URL, svc, hs, db
+	r.URL, r.Svc, r.HTTP, r.DB, r.FilesDir = hs.URL, svc, hs, db, filesDir
 	return &r
+}
+
+// itServeDSN serves s's event from a database handle opened with dsn.
+func itServeDSN(t *testing.T, s *Server, dsn string) *Server {
+	t.Helper()
+	return itServe(t, s, storetest.OpenDSN(t, dsn), t.TempDir())
 }
 
 // TestIntegrationUnavailableDatabase: a database that takes no more writes

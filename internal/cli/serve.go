@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -22,6 +24,7 @@ func (a *app) serve(ctx context.Context, args []string) error {
 	withDemo := fs.Bool("demo", false, "load the built-in demo event into an empty database and print a demo API key")
 	rate := fs.Int("rate-limit", envInt(a.env, "FLAGSHIP_RATE_LIMIT", 10), "wrong submissions allowed per user and challenge per window; 0 disables (env FLAGSHIP_RATE_LIMIT)")
 	window := fs.Duration("rate-window", envDuration(a.env, "FLAGSHIP_RATE_WINDOW", time.Minute), "rate-limit window (env FLAGSHIP_RATE_WINDOW)")
+	cacheDir := fs.String("cache-dir", envOr(a.env, "FLAGSHIP_CACHE_DIR", defaultCacheDir()), "where challenge files are cached on disk, by SHA-256 (env FLAGSHIP_CACHE_DIR)")
 	registration := fs.String("registration", envOr(a.env, "FLAGSHIP_REGISTRATION", "open"), "open: anyone may sign up; closed: only admins and the CLI create accounts (env FLAGSHIP_REGISTRATION)")
 	if err := a.parse(fs, args); err != nil {
 		return err
@@ -48,7 +51,7 @@ func (a *app) serve(ctx context.Context, args []string) error {
 		base = "http://" + displayAddr(ln.Addr())
 	}
 	svc := platform.New(db, platform.Options{PublicURL: base, Logger: log,
-		RateLimit: store.RateLimit{Max: *rate, Window: *window}, RegistrationClosed: *registration == "closed"})
+		RateLimit: store.RateLimit{Max: *rate, Window: *window}, RegistrationClosed: *registration == "closed", FilesDir: *cacheDir})
 	if *withDemo {
 		if err := importDemo(ctx, svc, db); err != nil {
 			ln.Close()
@@ -122,6 +125,15 @@ func importDemo(ctx context.Context, svc *platform.Service, db *store.DB) error 
 		return fmt.Errorf("load demo: %w", err)
 	}
 	return nil
+}
+
+// defaultCacheDir is flagship-files in the user's cache directory, or in
+// the temporary directory when there is none.
+func defaultCacheDir() string {
+	if dir, err := os.UserCacheDir(); err == nil {
+		return filepath.Join(dir, "flagship-files")
+	}
+	return filepath.Join(os.TempDir(), "flagship-files")
 }
 
 func displayAddr(addr net.Addr) string {

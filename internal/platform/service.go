@@ -15,6 +15,7 @@ import (
 
 	"github.com/flagshipctf/flagship/internal/ctf"
 	"github.com/flagshipctf/flagship/internal/dataset"
+	"github.com/flagshipctf/flagship/internal/filecache"
 	"github.com/flagshipctf/flagship/internal/store"
 )
 
@@ -28,7 +29,8 @@ type Store interface {
 	WrongBaseline(ctx context.Context, userID string, max int64, unseen []int64) (map[string]int64, error)
 	RecordSubmission(ctx context.Context, s store.Submission, limit store.RateLimit) (store.Recorded, error)
 	PruneChanges(ctx context.Context) error
-	File(ctx context.Context, sha string) ([]byte, error)
+	FileSize(ctx context.Context, sha string) (int64, error)
+	FileChunks(ctx context.Context, sha string, fn func([]byte) error) error
 	Probe(ctx context.Context, write bool) error
 
 	CreateUser(ctx context.Context, u ctf.User, audit *ctf.AuditEntry) ([]int64, error)
@@ -70,8 +72,11 @@ type Options struct {
 	RegistrationClosed bool
 	// MaxFileBytes bounds an uploaded challenge file (0: DefaultMaxFileBytes).
 	MaxFileBytes int
-	Logger       *slog.Logger
-	Now          func() time.Time
+	// FilesDir is where challenge files are cached on disk, by SHA-256
+	// ("": flagship-files in the system's temporary directory).
+	FilesDir string
+	Logger   *slog.Logger
+	Now      func() time.Time
 }
 
 // Service runs one event.
@@ -97,6 +102,11 @@ type Service struct {
 	missMu   sync.Mutex
 	lastMiss time.Time
 	health   health
+	files    struct {
+		once  sync.Once
+		cache *filecache.Cache
+		err   error
+	}
 
 	wake chan struct{}
 }
@@ -314,29 +324,6 @@ func (s *Service) ChallengeExists(slug string) bool {
 	st.mu.RLock()
 	defer st.mu.RUnlock()
 	return st.visibleBySlug(slug) != nil
-}
-
-// File returns the bytes of a challenge file if a visible challenge serves
-// it under that name.
-func (s *Service) File(ctx context.Context, sha, name string) ([]byte, error) {
-	st := s.state()
-	st.mu.RLock()
-	served := false
-	for _, c := range st.visible {
-		if c.FileSHA256 == sha && c.FileName == name {
-			served = true
-			break
-		}
-	}
-	st.mu.RUnlock()
-	if !served {
-		return nil, ctf.Errorf(ctf.NotFound, "file not found")
-	}
-	data, err := s.db.File(ctx, sha)
-	if ctf.ErrorCode(err) == ctf.NotFound {
-		return nil, ctf.Errorf(ctf.NotFound, "file not found")
-	}
-	return data, err
 }
 
 var _ Store = (*store.DB)(nil)

@@ -83,6 +83,7 @@ func (f *ucFixture) replica(opts ...Options) *Service {
 		o = opts[0]
 	}
 	o.Now = f.clock.Now
+	o.FilesDir = f.t.TempDir()
 	o.RateLimit = store.RateLimit{Max: 10, Window: time.Minute}
 	db := f.db
 	if f.svc != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"strings"
 	"testing"
 	"time"
@@ -245,8 +246,14 @@ func TestAdminUseCases(t *testing.T) {
 	if c.Slug != "new-one" || c.FileSHA256 == "" {
 		t.Fatalf("created %+v", c)
 	}
-	if data, err := f.svc.File(ctx, c.FileSHA256, "handout.txt"); err != nil || string(data) != "hello" {
-		t.Fatalf("file: %q %v", data, err)
+	file, err := f.svc.OpenFile(ctx, c.FileSHA256, "handout.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := io.ReadAll(file)
+	file.Close()
+	if err != nil || string(data) != "hello" || file.Size != 5 {
+		t.Fatalf("file: %q (size %d) %v", data, file.Size, err)
 	}
 	bad := []struct {
 		name string

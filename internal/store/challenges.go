@@ -25,8 +25,8 @@ func (db *DB) PutChallenge(ctx context.Context, c ctf.Challenge, file []byte, au
 	}
 	return db.write(ctx, audit, func(tx *sqlTx) ([]ChangeRef, error) {
 		if file != nil {
-			if _, err := tx.ExecContext(ctx, "INSERT INTO files (sha256, data) VALUES (?, ?) ON CONFLICT (sha256) DO NOTHING", c.FileSHA256, file); err != nil {
-				return nil, fmt.Errorf("store file %s: %w", c.FileName, err)
+			if err := putFile(ctx, tx, c.FileSHA256, file); err != nil {
+				return nil, err
 			}
 		}
 		err := tx.savepoint(ctx, func() error {

@@ -77,8 +77,8 @@ func (db *DB) Dump(ctx context.Context) (*dataset.Dataset, error) {
 		case c.FileURL != "":
 			dc.File = &dataset.File{Name: c.FileName, URL: c.FileURL}
 		case c.FileSHA256 != "":
-			var data []byte
-			if err := tx.QueryRowContext(ctx, "SELECT data FROM files WHERE sha256 = ?", c.FileSHA256).Scan(&data); err != nil {
+			data, err := fileBytes(ctx, tx, c.FileSHA256)
+			if err != nil {
 				return nil, fmt.Errorf("dump file of %s: %w", c.Slug, err)
 			}
 			dc.File = &dataset.File{Name: c.FileName, SHA256: c.FileSHA256, ContentBase64: base64.StdEncoding.EncodeToString(data)}

@@ -57,3 +57,7 @@ func (db *DB) SubmissionSettings(ctx context.Context, query string, s Submission
 	}
 	return got[0], got[1], nil
 }
+
+// MigrateTo applies the migrations up to and including last, as a
+// database made by an older release has them.
+func (db *DB) MigrateTo(ctx context.Context, last string) error { return db.migrate(ctx, last) }

@@ -488,8 +488,8 @@ func (l *loader) storeFile(i int, f *dataset.File) (string, error) {
 	if f.SHA256 != "" && !strings.EqualFold(f.SHA256, sha) {
 		return "", l.fail("challenges", i, "file.sha256", "does not match the file's content (%s)", sha)
 	}
-	if _, err := l.tx.ExecContext(l.ctx, "INSERT INTO files (sha256, data) VALUES (?, ?) ON CONFLICT (sha256) DO NOTHING", sha, data); err != nil {
-		return "", fmt.Errorf("store file %s: %w", f.Name, err)
+	if err := putFile(l.ctx, l.tx, sha, data); err != nil {
+		return "", err
 	}
 	return sha, nil
 }

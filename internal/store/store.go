@@ -194,7 +194,10 @@ func (db *DB) Ping(ctx context.Context) error {
 // own transaction. On PostgreSQL it holds an advisory lock meanwhile, so
 // that of several replicas starting at once one migrates and the others
 // wait and then find nothing to do.
-func (db *DB) Migrate(ctx context.Context) error {
+func (db *DB) Migrate(ctx context.Context) error { return db.migrate(ctx, "") }
+
+// migrate applies the migrations up to and including last ("": all).
+func (db *DB) migrate(ctx context.Context, last string) error {
 	conn, err := db.w.raw.Conn(ctx)
 	if err != nil {
 		return fmt.Errorf("migrate: %w", err)
@@ -227,6 +230,9 @@ func (db *DB) Migrate(ctx context.Context) error {
 	}
 	sort.Strings(names)
 	for _, name := range names {
+		if last != "" && name > last {
+			break
+		}
 		if err := db.migrateOne(ctx, c, dir, name); err != nil {
 			return fmt.Errorf("migrate %s: %w", name, err)
 		}
@@ -369,17 +375,4 @@ func (db *DB) Empty(ctx context.Context) (bool, error) {
 		return false, fmt.Errorf("count rows: %w", err)
 	}
 	return n == 0, nil
-}
-
-// File returns stored file bytes by SHA-256, or NotFound.
-func (db *DB) File(ctx context.Context, sha string) ([]byte, error) {
-	var data []byte
-	err := db.r.QueryRowContext(ctx, "SELECT data FROM files WHERE sha256 = ?", sha).Scan(&data)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, errNotFound
-	}
-	if err != nil {
-		return nil, fmt.Errorf("file %s: %w", sha, err)
-	}
-	return data, nil
 }

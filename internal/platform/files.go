@@ -1,0 +1,72 @@
+package platform
+
+import (
+	"context"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/flagshipctf/flagship/internal/ctf"
+	"github.com/flagshipctf/flagship/internal/filecache"
+)
+
+// File is an open challenge file: stream it, then close it.
+type File struct {
+	*os.File
+	Name string
+	Size int64
+}
+
+var errNoFile = ctf.Errorf(ctf.NotFound, "file not found")
+
+// OpenFile opens the file a visible challenge serves under sha and name,
+// from this server's disk cache, copied there from the database on first
+// use with one chunk in memory at a time. Files of hidden challenges, and
+// any other pair, are NotFound.
+func (s *Service) OpenFile(ctx context.Context, sha, name string) (*File, error) {
+	st := s.state()
+	st.mu.RLock()
+	served := false
+	for _, c := range st.visible {
+		if c.FileSHA256 == sha && c.FileName == name {
+			served = true
+			break
+		}
+	}
+	st.mu.RUnlock()
+	if !served {
+		return nil, errNoFile
+	}
+	size, err := s.db.FileSize(ctx, sha)
+	if ctf.ErrorCode(err) == ctf.NotFound {
+		return nil, errNoFile
+	}
+	if err != nil {
+		return nil, err
+	}
+	cache, err := s.fileCache()
+	if err != nil {
+		return nil, err
+	}
+	f, err := cache.Open(ctx, sha, func(ctx context.Context, w io.Writer) error {
+		return s.db.FileChunks(ctx, sha, func(chunk []byte) error {
+			_, err := w.Write(chunk)
+			return err
+		})
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &File{File: f, Name: name, Size: size}, nil
+}
+
+func (s *Service) fileCache() (*filecache.Cache, error) {
+	s.files.once.Do(func() {
+		dir := s.opts.FilesDir
+		if dir == "" {
+			dir = filepath.Join(os.TempDir(), "flagship-files")
+		}
+		s.files.cache, s.files.err = filecache.New(dir)
+	})
+	return s.files.cache, s.files.err
+}
