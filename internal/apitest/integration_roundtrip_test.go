@@ -74,6 +74,22 @@ func TestIntegrationDumpLoadRoundTrip(t *testing.T) {
 		keys[u], _ = itKey(t, a, u, "laptop", t0.Add(-time.Hour))
 	}
 	revoked := itRevokedKey(t, a, "alice")
+	// What the use cases add: a read-only key, a rejected writeup's reason.
+	_, readOnly, err := a.Svc.CreateAPIKey(ctx, platform.Operator, platform.NewAPIKey{Owner: itUID(t, a, "bob"), Name: "agent", ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bob, err := a.Svc.AuthenticateKey(ctx, keys["bob"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := a.Svc.SaveWriteup(ctx, bob, "warmup", platform.WriteupInput{Title: "Mine", Content: "Spoilers"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Svc.ModerateWriteup(ctx, platform.Operator, w.ID, false, "Too short"); err != nil {
+		t.Fatal(err)
+	}
 	// Live play: wrong attempts and solves, a regex flag, an Insane first blood.
 	for _, p := range []struct{ user, slug, flag string }{
 		{"erin", "lost-packets", "nope"}, {"erin", "warmup", " flag{warmup} "}, {"erin", "web-login", "flag{00c0ffee}"},
@@ -131,6 +147,13 @@ func TestIntegrationDumpLoadRoundTrip(t *testing.T) {
 		for _, p := range append(paths, "/api/public/me", "/api/public/challenges/warmup/writeups", "/api/public/challenges/baby-rsa/writeups") {
 			same(p, h)
 		}
+	}
+	// The read-only key is read-only still, the reason still shown.
+	if v, err := b.Svc.AuthenticateKey(ctx, readOnly); err != nil || !v.ReadOnly {
+		t.Errorf("the read-only key after dump | load: %+v, %v; want it read-only", v, err)
+	}
+	if !bytes.Contains(dump, []byte("readOnly: true")) || !bytes.Contains(dump, []byte("reason: Too short")) {
+		t.Errorf("the dump lacks the key's read-only mark or the writeup's reason:\n%s", dump)
 	}
 	// And the database says the same thing: dump(load(dump)) = dump.
 	if again := itDumpYAML(t, b); !bytes.Equal(itDumpYAML(t, a), again) {

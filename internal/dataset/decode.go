@@ -178,7 +178,7 @@ func (d *decoder) user(n *yaml.Node) User {
 	return u
 }
 
-var apiKeyKeys = []string{"id", "name", "keyPrefix", "keyHash", "createdAt", "lastUsedAt", "revokedAt"}
+var apiKeyKeys = []string{"id", "name", "keyPrefix", "keyHash", "createdAt", "lastUsedAt", "revokedAt", "readOnly"}
 
 func (d *decoder) apiKey(n *yaml.Node, prefix string) APIKey {
 	var a APIKey
@@ -200,6 +200,8 @@ func (d *decoder) apiKey(n *yaml.Node, prefix string) APIKey {
 			a.LastUsedAt = d.timestamp(v, f)
 		case "revokedAt":
 			a.RevokedAt = d.timestamp(v, f)
+		case "readOnly":
+			a.ReadOnly = d.boolean(v, f)
 		default:
 			d.unknown(f, k, apiKeyKeys)
 		}
@@ -233,7 +235,7 @@ func (d *decoder) submission(n *yaml.Node) Attempt {
 	return a
 }
 
-var writeupKeys = []string{"id", "user", "challenge", "title", "content", "status", "images", "createdAt", "updatedAt"}
+var writeupKeys = []string{"id", "user", "challenge", "title", "content", "status", "reason", "images", "createdAt", "updatedAt"}
 
 func (d *decoder) writeup(n *yaml.Node) Writeup {
 	var w Writeup
@@ -253,6 +255,8 @@ func (d *decoder) writeup(n *yaml.Node) Writeup {
 			w.Content = d.str(v, k)
 		case "status":
 			w.Status = strings.ToLower(strings.TrimSpace(d.str(v, k)))
+		case "reason":
+			w.Reason = d.str(v, k)
 		case "images":
 			w.Images = d.strs(v, k)
 		case "createdAt":

@@ -50,6 +50,7 @@ type APIKey struct {
 	CreatedAt  *time.Time `json:"createdAt,omitempty" yaml:"createdAt,omitempty"`
 	LastUsedAt *time.Time `json:"lastUsedAt,omitempty" yaml:"lastUsedAt,omitempty"`
 	RevokedAt  *time.Time `json:"revokedAt,omitempty" yaml:"revokedAt,omitempty"`
+	ReadOnly   bool       `json:"readOnly,omitempty" yaml:"readOnly,omitempty"` // cannot submit
 }
 
 // Flag is one accepted flag of a challenge.
@@ -127,6 +128,7 @@ type Writeup struct {
 	Title     string     `json:"title" yaml:"title"`
 	Content   string     `json:"content" yaml:"content"`
 	Status    string     `json:"status,omitempty" yaml:"status,omitempty"` // pending (default) | approved | rejected
+	Reason    string     `json:"reason,omitempty" yaml:"reason,omitempty"` // why it was rejected, shown to its author
 	Images    []string   `json:"images,omitempty" yaml:"images,omitempty"`
 	CreatedAt *time.Time `json:"createdAt,omitempty" yaml:"createdAt,omitempty"`
 	UpdatedAt *time.Time `json:"updatedAt,omitempty" yaml:"updatedAt,omitempty"`

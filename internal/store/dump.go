@@ -44,7 +44,7 @@ func (db *DB) Dump(ctx context.Context) (*dataset.Dataset, error) {
 		}
 		u := &d.Users[index[k.UserID]]
 		u.APIKeys = append(u.APIKeys, dataset.APIKey{ID: k.ID, Name: k.Name, KeyPrefix: k.Prefix, KeyHash: k.Hash,
-			CreatedAt: tp(k.CreatedAt), LastUsedAt: k.LastUsedAt, RevokedAt: k.RevokedAt})
+			CreatedAt: tp(k.CreatedAt), LastUsedAt: k.LastUsedAt, RevokedAt: k.RevokedAt, ReadOnly: k.ReadOnly})
 	}
 	rows.Close()
 
@@ -106,12 +106,12 @@ func (db *DB) Dump(ctx context.Context) (*dataset.Dataset, error) {
 	}); err != nil {
 		return nil, fmt.Errorf("dump attempts: %w", err)
 	}
-	if err := dumpRows(ctx, tx, `SELECT id, user_id, challenge_id, title, content, images, status, created_at, updated_at
+	if err := dumpRows(ctx, tx, `SELECT id, user_id, challenge_id, title, content, images, status, reason, created_at, updated_at
 		FROM writeups ORDER BY created_at, id`, func(sc scanner) error {
 		var w dataset.Writeup
 		var uid, cid, images string
 		var created, updated int64
-		if err := sc.Scan(&w.ID, &uid, &cid, &w.Title, &w.Content, &images, &w.Status, &created, &updated); err != nil {
+		if err := sc.Scan(&w.ID, &uid, &cid, &w.Title, &w.Content, &images, &w.Status, &w.Reason, &created, &updated); err != nil {
 			return err
 		}
 		if err := jsonUnmarshalStrings(images, &w.Images); err != nil {

@@ -201,7 +201,7 @@ func (l *loader) apiKey(i, j int, userID string, k dataset.APIKey) error {
 		return l.fail("users", i, field+".keyHash", "API key %q exists with another prefix or hash; a key's secret cannot change", k.ID)
 	}
 	nk := ctf.APIKey{ID: k.ID, UserID: userID, Name: k.Name, Prefix: k.KeyPrefix, Hash: k.KeyHash, CreatedAt: l.stamp(k.CreatedAt),
-		LastUsedAt: k.LastUsedAt, RevokedAt: k.RevokedAt}
+		LastUsedAt: k.LastUsedAt, RevokedAt: k.RevokedAt, ReadOnly: k.ReadOnly}
 	if exists {
 		// A file never brings a revoked key back to life, nor forgets a
 		// later use.
@@ -211,14 +211,16 @@ func (l *loader) apiKey(i, j int, userID string, k dataset.APIKey) error {
 		if nk.RevokedAt == nil {
 			nk.RevokedAt = old.RevokedAt
 		}
+		// Nor makes a read-only key able to submit.
+		nk.ReadOnly = nk.ReadOnly || old.ReadOnly
 		if old.LastUsedAt != nil && (nk.LastUsedAt == nil || old.LastUsedAt.After(*nk.LastUsedAt)) {
 			nk.LastUsedAt = old.LastUsedAt
 		}
 	}
-	_, err = l.tx.ExecContext(l.ctx, `INSERT INTO api_keys (id, user_id, name, key_prefix, key_hash, created_at, last_used_at, revoked_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET name = excluded.name, created_at = excluded.created_at,
-		last_used_at = excluded.last_used_at, revoked_at = excluded.revoked_at`,
-		nk.ID, userID, nk.Name, nk.Prefix, nk.Hash, ms(nk.CreatedAt), nullMs(nk.LastUsedAt), nullMs(nk.RevokedAt))
+	_, err = l.tx.ExecContext(l.ctx, `INSERT INTO api_keys (id, user_id, name, key_prefix, key_hash, created_at, last_used_at, revoked_at, read_only)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET name = excluded.name, created_at = excluded.created_at,
+		last_used_at = excluded.last_used_at, revoked_at = excluded.revoked_at, read_only = excluded.read_only`,
+		nk.ID, userID, nk.Name, nk.Prefix, nk.Hash, ms(nk.CreatedAt), nullMs(nk.LastUsedAt), nullMs(nk.RevokedAt), nk.ReadOnly)
 	if isUniqueViolation(err) {
 		return l.fail("users", i, field+".keyPrefix", "key prefix %q is already used by another key", k.KeyPrefix)
 	}
@@ -226,7 +228,7 @@ func (l *loader) apiKey(i, j int, userID string, k dataset.APIKey) error {
 		return fmt.Errorf("load API key %q: %w", k.ID, err)
 	}
 	changed := exists && (old.Name != nk.Name || !old.CreatedAt.Equal(nk.CreatedAt) || !sameTime(old.LastUsedAt, nk.LastUsedAt) ||
-		!sameTime(old.RevokedAt, nk.RevokedAt))
+		!sameTime(old.RevokedAt, nk.RevokedAt) || old.ReadOnly != nk.ReadOnly)
 	l.rep.count("apiKeys", !exists, changed)
 	return nil
 }

@@ -112,11 +112,11 @@ func (l *loader) loadWriteups() error {
 			status = "pending"
 		}
 		var old struct {
-			title, content, images, status string
-			created, updated               int64
+			title, content, images, status, reason string
+			created, updated                       int64
 		}
-		err = l.tx.QueryRowContext(l.ctx, "SELECT title, content, images, status, created_at, updated_at FROM writeups WHERE user_id = ? AND challenge_id = ?",
-			uid, cid).Scan(&old.title, &old.content, &old.images, &old.status, &old.created, &old.updated)
+		err = l.tx.QueryRowContext(l.ctx, "SELECT title, content, images, status, reason, created_at, updated_at FROM writeups WHERE user_id = ? AND challenge_id = ?",
+			uid, cid).Scan(&old.title, &old.content, &old.images, &old.status, &old.reason, &old.created, &old.updated)
 		exists := err == nil
 		if err != nil && !errors.Is(err, sql.ErrNoRows) {
 			return fmt.Errorf("load writeup: %w", err)
@@ -132,10 +132,11 @@ func (l *loader) loadWriteups() error {
 		if id == "" {
 			id = newID()
 		}
-		_, err = l.tx.ExecContext(l.ctx, `INSERT INTO writeups (id, user_id, challenge_id, title, content, images, status, created_at, updated_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (user_id, challenge_id) DO UPDATE SET title = excluded.title,
-			content = excluded.content, images = excluded.images, status = excluded.status, created_at = excluded.created_at,
-			updated_at = excluded.updated_at`, id, uid, cid, w.Title, w.Content, string(ij), status, created, updated)
+		_, err = l.tx.ExecContext(l.ctx, `INSERT INTO writeups (id, user_id, challenge_id, title, content, images, status, reason, created_at, updated_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (user_id, challenge_id) DO UPDATE SET title = excluded.title,
+			content = excluded.content, images = excluded.images, status = excluded.status, reason = excluded.reason,
+			created_at = excluded.created_at, updated_at = excluded.updated_at`, id, uid, cid, w.Title, w.Content, string(ij), status, w.Reason,
+			created, updated)
 		if isUniqueViolation(err) {
 			return l.fail("writeups", i, "id", "id %q already belongs to another writeup", w.ID)
 		}
@@ -143,7 +144,7 @@ func (l *loader) loadWriteups() error {
 			return fmt.Errorf("load writeup: %w", err)
 		}
 		changed := old.title != w.Title || old.content != w.Content || old.images != string(ij) || old.status != status ||
-			old.created != created || old.updated != updated
+			old.reason != w.Reason || old.created != created || old.updated != updated
 		l.rep.count("writeups", !exists, exists && changed)
 	}
 	return nil
