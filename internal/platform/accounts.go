@@ -128,18 +128,8 @@ type LoginResult struct {
 func (s *Service) Login(ctx context.Context, in Login) (LoginResult, error) {
 	account := strings.ToLower(strings.TrimSpace(in.Username))
 	now := s.now()
-	f, err := s.db.RecentLoginFailures(ctx, account, in.Address, now.Add(-loginWindow))
-	if err != nil {
+	if err := s.throttle(ctx, account, in.Address); err != nil {
 		return LoginResult{}, err
-	}
-	if f.Account >= maxAccountFailures || (in.Address != "" && f.Address >= maxAddressFailures) {
-		last := f.AccountLast
-		if f.Address >= maxAddressFailures && f.AddressLast.After(last) {
-			last = f.AddressLast
-		}
-		e := ctf.Errorf(ctf.RateLimited, "%s", loginThrottleMessage)
-		e.RetryAfter = max(last.Add(loginWindow).Sub(now), time.Second)
-		return LoginResult{}, e
 	}
 	fail := func(msg string) (LoginResult, error) {
 		if err := s.db.AddLoginFailure(ctx, account, in.Address, now); err != nil {
@@ -184,6 +174,26 @@ func (s *Service) Login(ctx context.Context, in Login) (LoginResult, error) {
 	}
 	s.applyOwn(seqs, func(st *state, _ dirtySet) { st.addSession(sess) })
 	return LoginResult{Token: token, ExpiresAt: sess.ExpiresAt, User: *u}, nil
+}
+
+// throttle refuses a try when the account or the address has failed too
+// often lately: RateLimited, with the wait.
+func (s *Service) throttle(ctx context.Context, account, address string) error {
+	now := s.now()
+	f, err := s.db.RecentLoginFailures(ctx, account, address, now.Add(-loginWindow))
+	if err != nil {
+		return err
+	}
+	if f.Account < maxAccountFailures && (address == "" || f.Address < maxAddressFailures) {
+		return nil
+	}
+	last := f.AccountLast
+	if f.Address >= maxAddressFailures && f.AddressLast.After(last) {
+		last = f.AddressLast
+	}
+	e := ctf.Errorf(ctf.RateLimited, "%s", loginThrottleMessage)
+	e.RetryAfter = max(last.Add(loginWindow).Sub(now), time.Second)
+	return e
 }
 
 // dummyPasswordHash is checked against when there is no account, so an

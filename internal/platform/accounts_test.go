@@ -257,3 +257,29 @@ func TestUpdateProfile(t *testing.T) {
 }
 
 func asErr(err error, target **ctf.Error) bool { return errors.As(err, target) }
+
+// TestTwoFactorCodesAreThrottled: a signed-in session (stolen, say) cannot
+// try every code to turn two-factor off: after five wrong codes it waits.
+func TestTwoFactorCodesAreThrottled(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	ctx := context.Background()
+	pam := f.as("pam")
+	enrol, err := f.svc.BeginTwoFactor(ctx, pam)
+	wantCode(t, "begin", err, "")
+	code, _ := totp.GenerateCodeCustom(enrol.Secret, f.clock.Now(), totp.ValidateOpts{Period: 30, Digits: otp.DigitsSix, Algorithm: otp.AlgorithmSHA1})
+	if _, err := f.svc.ConfirmTwoFactor(ctx, pam, code); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 5; i++ {
+		wantCode(t, "wrong code", f.svc.DisableTwoFactor(ctx, pam, "abcdef"), ctf.Invalid)
+	}
+	f.clock.Add(30 * time.Second)
+	next, _ := totp.GenerateCodeCustom(enrol.Secret, f.clock.Now(), totp.ValidateOpts{Period: 30, Digits: otp.DigitsSix, Algorithm: otp.AlgorithmSHA1})
+	wantCode(t, "the right code, too late", f.svc.DisableTwoFactor(ctx, pam, next), ctf.RateLimited)
+	// Logging in is throttled apart: the account's own failures are not these.
+	res, err := f.svc.Login(ctx, Login{Username: "pam", Password: "pam-password", Code: next})
+	if err != nil || res.Token == "" {
+		t.Fatalf("login: %+v %v", res, err)
+	}
+}

@@ -59,6 +59,9 @@ func (s *Service) ConfirmTwoFactor(ctx context.Context, v Viewer, code string) (
 	if v.User == nil {
 		return nil, errAuthRequired
 	}
+	if err := s.throttle(ctx, codeAccount(v), ""); err != nil {
+		return nil, err
+	}
 	tf, err := s.db.TwoFactorOf(ctx, v.User.ID)
 	if err != nil {
 		return nil, err
@@ -68,6 +71,9 @@ func (s *Service) ConfirmTwoFactor(ctx context.Context, v Viewer, code string) (
 	}
 	step, ok := matchTOTP(tf.Pending, code, s.now())
 	if !ok {
+		if err := s.db.AddLoginFailure(ctx, codeAccount(v), "", s.now()); err != nil {
+			return nil, err
+		}
 		return nil, ctf.FieldErrorf("code", "is wrong; check the time on your device and try the next one")
 	}
 	codes, hashes := newRecoveryCodes()
@@ -87,11 +93,17 @@ func (s *Service) DisableTwoFactor(ctx context.Context, v Viewer, code string) e
 	if v.User == nil {
 		return errAuthRequired
 	}
+	if err := s.throttle(ctx, codeAccount(v), ""); err != nil {
+		return err
+	}
 	ok, err := s.checkSecondFactor(ctx, v.User.ID, code)
 	if err != nil {
 		return err
 	}
 	if !ok {
+		if err := s.db.AddLoginFailure(ctx, codeAccount(v), "", s.now()); err != nil {
+			return err
+		}
 		return ctf.FieldErrorf("code", "is wrong or was used already")
 	}
 	s.gate.RLock()
@@ -103,6 +115,11 @@ func (s *Service) DisableTwoFactor(ctx context.Context, v Viewer, code string) e
 	s.applyOwn(seqs, func(st *state, dirty dirtySet) { st.putUser(nu, dirty) })
 	return nil
 }
+
+// codeAccount is the throttle's name for a signed-in user's tries at a
+// code (enrolment, turning 2FA off): a stolen session cannot try all the
+// million codes either.
+func codeAccount(v Viewer) string { return "2fa:" + v.User.ID }
 
 // RecoveryCodesLeft counts the caller's unused recovery codes.
 func (s *Service) RecoveryCodesLeft(ctx context.Context, v Viewer) (int, error) {
