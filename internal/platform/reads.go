@@ -109,6 +109,45 @@ func (s *Service) SolvedInList(userID string, solved []bool) (uint64, []bool) {
 	return st.listVer, solved
 }
 
+// Prerequisite is a challenge another one requires, and whether the
+// caller solved it.
+type Prerequisite struct {
+	Slug, Title string
+	Solved      bool
+}
+
+// Prerequisites lists the visible challenges that slug requires.
+func (s *Service) Prerequisites(slug string, v Viewer) ([]Prerequisite, error) {
+	st := s.state()
+	st.mu.RLock()
+	defer st.mu.RUnlock()
+	c := st.visibleBySlug(slug)
+	if c == nil {
+		return nil, ErrNoChallenge
+	}
+	u := st.users[v.ID()]
+	out := []Prerequisite{}
+	for _, id := range c.Requires {
+		if p := st.chals[id]; p != nil && !p.Hidden {
+			out = append(out, Prerequisite{Slug: p.Slug, Title: p.Title, Solved: u != nil && u.solved[id] != nil})
+		}
+	}
+	return out, nil
+}
+
+// Board returns every visible challenge as v sees it, in list order: the
+// web app's board, in one read of the state.
+func (s *Service) Board(v Viewer) []ChallengeDetail {
+	st := s.state()
+	st.mu.RLock()
+	defer st.mu.RUnlock()
+	out := make([]ChallengeDetail, len(st.visible))
+	for i, c := range st.visible {
+		out[i] = st.detail(c, v)
+	}
+	return out
+}
+
 // Challenge returns one visible challenge as v sees it.
 func (s *Service) Challenge(slug string, v Viewer) (ChallengeDetail, error) {
 	st := s.state()
@@ -118,6 +157,11 @@ func (s *Service) Challenge(slug string, v Viewer) (ChallengeDetail, error) {
 	if c == nil {
 		return ChallengeDetail{}, ErrNoChallenge
 	}
+	return st.detail(c, v), nil
+}
+
+// detail is c as v sees it; the caller holds st.mu.
+func (st *state) detail(c *chal, v Viewer) ChallengeDetail {
 	u := st.users[v.ID()]
 	var mine *solve
 	if u != nil {
@@ -135,7 +179,7 @@ func (s *Service) Challenge(slug string, v Viewer) (ChallengeDetail, error) {
 	if r, ok := c.reviews[v.ID()]; ok && u != nil {
 		d.MyReview = &ReviewView{Stars: r.Stars, Difficulty: r.Difficulty}
 	}
-	return d, nil
+	return d
 }
 
 // Writeups lists a challenge's approved writeups and the caller's own, in

@@ -1,13 +1,11 @@
 // Package server owns Flagship's HTTP server: the routes of every front door
-// (the public API and file downloads today; the web app, /mcp and the event
-// stream mount here next), the middleware around them, the timeouts and the
-// home page. The front doors themselves live in their own packages and hold
+// (the public API and file downloads, the web app; /mcp and the event
+// stream mount here next), the middleware around them and the timeouts. The front doors themselves live in their own packages and hold
 // no server wiring.
 package server
 
 import (
 	"context"
-	_ "embed"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -17,6 +15,7 @@ import (
 
 	"github.com/flagshipctf/flagship/internal/api"
 	"github.com/flagshipctf/flagship/internal/platform"
+	"github.com/flagshipctf/flagship/internal/web"
 )
 
 // Options configure a Server.
@@ -63,7 +62,7 @@ func (s *Server) routes(opts Options) {
 	s.mux.Handle("/api/public/", apiHandler)
 	s.mux.Handle("/api/public", apiHandler)
 	s.mux.Handle("/files/", apiHandler)
-	s.mux.HandleFunc("GET /{$}", home)
+	s.mux.Handle("/", web.New(s.svc, web.Options{Log: s.log, SecureCookies: opts.SecureCookies}))
 }
 
 // Handler is the whole HTTP surface with its middleware: what Serve serves,
@@ -94,11 +93,3 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 
 // shutdownGrace bounds how long a stopping server waits for requests.
 const shutdownGrace = 15 * time.Second
-
-//go:embed home.html
-var homePage []byte
-
-func home(w http.ResponseWriter, r *http.Request) {
-	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	w.Write(homePage)
-}

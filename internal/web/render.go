@@ -1,0 +1,188 @@
+package web
+
+import (
+	"bytes"
+	"errors"
+	"html/template"
+	"io/fs"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/flagshipctf/flagship/internal/ctf"
+	"github.com/flagshipctf/flagship/internal/platform"
+	"github.com/microcosm-cc/bluemonday"
+	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/extension"
+)
+
+// page is what every template gets: the caller, the theme, the page's own
+// data, and a message for a form.
+type page struct {
+	Title   string
+	Viewer  platform.Viewer
+	Theme   string // dark (default) or light
+	Path    string // the page's path, for "next" after logging in
+	Data    any
+	Error   string
+	Notice  string
+	Status  int
+	NoIndex bool
+}
+
+// parsePages parses each page template with the layout.
+func parsePages(funcs template.FuncMap) map[string]*template.Template {
+	names, err := fs.Glob(templateFS, "templates/*.html")
+	if err != nil {
+		panic("web: templates: " + err.Error())
+	}
+	pages := map[string]*template.Template{}
+	for _, n := range names {
+		base := strings.TrimSuffix(strings.TrimPrefix(n, "templates/"), ".html")
+		if base == "layout" {
+			continue
+		}
+		pages[base] = template.Must(template.New("layout.html").Funcs(funcs).ParseFS(templateFS, "templates/layout.html", n))
+	}
+	return pages
+}
+
+func (h *Handler) funcs() template.FuncMap {
+	return template.FuncMap{
+		"asset":    func(name string) string { return "/static/" + h.assets.byName[name] },
+		"markdown": h.md.render,
+		"stars": func(avg *float64) string {
+			if avg == nil {
+				return "not rated yet"
+			}
+			return strconv.FormatFloat(*avg, 'f', 1, 64) + " / 5"
+		},
+		"lower": strings.ToLower,
+	}
+}
+
+// render writes a page with its status; personalised pages are never
+// stored by a cache.
+func (h *Handler) render(w http.ResponseWriter, r *http.Request, name string, p page) {
+	t := h.pages[name]
+	if p.Theme == "" {
+		p.Theme = theme(r)
+	}
+	p.Path = r.URL.RequestURI()
+	var buf bytes.Buffer
+	if err := t.Execute(&buf, p); err != nil {
+		h.log.Error("render page", "page", name, "err", err)
+		http.Error(w, "internal server error", http.StatusInternalServerError)
+		return
+	}
+	hd := w.Header()
+	hd.Set("Content-Type", "text/html; charset=utf-8")
+	hd.Set("Cache-Control", "no-store")
+	hd.Set("Vary", "Cookie")
+	status := p.Status
+	if status == 0 {
+		status = http.StatusOK
+	}
+	w.WriteHeader(status)
+	w.Write(buf.Bytes())
+}
+
+// error renders err as a page with its status.
+func (h *Handler) error(w http.ResponseWriter, r *http.Request, v platform.Viewer, err error) {
+	status := statusOf(err)
+	if status == http.StatusInternalServerError {
+		h.log.Error("web request failed", "path", r.URL.Path, "err", err)
+	}
+	msg := ctf.ErrorMessage(err)
+	var e *ctf.Error
+	if errors.As(err, &e) && e.RetryAfter > 0 {
+		w.Header().Set("Retry-After", strconv.Itoa(max(int(e.RetryAfter.Seconds()), 1)))
+		msg += " (wait " + waitText(e.RetryAfter) + ")"
+	}
+	h.render(w, r, "error", page{Title: http.StatusText(status), Viewer: v, Error: msg, Status: status})
+}
+
+// formError renders a form again with err's message (and the wait, for a
+// throttle) and status.
+func (h *Handler) formError(w http.ResponseWriter, r *http.Request, name string, p page, err error) {
+	p.Status, p.Error = statusOf(err), ctf.ErrorMessage(err)
+	var e *ctf.Error
+	if errors.As(err, &e) && e.RetryAfter > 0 {
+		w.Header().Set("Retry-After", strconv.Itoa(max(int(e.RetryAfter.Seconds()), 1)))
+		p.Error += " Wait " + waitText(e.RetryAfter) + "."
+	}
+	if p.Status == http.StatusInternalServerError {
+		h.log.Error("web form failed", "path", r.URL.Path, "err", err)
+	}
+	h.render(w, r, name, p)
+}
+
+func theme(r *http.Request) string {
+	if c, err := r.Cookie("theme"); err == nil && c.Value == "light" {
+		return "light"
+	}
+	return "dark"
+}
+
+// theme switches between the dark and the light theme (a form: no
+// script needed), and goes back where it came from.
+func (h *Handler) theme(w http.ResponseWriter, r *http.Request) {
+	next := "light"
+	if theme(r) == "light" {
+		next = "dark"
+	}
+	http.SetCookie(w, &http.Cookie{Name: "theme", Value: next, Path: "/", MaxAge: 365 * 24 * 3600, SameSite: http.SameSiteLaxMode,
+		Secure: h.opts.SecureCookies})
+	redirect(w, r, safeNext(r.FormValue("next")))
+}
+
+// markdown renders organisers' and players' Markdown: goldmark without raw
+// HTML, then bluemonday's policy for user content as a second fence. The
+// HTML of each source is kept, since descriptions are read far more often
+// than they change.
+type markdown struct {
+	md     goldmark.Markdown
+	policy *bluemonday.Policy
+	mu     sync.Mutex
+	cache  map[string]template.HTML
+}
+
+func newMarkdown() *markdown {
+	p := bluemonday.UGCPolicy()
+	p.RequireNoReferrerOnLinks(true)
+	p.AddTargetBlankToFullyQualifiedLinks(true)
+	return &markdown{md: goldmark.New(goldmark.WithExtensions(extension.GFM)), policy: p, cache: map[string]template.HTML{}}
+}
+
+const markdownCacheSize = 4096
+
+func (m *markdown) render(src string) template.HTML {
+	m.mu.Lock()
+	out, ok := m.cache[src]
+	m.mu.Unlock()
+	if ok {
+		return out
+	}
+	var buf bytes.Buffer
+	if err := m.md.Convert([]byte(src), &buf); err != nil {
+		return template.HTML(template.HTMLEscapeString(src))
+	}
+	out = template.HTML(m.policy.SanitizeBytes(buf.Bytes())) // #nosec: sanitised just above
+	m.mu.Lock()
+	if len(m.cache) >= markdownCacheSize {
+		clear(m.cache)
+	}
+	m.cache[src] = out
+	m.mu.Unlock()
+	return out
+}
+
+// asRateLimited returns err as a RateLimited domain error, or nil.
+func asRateLimited(err error) *ctf.Error {
+	var e *ctf.Error
+	if errors.As(err, &e) && e.Code == ctf.RateLimited {
+		return e
+	}
+	return nil
+}

@@ -1,0 +1,220 @@
+// Package web is Flagship's web app: server-rendered pages (html/template,
+// templates and static files embedded), a little plain JavaScript that no
+// page needs, and forms that call the same use cases as every other front
+// door. It holds no rule of its own.
+package web
+
+import (
+	"crypto/sha256"
+	"embed"
+	"encoding/hex"
+	"fmt"
+	"html/template"
+	"io/fs"
+	"log/slog"
+	"net"
+	"net/http"
+	"path"
+	"strings"
+	"time"
+
+	"github.com/flagshipctf/flagship/internal/ctf"
+	"github.com/flagshipctf/flagship/internal/platform"
+)
+
+//go:embed templates/*.html
+var templateFS embed.FS
+
+//go:embed static
+var staticFS embed.FS
+
+// SessionCookie is the web session's cookie, shared with the public API
+// (the contract's third means of authentication).
+const SessionCookie = "flagship_session"
+
+// Options configure the web app.
+type Options struct {
+	Log *slog.Logger
+	// SecureCookies marks cookies Secure: the platform is served over TLS.
+	SecureCookies bool
+}
+
+// Handler serves the web app.
+type Handler struct {
+	svc    *platform.Service
+	log    *slog.Logger
+	opts   Options
+	mux    *http.ServeMux
+	csrf   *http.CrossOriginProtection
+	assets assets
+	pages  map[string]*template.Template
+	md     *markdown
+}
+
+// New returns the web app over svc.
+func New(svc *platform.Service, opts Options) *Handler {
+	if opts.Log == nil {
+		opts.Log = slog.New(slog.DiscardHandler)
+	}
+	h := &Handler{svc: svc, log: opts.Log, opts: opts, mux: http.NewServeMux(), csrf: http.NewCrossOriginProtection(),
+		assets: loadAssets(), md: newMarkdown()}
+	h.pages = parsePages(h.funcs())
+	h.routes()
+	return h
+}
+
+// routes is the whole web app on one screen.
+func (h *Handler) routes() {
+	h.mux.HandleFunc("GET /{$}", h.board)
+	h.mux.HandleFunc("GET /challenges/{slug}", h.challenge)
+	h.mux.HandleFunc("POST /challenges/{slug}/submit", h.submit)
+	h.mux.HandleFunc("GET /login", h.loginPage)
+	h.mux.HandleFunc("POST /login", h.login)
+	h.mux.HandleFunc("GET /signup", h.signupPage)
+	h.mux.HandleFunc("POST /signup", h.signup)
+	h.mux.HandleFunc("POST /logout", h.logout)
+	h.mux.HandleFunc("POST /theme", h.theme)
+	h.mux.HandleFunc("GET /static/{name}", h.static)
+	h.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		h.error(w, r, h.viewer(w, r), ctf.Errorf(ctf.NotFound, "there is no page here"))
+	})
+}
+
+// ServeHTTP serves a page with the headers every page carries, and refuses
+// unsafe cross-origin requests (a cookie rides along on them).
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	hd := w.Header()
+	hd.Set("Content-Security-Policy", contentSecurityPolicy)
+	hd.Set("X-Content-Type-Options", "nosniff")
+	hd.Set("Referrer-Policy", "same-origin")
+	hd.Set("X-Frame-Options", "DENY")
+	if err := h.csrf.Check(r); err != nil {
+		h.error(w, r, platform.Viewer{}, ctf.Errorf(ctf.Forbidden, "this form was sent from another site; reload the page and send it again"))
+		return
+	}
+	h.mux.ServeHTTP(w, r)
+}
+
+// contentSecurityPolicy: scripts and styles from this origin only (no
+// inline code anywhere), images from this origin, https or data (avatars),
+// no framing, forms posted here only.
+const contentSecurityPolicy = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' https: data:; " +
+	"connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+
+// assets are the static files under content-hashed names, so they can be
+// cached for a year and still change with a release.
+type assets struct {
+	byName map[string]string // app.css -> app.3f2a9c1b.css
+	files  map[string][]byte // hashed name -> bytes
+	types  map[string]string
+}
+
+func loadAssets() assets {
+	a := assets{byName: map[string]string{}, files: map[string][]byte{}, types: map[string]string{}}
+	entries, err := fs.ReadDir(staticFS, "static")
+	if err != nil {
+		panic("web: static files: " + err.Error()) // embedded: cannot fail
+	}
+	for _, e := range entries {
+		data, err := staticFS.ReadFile("static/" + e.Name())
+		if err != nil {
+			panic("web: static file: " + err.Error())
+		}
+		sum := sha256.Sum256(data)
+		ext := path.Ext(e.Name())
+		hashed := strings.TrimSuffix(e.Name(), ext) + "." + hex.EncodeToString(sum[:])[:10] + ext
+		a.byName[e.Name()] = hashed
+		a.files[hashed] = data
+		a.types[hashed] = map[string]string{".css": "text/css; charset=utf-8", ".js": "text/javascript; charset=utf-8",
+			".svg": "image/svg+xml"}[ext]
+	}
+	return a
+}
+
+func (h *Handler) static(w http.ResponseWriter, r *http.Request) {
+	name := r.PathValue("name")
+	data, ok := h.assets.files[name]
+	if !ok {
+		http.NotFound(w, r)
+		return
+	}
+	w.Header().Set("Content-Type", h.assets.types[name])
+	w.Header().Set("Cache-Control", "public, max-age=31536000, immutable")
+	http.ServeContent(w, r, name, time.Time{}, strings.NewReader(string(data)))
+}
+
+// viewer resolves the signed-in user from the session cookie; a stale
+// cookie is cleared and reads as anonymous.
+func (h *Handler) viewer(w http.ResponseWriter, r *http.Request) platform.Viewer {
+	c, err := r.Cookie(SessionCookie)
+	if err != nil {
+		return platform.Viewer{}
+	}
+	v, err := h.svc.AuthenticateSession(r.Context(), c.Value)
+	if err != nil {
+		h.setCookie(w, SessionCookie, "", -1)
+		return platform.Viewer{}
+	}
+	return v
+}
+
+func (h *Handler) setCookie(w http.ResponseWriter, name, value string, maxAge int) {
+	http.SetCookie(w, &http.Cookie{Name: name, Value: value, Path: "/", MaxAge: maxAge, HttpOnly: true,
+		SameSite: http.SameSiteLaxMode, Secure: h.opts.SecureCookies})
+}
+
+// clientAddress is the address the login throttle counts: the peer's.
+// (Behind a proxy every client shares it; a trusted-proxy setting comes
+// with the deployment docs.)
+func clientAddress(r *http.Request) string {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return r.RemoteAddr
+	}
+	return host
+}
+
+// redirect sends the browser to path after a form (303: GET it).
+func redirect(w http.ResponseWriter, r *http.Request, to string) {
+	http.Redirect(w, r, to, http.StatusSeeOther)
+}
+
+// safeNext keeps a "next" parameter to paths of this site only.
+func safeNext(next string) string {
+	if !strings.HasPrefix(next, "/") || strings.HasPrefix(next, "//") || strings.HasPrefix(next, "/\\") {
+		return "/"
+	}
+	return next
+}
+
+func statusOf(err error) int {
+	switch ctf.ErrorCode(err) {
+	case ctf.Invalid:
+		return http.StatusBadRequest
+	case ctf.Unauthorized:
+		return http.StatusUnauthorized
+	case ctf.Forbidden:
+		return http.StatusForbidden
+	case ctf.NotFound:
+		return http.StatusNotFound
+	case ctf.Conflict:
+		return http.StatusConflict
+	case ctf.RateLimited:
+		return http.StatusTooManyRequests
+	case ctf.Unavailable:
+		return http.StatusServiceUnavailable
+	}
+	return http.StatusInternalServerError
+}
+
+// waitText says how long to wait, for a person.
+func waitText(d time.Duration) string {
+	switch s := int(d.Round(time.Second).Seconds()); {
+	case s < 60:
+		return fmt.Sprintf("%d seconds", max(s, 1))
+	case s < 120:
+		return "a minute"
+	default:
+		return fmt.Sprintf("%d minutes", (s+59)/60)
+	}
+}

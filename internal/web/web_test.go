@@ -1,0 +1,215 @@
+package web_test
+
+import (
+	"net/http"
+	"net/http/cookiejar"
+	"net/url"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/flagshipctf/flagship/internal/apitest"
+	"github.com/flagshipctf/flagship/internal/store/storetest"
+)
+
+func TestMain(m *testing.M) { storetest.Main(m) }
+
+const event = `
+users:
+  - {username: pam, email: pam@example.com, password: pam-password}
+  - {username: evil, name: '<script>alert(1)</script>', email: evil@example.com, password: evil-password}
+challenges:
+  - {slug: warmup, title: Warmup, categories: [misc], difficulty: Easy, points: 50, flags: ['flag{warm}'],
+     description: "Say **hi**. <script>alert('x')</script> [x](javascript:alert(1))", author: evil}
+  - {slug: next, title: Next, categories: [web], difficulty: Hard, points: 300, flags: ['flag{next}'], requires: [warmup]}
+  - {slug: draft, title: Secret Draft, categories: [web], difficulty: Hard, points: 300, flags: ['flag{draft}'], hidden: true}
+`
+
+// browser is a client with cookies that does not follow redirects, and
+// sends what a browser sends on a same-origin form post.
+type browser struct {
+	t    *testing.T
+	base string
+	c    *http.Client
+}
+
+func newBrowser(t *testing.T, s *apitest.Server) *browser {
+	jar, _ := cookiejar.New(nil)
+	return &browser{t: t, base: s.URL, c: &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error {
+		return http.ErrUseLastResponse
+	}}}
+}
+
+type page struct {
+	status int
+	header http.Header
+	body   string
+}
+
+func (b *browser) do(method, path string, form url.Values, headers ...string) page {
+	b.t.Helper()
+	var body *strings.Reader
+	if form != nil {
+		body = strings.NewReader(form.Encode())
+	} else {
+		body = strings.NewReader("")
+	}
+	req, err := http.NewRequest(method, b.base+path, body)
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	if form != nil {
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.Header.Set("Sec-Fetch-Site", "same-origin")
+	}
+	for _, h := range headers {
+		k, v, _ := strings.Cut(h, ":")
+		req.Header.Set(strings.TrimSpace(k), strings.TrimSpace(v))
+	}
+	resp, err := b.c.Do(req)
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var sb strings.Builder
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := resp.Body.Read(buf)
+		sb.Write(buf[:n])
+		if err != nil {
+			break
+		}
+	}
+	return page{resp.StatusCode, resp.Header, sb.String()}
+}
+
+func (b *browser) get(path string) page             { return b.do("GET", path, nil) }
+func (b *browser) post(path string, f url.Values) page { return b.do("POST", path, f) }
+
+func want(t *testing.T, label string, p page, status int, contains ...string) {
+	t.Helper()
+	if p.status != status {
+		t.Fatalf("%s: status %d, want %d\n%.2000s", label, p.status, status, p.body)
+	}
+	for _, c := range contains {
+		if !strings.Contains(p.body, c) {
+			t.Errorf("%s: the page lacks %q\n%.3000s", label, c, p.body)
+		}
+	}
+}
+
+func TestPagesCarrySecurityHeaders(t *testing.T) {
+	t.Parallel()
+	s := apitest.Start(t, event)
+	b := newBrowser(t, s)
+	for _, path := range []string{"/", "/login", "/signup", "/challenges/warmup", "/nope"} {
+		p := b.get(path)
+		csp := p.header.Get("Content-Security-Policy")
+		if !strings.Contains(csp, "script-src 'self'") || !strings.Contains(csp, "frame-ancestors 'none'") || strings.Contains(csp, "unsafe-inline") {
+			t.Errorf("%s: CSP %q", path, csp)
+		}
+		if p.header.Get("X-Content-Type-Options") != "nosniff" || p.header.Get("Referrer-Policy") == "" {
+			t.Errorf("%s: headers %v", path, p.header)
+		}
+		if strings.Contains(p.body, "<script>") && !strings.Contains(p.body, `<script src="/static/`) {
+			t.Errorf("%s: an inline script", path)
+		}
+	}
+	want(t, "unknown page", b.get("/nope"), 404, "Not Found")
+	// Assets under hashed names, cached for a year.
+	css := regexp.MustCompile(`/static/app\.[0-9a-f]{10}\.css`).FindString(b.get("/").body)
+	if css == "" {
+		t.Fatal("no hashed stylesheet link")
+	}
+	p := b.get(css)
+	if p.status != 200 || !strings.Contains(p.header.Get("Cache-Control"), "immutable") || !strings.HasPrefix(p.header.Get("Content-Type"), "text/css") {
+		t.Fatalf("stylesheet: %d %v", p.status, p.header)
+	}
+	want(t, "an old asset name", b.get("/static/app.0000000000.css"), 404)
+}
+
+func TestBoardAndChallengeEscapeEverything(t *testing.T) {
+	t.Parallel()
+	s := apitest.Start(t, event)
+	b := newBrowser(t, s)
+	board := b.get("/")
+	want(t, "board", board, 200, "Warmup", "Next", "misc", "web", "🔒 locked")
+	if strings.Contains(board.body, "Secret Draft") {
+		t.Error("the board shows a hidden challenge")
+	}
+	want(t, "filtered board", b.get("/?category=web"), 200, "Next")
+	if strings.Contains(b.get("/?difficulty=Hard").body, "Warmup") {
+		t.Error("the difficulty filter kept an Easy challenge")
+	}
+	c := b.get("/challenges/warmup")
+	want(t, "challenge", c, 200, "<strong>hi</strong>", "&lt;script&gt;alert(1)&lt;/script&gt;", "Log in</a> to submit")
+	if strings.Contains(c.body, "<script>alert") || strings.Contains(c.body, "javascript:alert") {
+		t.Errorf("hostile Markdown or names reached the page:\n%s", c.body)
+	}
+	want(t, "hidden challenge", b.get("/challenges/draft"), 404)
+}
+
+func TestSignUpPlayLogOut(t *testing.T) {
+	t.Parallel()
+	s := apitest.Start(t, event)
+	b := newBrowser(t, s)
+	bad := b.post("/signup", url.Values{"username": {"a b"}, "email": {"x@example.com"}, "password": {"long enough"}, "password2": {"long enough"}})
+	want(t, "bad username", bad, 400, "username must be")
+	differ := b.post("/signup", url.Values{"username": {"newbie"}, "email": {"n@example.com"}, "password": {"long enough"}, "password2": {"other one"}})
+	want(t, "passwords differ", differ, 400, "The two passwords differ")
+	ok := b.post("/signup", url.Values{"username": {"newbie"}, "email": {"n@example.com"}, "password": {"long enough"}, "password2": {"long enough"}})
+	if ok.status != http.StatusSeeOther || ok.header.Get("Location") != "/" {
+		t.Fatalf("sign up: %d %v", ok.status, ok.header)
+	}
+	if c := ok.header.Get("Set-Cookie"); !strings.Contains(c, "flagship_session=") || !strings.Contains(c, "HttpOnly") || !strings.Contains(c, "SameSite=Lax") {
+		t.Fatalf("session cookie %q", c)
+	}
+	want(t, "board signed in", b.get("/"), 200, "newbie", "0 of 2 solved")
+	want(t, "wrong flag", b.post("/challenges/warmup/submit", url.Values{"flag": {"flag{nope}"}}), 400, "Wrong flag", `value="flag{nope}"`)
+	want(t, "locked", b.post("/challenges/next/submit", url.Values{"flag": {"flag{next}"}}), 403, "locked")
+	right := b.post("/challenges/warmup/submit", url.Values{"flag": {"flag{warm}"}})
+	want(t, "right flag", right, 200, "Correct!", "+50 points", "First solve", "You solved it")
+	want(t, "solved again", b.post("/challenges/warmup/submit", url.Values{"flag": {"flag{warm}"}}), 409, "already solved")
+	// The public API takes the same cookie, and refuses it cross-origin on
+	// an unsafe request.
+	want(t, "API with the cookie", b.get("/api/public/me"), 200, `"username":"newbie"`)
+	cross := b.do("POST", "/api/public/challenges/next/submit", nil, "Content-Type: application/json", "Sec-Fetch-Site: cross-site")
+	if cross.status != 403 {
+		t.Errorf("cross-site API submit with the cookie: %d %s", cross.status, cross.body)
+	}
+	// A form posted from another site is refused, and changes nothing.
+	evil := b.do("POST", "/logout", url.Values{}, "Sec-Fetch-Site: cross-site")
+	want(t, "cross-site logout", evil, 403, "another site")
+	want(t, "still signed in", b.get("/"), 200, "newbie")
+	out := b.post("/logout", url.Values{})
+	if out.status != http.StatusSeeOther {
+		t.Fatalf("log out: %d", out.status)
+	}
+	if strings.Contains(b.get("/").body, "newbie") {
+		t.Error("still signed in after logging out")
+	}
+	want(t, "submit signed out", b.post("/challenges/next/submit", url.Values{"flag": {"x"}}), http.StatusSeeOther)
+}
+
+func TestLogInWithTheThrottle(t *testing.T) {
+	t.Parallel()
+	s := apitest.Start(t, event)
+	b := newBrowser(t, s)
+	want(t, "wrong password", b.post("/login", url.Values{"username": {"pam"}, "password": {"nope"}}), 401, "wrong username or password")
+	ok := b.post("/login", url.Values{"username": {"pam"}, "password": {"pam-password"}, "next": {"/challenges/warmup"}})
+	if ok.status != http.StatusSeeOther || ok.header.Get("Location") != "/challenges/warmup" {
+		t.Fatalf("log in: %d %v", ok.status, ok.header)
+	}
+	offsite := newBrowser(t, s).post("/login", url.Values{"username": {"pam"}, "password": {"pam-password"}, "next": {"//evil.example/"}})
+	if offsite.header.Get("Location") != "/" {
+		t.Errorf("next=//evil.example/ redirected to %q", offsite.header.Get("Location"))
+	}
+	for range 5 {
+		newBrowser(t, s).post("/login", url.Values{"username": {"evil"}, "password": {"nope"}})
+	}
+	locked := newBrowser(t, s).post("/login", url.Values{"username": {"evil"}, "password": {"evil-password"}})
+	want(t, "throttled", locked, 429, "Wait")
+	if locked.header.Get("Retry-After") == "" {
+		t.Error("no Retry-After")
+	}
+}
