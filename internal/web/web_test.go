@@ -83,7 +83,7 @@ func (b *browser) do(method, path string, form url.Values, headers ...string) pa
 	return page{resp.StatusCode, resp.Header, sb.String()}
 }
 
-func (b *browser) get(path string) page             { return b.do("GET", path, nil) }
+func (b *browser) get(path string) page                { return b.do("GET", path, nil) }
 func (b *browser) post(path string, f url.Values) page { return b.do("POST", path, f) }
 
 func want(t *testing.T, label string, p page, status int, contains ...string) {
