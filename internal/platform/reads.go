@@ -48,6 +48,30 @@ func (s *Service) Leaderboard(have func(userID string, version uint64) bool) (ui
 	return st.solveVer, rows
 }
 
+// RankedEntry is a leaderboard entry with its rank.
+type RankedEntry struct {
+	Rank int
+	LeaderboardEntry
+}
+
+// LeaderboardPage returns the ranked players from offset (0-based), at most
+// limit of them, and how many are ranked: a page of a board too big to send
+// whole.
+func (s *Service) LeaderboardPage(offset, limit int) (total int, page []RankedEntry) {
+	st := s.state()
+	st.mu.RLock()
+	defer st.mu.RUnlock()
+	order, _ := st.rankingLocked()
+	total = len(order)
+	offset = min(max(offset, 0), total)
+	end := min(offset+max(limit, 0), total)
+	page = make([]RankedEntry, 0, end-offset)
+	for i := offset; i < end; i++ {
+		page = append(page, RankedEntry{Rank: i + 1, LeaderboardEntry: *order[i].leaderboardEntry()})
+	}
+	return total, page
+}
+
 // leaderboardEntry is u's entry; the caller holds the state's lock.
 func (u *user) leaderboardEntry() *LeaderboardEntry {
 	e := &LeaderboardEntry{ID: u.ID, Name: displayName(u), Username: u.Username, Image: u.Image, TotalPoints: u.points,

@@ -59,6 +59,7 @@ func (h *Handler) funcs() template.FuncMap {
 			return strconv.FormatFloat(*avg, 'f', 1, 64) + " / 5"
 		},
 		"lower": strings.ToLower,
+		"add":   func(a, b int) int { return a + b },
 	}
 }
 

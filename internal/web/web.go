@@ -68,6 +68,7 @@ func (h *Handler) routes() {
 	h.mux.HandleFunc("GET /{$}", h.board)
 	h.mux.HandleFunc("GET /challenges/{slug}", h.challenge)
 	h.mux.HandleFunc("POST /challenges/{slug}/submit", h.submit)
+	h.mux.HandleFunc("GET /scoreboard", h.scoreboard)
 	h.mux.HandleFunc("GET /login", h.loginPage)
 	h.mux.HandleFunc("POST /login", h.login)
 	h.mux.HandleFunc("GET /signup", h.signupPage)

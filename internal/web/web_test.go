@@ -1,6 +1,7 @@
 package web_test
 
 import (
+	"fmt"
 	"net/http"
 	"net/http/cookiejar"
 	"net/url"
@@ -212,4 +213,40 @@ func TestLogInWithTheThrottle(t *testing.T) {
 	if locked.header.Get("Retry-After") == "" {
 		t.Error("no Retry-After")
 	}
+}
+
+func TestScoreboardPagesAndGraph(t *testing.T) {
+	t.Parallel()
+	var y strings.Builder
+	y.WriteString("users:\n")
+	for i := range 60 {
+		fmt.Fprintf(&y, "  - {username: p%02d, name: '<b>P%02d</b>', email: p%02d@example.com, password: p%02d-password}\n", i, i, i, i)
+	}
+	y.WriteString("challenges:\n  - {slug: a, title: A, categories: [misc], difficulty: Easy, points: 10, flags: [f]}\n")
+	y.WriteString("  - {slug: b, title: B, categories: [misc], difficulty: Easy, points: 20, flags: [g]}\nsolves:\n")
+	for i := range 60 {
+		fmt.Fprintf(&y, "  - {user: p%02d, challenge: a, at: 2026-01-05T10:%02d:00Z}\n", i, i)
+		if i%3 == 0 {
+			fmt.Fprintf(&y, "  - {user: p%02d, challenge: b, at: 2026-01-05T11:%02d:00Z}\n", i, i)
+		}
+	}
+	s := apitest.Start(t, y.String())
+	b := newBrowser(t, s)
+	first := b.get("/scoreboard")
+	want(t, "page 1", first, 200, "60 ranked players", "Page 1 of 2", `rel="next"`, "&lt;b&gt;P00&lt;/b&gt;", "<svg", "Score over time of the top 10")
+	if n := strings.Count(first.body, "<polyline"); n != 10 {
+		t.Errorf("%d lines in the graph, want 10", n)
+	}
+	if strings.Contains(first.body, "<b>P") {
+		t.Error("a name reached the page unescaped")
+	}
+	if strings.Count(first.body, "<tr") != 51 {
+		t.Errorf("%d table rows on page 1, want 50 and the header", strings.Count(first.body, "<tr")-1)
+	}
+	want(t, "page 2", b.get("/scoreboard?page=2"), 200, "Page 2 of 2", `rel="prev"`)
+	// A player finds their own row: p59 (10 points, solved last) is #60.
+	b.post("/login", url.Values{"username": {"p59"}, "password": {"p59-password"}})
+	me := b.get("/scoreboard")
+	want(t, "my rank", me, 200, `You are <a href="/scoreboard?page=2#me">#60</a>`)
+	want(t, "my row", b.get("/scoreboard?page=2"), 200, `id="me"`)
 }

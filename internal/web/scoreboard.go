@@ -1,0 +1,118 @@
+package web
+
+import (
+	"fmt"
+	"html/template"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/flagshipctf/flagship/internal/platform"
+)
+
+// scorePageSize is how many players a scoreboard page lists: a 10,000-
+// player board is never one page.
+const scorePageSize = 50
+
+type scoreboardData struct {
+	Rows        []platform.RankedEntry
+	Page, Pages int
+	Total       int
+	MyRank      int // 0: not ranked (or anonymous)
+	MyPage      int
+	Graph       template.HTML
+	Top         []platform.RankedEntry
+}
+
+func (h *Handler) scoreboard(w http.ResponseWriter, r *http.Request) {
+	v := h.viewer(w, r)
+	pageNo, _ := strconv.Atoi(r.URL.Query().Get("page"))
+	pageNo = max(pageNo, 1)
+	total, rows := h.svc.LeaderboardPage((pageNo-1)*scorePageSize, scorePageSize)
+	d := scoreboardData{Rows: rows, Page: pageNo, Total: total, Pages: max((total+scorePageSize-1)/scorePageSize, 1)}
+	if v.User != nil {
+		if p := h.svc.Profile(v.User.ID); p != nil && p.Rank > 0 && p.Rank <= total {
+			d.MyRank, d.MyPage = p.Rank, (p.Rank-1)/scorePageSize+1
+		}
+	}
+	_, d.Top = h.svc.LeaderboardPage(0, 10)
+	d.Graph = scoreGraph(d.Top)
+	h.render(w, r, "scoreboard", page{Title: "Scoreboard", Viewer: v, Data: d})
+}
+
+// Graph geometry, in the SVG's own units (it scales to its box).
+const (
+	graphW, graphH        = 800.0, 320.0
+	graphLeft, graphRight = 56.0, 16.0
+	graphTop, graphBottom = 16.0, 36.0
+	graphSeries           = 10
+)
+
+// scoreGraph draws the score over time of the players given (the top 10)
+// as an SVG of step lines, one per player, coloured by CSS classes so it
+// follows the theme, with a title and a description for screen readers
+// (the table under it holds the same numbers). No script: it fits the CSP.
+func scoreGraph(top []platform.RankedEntry) template.HTML {
+	if len(top) == 0 {
+		return ""
+	}
+	start, end := time.Time{}, time.Time{}
+	maxPts := 0
+	for _, e := range top {
+		for _, s := range e.Solves {
+			if start.IsZero() || s.SolvedAt.Before(start) {
+				start = s.SolvedAt
+			}
+			if s.SolvedAt.After(end) {
+				end = s.SolvedAt
+			}
+		}
+		maxPts = max(maxPts, e.TotalPoints)
+	}
+	if !end.After(start) {
+		end = start.Add(time.Hour)
+	}
+	if maxPts == 0 {
+		maxPts = 1
+	}
+	x := func(t time.Time) float64 {
+		return graphLeft + (graphW-graphLeft-graphRight)*float64(t.Sub(start))/float64(end.Sub(start))
+	}
+	y := func(p int) float64 {
+		return graphH - graphBottom - (graphH-graphTop-graphBottom)*float64(p)/float64(maxPts)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, `<svg class="graph" viewBox="0 0 %.0f %.0f" role="img" aria-labelledby="graph-title graph-desc">`, graphW, graphH)
+	b.WriteString(`<title id="graph-title">Score over time of the top 10</title>`)
+	fmt.Fprintf(&b, `<desc id="graph-desc">From %s to %s UTC; the table below lists the same players and points.</desc>`,
+		start.UTC().Format("Jan 2 15:04"), end.UTC().Format("Jan 2 15:04"))
+	// Axes and gridlines: points on the left, times along the bottom.
+	for i := 0; i <= 4; i++ {
+		p := maxPts * i / 4
+		fmt.Fprintf(&b, `<line class="grid" x1="%.1f" x2="%.1f" y1="%.1f" y2="%.1f"/>`, graphLeft, graphW-graphRight, y(p), y(p))
+		fmt.Fprintf(&b, `<text class="axis" x="%.1f" y="%.1f" text-anchor="end">%d</text>`, graphLeft-6, y(p)+4, p)
+	}
+	for i := 0; i <= 4; i++ {
+		t := start.Add(end.Sub(start) * time.Duration(i) / 4)
+		fmt.Fprintf(&b, `<text class="axis" x="%.1f" y="%.1f" text-anchor="middle">%s</text>`, x(t), graphH-12, t.UTC().Format("Jan 2 15:04"))
+	}
+	for i, e := range top {
+		if i >= graphSeries {
+			break
+		}
+		var pts strings.Builder
+		score := 0
+		fmt.Fprintf(&pts, "%.1f,%.1f", x(start), y(0))
+		for _, s := range e.Solves {
+			fmt.Fprintf(&pts, " %.1f,%.1f", x(s.SolvedAt), y(score))
+			score += s.Points
+			fmt.Fprintf(&pts, " %.1f,%.1f", x(s.SolvedAt), y(score))
+		}
+		fmt.Fprintf(&pts, " %.1f,%.1f", x(end), y(score))
+		fmt.Fprintf(&b, `<polyline class="s%d" points="%s"><title>%s: %d</title></polyline>`, i, pts.String(),
+			template.HTMLEscapeString(e.Name), e.TotalPoints)
+	}
+	b.WriteString(`</svg>`)
+	return template.HTML(b.String()) // #nosec: numbers and escaped names only
+}
