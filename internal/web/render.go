@@ -54,9 +54,9 @@ func (h *Handler) funcs() template.FuncMap {
 		"markdown": h.md.render,
 		"stars": func(avg *float64) string {
 			if avg == nil {
-				return "not rated yet"
+				return "unrated"
 			}
-			return strconv.FormatFloat(*avg, 'f', 1, 64) + " / 5"
+			return strconv.FormatFloat(*avg, 'f', 1, 64)
 		},
 		"lower": strings.ToLower,
 		"add":   func(a, b int) int { return a + b },

@@ -95,7 +95,11 @@ func scoreGraph(top []platform.RankedEntry) template.HTML {
 	}
 	for i := 0; i <= 4; i++ {
 		t := start.Add(end.Sub(start) * time.Duration(i) / 4)
-		fmt.Fprintf(&b, `<text class="axis" x="%.1f" y="%.1f" text-anchor="middle">%s</text>`, x(t), graphH-12, t.UTC().Format("Jan 2 15:04"))
+		anchor := map[int]string{0: "start", 4: "end"}[i] // the ends stay inside the box
+		if anchor == "" {
+			anchor = "middle"
+		}
+		fmt.Fprintf(&b, `<text class="axis" x="%.1f" y="%.1f" text-anchor="%s">%s</text>`, x(t), graphH-12, anchor, t.UTC().Format("Jan 2 15:04"))
 	}
 	for i, e := range top {
 		if i >= graphSeries {
