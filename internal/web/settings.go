@@ -1,0 +1,184 @@
+package web
+
+import (
+	"bytes"
+	"encoding/base64"
+	"html/template"
+	"image/png"
+	"net/http"
+	"net/url"
+	"strconv"
+
+	"github.com/flagshipctf/flagship/internal/ctf"
+	"github.com/flagshipctf/flagship/internal/platform"
+	"github.com/pquerna/otp"
+)
+
+// settingsData is the settings page: profile, password, two-factor
+// authentication, sessions and API keys.
+type settingsData struct {
+	Me        platform.MyProfile
+	Sessions  []platform.SessionView
+	Keys      []platform.APIKeyView
+	NewKey    string // a key just made: shown this once
+	NewKeyID  string
+	BaseURL   string
+	Enrolment *enrolmentView
+	Recovery  []string // recovery codes just made: shown this once
+	CodesLeft int
+}
+
+type enrolmentView struct {
+	Secret string
+	QR     template.URL // a PNG of the otpauth URI, as a data URL
+}
+
+// signedIn returns the caller, or sends them to log in and returns false.
+func (h *Handler) signedIn(w http.ResponseWriter, r *http.Request) (platform.Viewer, bool) {
+	v := h.viewer(w, r)
+	if v.User == nil {
+		next := r.URL.Path
+		if r.Method != http.MethodGet {
+			next = "/settings"
+		}
+		redirect(w, r, "/login?next="+url.QueryEscape(next))
+		return v, false
+	}
+	return v, true
+}
+
+func (h *Handler) settings(w http.ResponseWriter, r *http.Request) {
+	v, ok := h.signedIn(w, r)
+	if !ok {
+		return
+	}
+	h.settingsPage(w, r, v, page{}, settingsData{})
+}
+
+func (h *Handler) settingsPage(w http.ResponseWriter, r *http.Request, v platform.Viewer, p page, d settingsData) {
+	ctx := r.Context()
+	var err error
+	if d.Me, err = h.svc.Me(ctx, v); err != nil {
+		h.error(w, r, v, err)
+		return
+	}
+	d.Sessions, _ = h.svc.Sessions(ctx, v)
+	d.Keys, _ = h.svc.APIKeys(ctx, v, "")
+	if d.Me.TwoFactorEnabled {
+		d.CodesLeft, _ = h.svc.RecoveryCodesLeft(ctx, v)
+	}
+	d.BaseURL = "http://" + r.Host
+	if r.TLS != nil || h.opts.SecureCookies {
+		d.BaseURL = "https://" + r.Host
+	}
+	p.Title, p.Viewer, p.Data = "Settings", v, d
+	h.render(w, r, "settings", p)
+}
+
+// settingsForm runs one form of the settings page: fn's error shows on the
+// page with its status; a success shows notice (or what fn put in d).
+func (h *Handler) settingsForm(fn func(r *http.Request, v platform.Viewer, d *settingsData) (notice string, err error)) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		v, ok := h.signedIn(w, r)
+		if !ok {
+			return
+		}
+		var d settingsData
+		notice, err := fn(r, v, &d)
+		if err != nil {
+			p := page{Status: statusOf(err), Error: ctf.ErrorMessage(err)}
+			if e := asRateLimited(err); e != nil {
+				w.Header().Set("Retry-After", strconv.Itoa(max(int(e.RetryAfter.Seconds()), 1)))
+				p.Error += " Wait " + waitText(e.RetryAfter) + "."
+			}
+			h.settingsPage(w, r, v, p, d)
+			return
+		}
+		if v2, err := h.svc.AuthenticateSession(r.Context(), cookieValue(r)); err == nil {
+			v = v2 // the user as the change left them (2FA on, a new name)
+		}
+		h.settingsPage(w, r, v, page{Notice: notice}, d)
+	}
+}
+
+func cookieValue(r *http.Request) string {
+	c, err := r.Cookie(SessionCookie)
+	if err != nil {
+		return ""
+	}
+	return c.Value
+}
+
+func (h *Handler) saveProfile(r *http.Request, v platform.Viewer, _ *settingsData) (string, error) {
+	_, err := h.svc.UpdateProfile(r.Context(), v, r.PostFormValue("name"), r.PostFormValue("image"))
+	return "Profile saved.", err
+}
+
+func (h *Handler) changePassword(r *http.Request, v platform.Viewer, _ *settingsData) (string, error) {
+	if r.PostFormValue("new") != r.PostFormValue("new2") {
+		return "", ctf.FieldErrorf("new password", "and its repetition differ")
+	}
+	return "Password changed; your other sessions are logged out.", h.svc.ChangePassword(r.Context(), v, r.PostFormValue("current"), r.PostFormValue("new"))
+}
+
+func (h *Handler) beginTwoFactor(r *http.Request, v platform.Viewer, d *settingsData) (string, error) {
+	e, err := h.svc.BeginTwoFactor(r.Context(), v)
+	if err != nil {
+		return "", err
+	}
+	d.Enrolment = &enrolmentView{Secret: e.Secret, QR: qrDataURL(e.URI)}
+	return "Scan the code with your authenticator app, then enter the code it shows.", nil
+}
+
+func (h *Handler) confirmTwoFactor(r *http.Request, v platform.Viewer, d *settingsData) (string, error) {
+	codes, err := h.svc.ConfirmTwoFactor(r.Context(), v, r.PostFormValue("code"))
+	if err != nil {
+		return "", err
+	}
+	d.Recovery = codes
+	return "Two-factor authentication is on. Keep the recovery codes below somewhere safe: they are shown only now.", nil
+}
+
+func (h *Handler) disableTwoFactor(r *http.Request, v platform.Viewer, _ *settingsData) (string, error) {
+	return "Two-factor authentication is off.", h.svc.DisableTwoFactor(r.Context(), v, r.PostFormValue("code"))
+}
+
+func (h *Handler) revokeSession(r *http.Request, v platform.Viewer, _ *settingsData) (string, error) {
+	return "Session ended.", h.svc.RevokeSession(r.Context(), v, r.PostFormValue("id"))
+}
+
+func (h *Handler) revokeOtherSessions(r *http.Request, v platform.Viewer, _ *settingsData) (string, error) {
+	return "Your other sessions are logged out.", h.svc.RevokeOtherSessions(r.Context(), v)
+}
+
+func (h *Handler) createKey(r *http.Request, v platform.Viewer, d *settingsData) (string, error) {
+	k, secret, err := h.svc.CreateAPIKey(r.Context(), v, platform.NewAPIKey{Name: r.PostFormValue("name"), ReadOnly: r.PostFormValue("readonly") == "1"})
+	if err != nil {
+		return "", err
+	}
+	d.NewKey, d.NewKeyID = secret, k.ID
+	return "Key created. Copy it now: it is shown only this once.", nil
+}
+
+func (h *Handler) revokeKey(r *http.Request, v platform.Viewer, _ *settingsData) (string, error) {
+	_, err := h.svc.RevokeAPIKey(r.Context(), v, "", r.PostFormValue("id"))
+	return "Key revoked.", err
+}
+
+// qrDataURL draws the otpauth URI as a QR code PNG in a data URL (the CSP
+// allows data: images; nothing leaves the server).
+func qrDataURL(uri string) template.URL {
+	key, err := otp.NewKeyFromURL(uri)
+	if err != nil {
+		return ""
+	}
+	img, err := key.Image(240, 240)
+	if err != nil {
+		return ""
+	}
+	var buf bytes.Buffer
+	if err := png.Encode(&buf, img); err != nil {
+		return ""
+	}
+	return template.URL("data:image/png;base64," + base64.StdEncoding.EncodeToString(buf.Bytes())) // #nosec: our own PNG
+}
