@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/flagshipctf/flagship/internal/ctf"
@@ -75,6 +76,13 @@ type challengeData struct {
 	Requires []platform.Prerequisite
 	Result   *platform.SubmitResult
 	Flag     string // what was sent, kept in the form after a wrong flag
+	// After solving: the writeups to read, and the caller's own.
+	Writeups []platform.WriteupView
+	Mine     *platform.WriteupView
+	Reason   string // why the caller's writeup was rejected
+	Draft    platform.WriteupInput
+	Stars    []int
+	Levels   []int
 }
 
 func (h *Handler) challenge(w http.ResponseWriter, r *http.Request) {
@@ -90,8 +98,70 @@ func (h *Handler) challengePage(w http.ResponseWriter, r *http.Request, v platfo
 		return
 	}
 	reqs, _ := h.svc.Prerequisites(slug, v)
-	p.Title, p.Viewer, p.Data = c.Title, v, challengeData{C: c, Requires: reqs, Result: res, Flag: flag}
+	d := challengeData{C: c, Requires: reqs, Result: res, Flag: flag, Stars: []int{1, 2, 3, 4, 5}, Levels: []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}}
+	if c.Solved {
+		if list, err := h.svc.Writeups(r.Context(), slug, v); err == nil {
+			for _, w := range list.Writeups {
+				if w.UserID == v.ID() {
+					mine := w
+					d.Mine = &mine
+					d.Draft = platform.WriteupInput{Title: w.Title, Content: w.Content, Images: w.Images}
+				} else {
+					d.Writeups = append(d.Writeups, w)
+				}
+			}
+		}
+		if d.Mine != nil {
+			_, d.Reason, _ = h.svc.MyWriteup(r.Context(), v, slug)
+		}
+	}
+	if draft, ok := p.Data.(platform.WriteupInput); ok {
+		d.Draft = draft // a refused draft stays in the form
+	}
+	p.Title, p.Viewer, p.Data = c.Title, v, d
 	h.render(w, r, "challenge", p)
+}
+
+// review rates a solved challenge.
+func (h *Handler) review(w http.ResponseWriter, r *http.Request) {
+	v, ok := h.signedIn(w, r)
+	if !ok {
+		return
+	}
+	stars, _ := strconv.Atoi(r.PostFormValue("stars"))
+	level, _ := strconv.Atoi(r.PostFormValue("difficulty"))
+	if _, err := h.svc.Review(r.Context(), v, r.PathValue("slug"), stars, level); err != nil {
+		h.challengeError(w, r, v, err, page{})
+		return
+	}
+	h.challengePage(w, r, v, page{Notice: "Thanks: your rating is saved."}, nil, "")
+}
+
+// writeup saves the caller's writeup of a solved challenge; it then awaits
+// moderation.
+func (h *Handler) writeup(w http.ResponseWriter, r *http.Request) {
+	v, ok := h.signedIn(w, r)
+	if !ok {
+		return
+	}
+	in := platform.WriteupInput{Title: r.PostFormValue("title"), Content: r.PostFormValue("content"),
+		Images: strings.Split(strings.ReplaceAll(r.PostFormValue("images"), "\r", ""), "\n")}
+	if _, err := h.svc.SaveWriteup(r.Context(), v, r.PathValue("slug"), in); err != nil {
+		h.challengeError(w, r, v, err, page{Data: in})
+		return
+	}
+	h.challengePage(w, r, v, page{Notice: "Your writeup is saved and awaits moderation."}, nil, "")
+}
+
+// challengeError shows a refused form on the challenge's page (or the
+// error page when there is no such challenge).
+func (h *Handler) challengeError(w http.ResponseWriter, r *http.Request, v platform.Viewer, err error, p page) {
+	if ctf.ErrorCode(err) == ctf.NotFound {
+		h.error(w, r, v, err)
+		return
+	}
+	p.Status, p.Error = statusOf(err), ctf.ErrorMessage(err)
+	h.challengePage(w, r, v, p, nil, "")
 }
 
 // submit checks a flag and shows the answer on the challenge's page: the

@@ -68,6 +68,8 @@ func (h *Handler) routes() {
 	h.mux.HandleFunc("GET /{$}", h.board)
 	h.mux.HandleFunc("GET /challenges/{slug}", h.challenge)
 	h.mux.HandleFunc("POST /challenges/{slug}/submit", h.submit)
+	h.mux.HandleFunc("POST /challenges/{slug}/review", h.review)
+	h.mux.HandleFunc("POST /challenges/{slug}/writeup", h.writeup)
 	h.mux.HandleFunc("GET /scoreboard", h.scoreboard)
 	h.mux.HandleFunc("GET /settings", h.settings)
 	h.mux.HandleFunc("POST /settings/profile", h.settingsForm(h.saveProfile))
