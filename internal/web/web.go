@@ -71,6 +71,8 @@ func (h *Handler) routes() {
 	h.mux.HandleFunc("POST /challenges/{slug}/review", h.review)
 	h.mux.HandleFunc("POST /challenges/{slug}/writeup", h.writeup)
 	h.mux.HandleFunc("GET /scoreboard", h.scoreboard)
+	h.mux.HandleFunc("GET /users/{id}", h.profile)
+	h.mux.HandleFunc("GET /me", h.me)
 	h.mux.HandleFunc("GET /settings", h.settings)
 	h.mux.HandleFunc("POST /settings/profile", h.settingsForm(h.saveProfile))
 	h.mux.HandleFunc("POST /settings/password", h.settingsForm(h.changePassword))

@@ -354,3 +354,29 @@ func TestRateAndWriteUp(t *testing.T) {
 	}
 	want(t, "rejected", pam.get("/challenges/warmup"), 200, "Rejected: Spoils &lt;i&gt;another&lt;/i&gt; one", `status rejected`)
 }
+
+func TestProfiles(t *testing.T) {
+	t.Parallel()
+	s := apitest.Start(t, event+`solves:
+  - {user: evil, challenge: warmup}
+`)
+	b := newBrowser(t, s)
+	board := b.get("/scoreboard")
+	link := regexp.MustCompile(`href="(/users/[0-9a-f-]{36})"`).FindStringSubmatch(board.body)
+	if link == nil {
+		t.Fatal("no profile link on the scoreboard")
+	}
+	p := b.get(link[1])
+	want(t, "public profile", p, 200, "&lt;script&gt;alert(1)&lt;/script&gt;", "#1", "First blood", "Warmup", "misc")
+	if strings.Contains(p.body, "evil@example.com") {
+		t.Error("the public profile shows the email")
+	}
+	want(t, "unknown profile", b.get("/users/nope"), 404)
+	want(t, "/me signed out", b.get("/me"), http.StatusSeeOther)
+	b.post("/login", url.Values{"username": {"evil"}, "password": {"evil-password"}})
+	me := b.get("/me")
+	if me.status != http.StatusSeeOther || me.header.Get("Location") != link[1] {
+		t.Fatalf("/me: %d %s", me.status, me.header.Get("Location"))
+	}
+	want(t, "own profile", b.get(link[1]), 200, "(you)")
+}
