@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/flagshipctf/flagship/internal/ctf"
 	"github.com/flagshipctf/flagship/internal/dataset"
@@ -488,4 +489,102 @@ func (s *Service) Export(ctx context.Context, v Viewer) (*dataset.Dataset, error
 	}
 	s.FlushTouches(ctx)
 	return s.db.Dump(ctx)
+}
+
+// Overview is the event at a glance, for its organisers.
+type Overview struct {
+	Players, Ranked, Solves int
+	Attempts                int64
+	SolvesPerHour           []HourCount // the last 48 hours with a solve, oldest first
+	Challenges              []ChallengeCount
+	FirstBloods             []FirstBlood // newest first
+}
+
+// HourCount is how many solves an hour saw.
+type HourCount struct {
+	Hour  time.Time
+	Count int
+}
+
+// ChallengeCount is a challenge's solves and attempts.
+type ChallengeCount struct {
+	Slug, Title string
+	Solves      int
+	Attempts    int64
+	Hidden      bool
+}
+
+// FirstBlood is a challenge's first solve by a player.
+type FirstBlood struct {
+	Slug, Title, UserID, Username string
+	At                            time.Time
+}
+
+// Overview returns the event at a glance: counts, solves per hour, the
+// challenges by solves (most solved first) and the latest first bloods.
+func (s *Service) Overview(ctx context.Context, v Viewer) (Overview, error) {
+	if !v.admin() {
+		return Overview{}, errNotAdmin
+	}
+	st := s.state()
+	st.mu.RLock()
+	defer st.mu.RUnlock()
+	var o Overview
+	perHour := map[time.Time]int{}
+	for _, u := range st.users {
+		if u.player {
+			o.Players++
+			if len(u.solves) > 0 {
+				o.Ranked++
+			}
+		}
+	}
+	for _, c := range st.visible {
+		o.Challenges = append(o.Challenges, ChallengeCount{Slug: c.Slug, Title: c.Title, Solves: len(c.playerSolves), Attempts: c.attempts()})
+		o.Solves += len(c.playerSolves)
+		o.Attempts += c.attempts()
+		for _, x := range c.playerSolves {
+			perHour[x.At.UTC().Truncate(time.Hour)]++
+		}
+		if len(c.playerSolves) > 0 {
+			x := c.playerSolves[0]
+			o.FirstBloods = append(o.FirstBloods, FirstBlood{Slug: c.Slug, Title: c.Title, UserID: x.user.ID, Username: x.user.Username, At: x.At})
+		}
+	}
+	for h, n := range perHour {
+		o.SolvesPerHour = append(o.SolvesPerHour, HourCount{Hour: h, Count: n})
+	}
+	sort.Slice(o.SolvesPerHour, func(i, j int) bool { return o.SolvesPerHour[i].Hour.Before(o.SolvesPerHour[j].Hour) })
+	if n := len(o.SolvesPerHour); n > 48 {
+		o.SolvesPerHour = o.SolvesPerHour[n-48:]
+	}
+	sort.SliceStable(o.Challenges, func(i, j int) bool { return o.Challenges[i].Solves > o.Challenges[j].Solves })
+	sort.Slice(o.FirstBloods, func(i, j int) bool { return o.FirstBloods[i].At.After(o.FirstBloods[j].At) })
+	if len(o.FirstBloods) > 10 {
+		o.FirstBloods = o.FirstBloods[:10]
+	}
+	return o, nil
+}
+
+// AdminChallenges lists every challenge, hidden ones included, in list
+// order (hidden last).
+func (s *Service) AdminChallenges(ctx context.Context, v Viewer) ([]ChallengeCount, error) {
+	if !v.admin() {
+		return nil, errNotAdmin
+	}
+	st := s.state()
+	st.mu.RLock()
+	defer st.mu.RUnlock()
+	out := []ChallengeCount{}
+	for _, c := range st.visible {
+		out = append(out, ChallengeCount{Slug: c.Slug, Title: c.Title, Solves: len(c.playerSolves), Attempts: c.attempts()})
+	}
+	var hidden []ChallengeCount
+	for _, c := range st.chals {
+		if c.Hidden {
+			hidden = append(hidden, ChallengeCount{Slug: c.Slug, Title: c.Title, Hidden: true, Attempts: c.wrong})
+		}
+	}
+	sort.Slice(hidden, func(i, j int) bool { return hidden[i].Slug < hidden[j].Slug })
+	return append(out, hidden...), nil
 }

@@ -40,10 +40,10 @@ func parsePages(funcs template.FuncMap) map[string]*template.Template {
 	pages := map[string]*template.Template{}
 	for _, n := range names {
 		base := strings.TrimSuffix(strings.TrimPrefix(n, "templates/"), ".html")
-		if base == "layout" {
+		if base == "layout" || base == "partials" {
 			continue
 		}
-		pages[base] = template.Must(template.New("layout.html").Funcs(funcs).ParseFS(templateFS, "templates/layout.html", n))
+		pages[base] = template.Must(template.New("layout.html").Funcs(funcs).ParseFS(templateFS, "templates/layout.html", "templates/partials.html", n))
 	}
 	return pages
 }
@@ -60,6 +60,14 @@ func (h *Handler) funcs() template.FuncMap {
 		},
 		"lower": strings.ToLower,
 		"add":   func(a, b int) int { return a + b },
+		"hasString": func(list []string, s string) bool {
+			for _, x := range list {
+				if x == s {
+					return true
+				}
+			}
+			return false
+		},
 	}
 }
 

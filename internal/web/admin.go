@@ -1,0 +1,312 @@
+package web
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/flagshipctf/flagship/internal/ctf"
+	"github.com/flagshipctf/flagship/internal/platform"
+)
+
+// The admin side: every page and form calls an admin use case, which
+// refuses anyone but an admin; the pages also check, to answer 403 before
+// showing any form.
+
+// admin returns the caller if they are an admin; else it answers (log in,
+// or 403) and returns false.
+func (h *Handler) admin(w http.ResponseWriter, r *http.Request) (platform.Viewer, bool) {
+	v, ok := h.signedIn(w, r)
+	if !ok {
+		return v, false
+	}
+	if v.User.Role != ctf.RoleAdmin || v.User.Banned {
+		h.error(w, r, v, ctf.Errorf(ctf.Forbidden, "only admins may see this page"))
+		return v, false
+	}
+	return v, true
+}
+
+type overviewData struct {
+	O       platform.Overview
+	MaxHour int
+	Pending int
+	Audit   []ctf.AuditEntry
+}
+
+func (h *Handler) adminOverview(w http.ResponseWriter, r *http.Request) {
+	v, ok := h.admin(w, r)
+	if !ok {
+		return
+	}
+	o, err := h.svc.Overview(r.Context(), v)
+	if err != nil {
+		h.error(w, r, v, err)
+		return
+	}
+	d := overviewData{O: o}
+	for _, hc := range o.SolvesPerHour {
+		d.MaxHour = max(d.MaxHour, hc.Count)
+	}
+	q, _ := h.svc.ModerationQueue(r.Context(), v)
+	d.Pending = len(q)
+	d.Audit, _ = h.svc.AuditLog(r.Context(), v, 0, 10)
+	h.render(w, r, "admin", page{Title: "Admin", Viewer: v, Data: d})
+}
+
+func (h *Handler) adminChallenges(w http.ResponseWriter, r *http.Request) {
+	v, ok := h.admin(w, r)
+	if !ok {
+		return
+	}
+	list, err := h.svc.AdminChallenges(r.Context(), v)
+	if err != nil {
+		h.error(w, r, v, err)
+		return
+	}
+	h.render(w, r, "admin-challenges", page{Title: "Challenges · Admin", Viewer: v, Data: list})
+}
+
+// challengeForm is the edit form of a challenge, as typed.
+type challengeForm struct {
+	In           platform.ChallengeInput
+	New          bool
+	Flags        []ctf.Flag // the challenge's, and blank rows for more
+	All          []platform.ChallengeCount
+	Categories   string
+	Tags         string
+	Port         string
+	Difficulties []string
+	MaxMiB       int
+}
+
+func (h *Handler) challengeFormPage(w http.ResponseWriter, r *http.Request, v platform.Viewer, f challengeForm, p page) {
+	f.All, _ = h.svc.AdminChallenges(r.Context(), v)
+	f.Difficulties = []string{ctf.Easy, ctf.Medium, ctf.Hard, ctf.Insane}
+	f.MaxMiB = platform.DefaultMaxFileBytes >> 20
+	if f.Categories == "" {
+		f.Categories = strings.Join(f.In.Categories, ", ")
+	}
+	if f.Tags == "" {
+		f.Tags = strings.Join(f.In.Tags, ", ")
+	}
+	if f.Port == "" && f.In.DockerPort != nil {
+		f.Port = strconv.Itoa(*f.In.DockerPort)
+	}
+	f.Flags = append(append([]ctf.Flag(nil), f.In.Flags...), ctf.Flag{Kind: ctf.FlagStatic}, ctf.Flag{Kind: ctf.FlagStatic})
+	p.Viewer, p.Data = v, f
+	if p.Title == "" {
+		p.Title = "Edit " + f.In.Title + " · Admin"
+		if f.New {
+			p.Title = "New challenge · Admin"
+		}
+	}
+	h.render(w, r, "admin-challenge", p)
+}
+
+func (h *Handler) adminNewChallenge(w http.ResponseWriter, r *http.Request) {
+	v, ok := h.admin(w, r)
+	if !ok {
+		return
+	}
+	h.challengeFormPage(w, r, v, challengeForm{New: true, In: platform.ChallengeInput{Difficulty: ctf.Medium, Points: 100, Hidden: true}}, page{})
+}
+
+func (h *Handler) adminEditChallenge(w http.ResponseWriter, r *http.Request) {
+	v, ok := h.admin(w, r)
+	if !ok {
+		return
+	}
+	in, err := h.svc.ChallengeForEdit(r.Context(), v, r.PathValue("slug"))
+	if err != nil {
+		h.error(w, r, v, err)
+		return
+	}
+	h.challengeFormPage(w, r, v, challengeForm{In: in}, page{})
+}
+
+// adminSaveChallenge creates (no id) or edits a challenge from the form,
+// with an uploaded file (size-limited) or a link.
+func (h *Handler) adminSaveChallenge(w http.ResponseWriter, r *http.Request) {
+	v, ok := h.admin(w, r)
+	if !ok {
+		return
+	}
+	r.Body = http.MaxBytesReader(w, r.Body, int64(platform.DefaultMaxFileBytes)+1<<20)
+	if err := r.ParseMultipartForm(1 << 20); err != nil && !errors.Is(err, http.ErrNotMultipart) {
+		var tooBig *http.MaxBytesError
+		msg := "the form could not be read"
+		if errors.As(err, &tooBig) {
+			msg = fmt.Sprintf("the file is larger than the %d MiB allowed", platform.DefaultMaxFileBytes>>20)
+		}
+		h.error(w, r, v, ctf.Errorf(ctf.Invalid, "%s", msg))
+		return
+	}
+	f := challengeForm{New: r.FormValue("id") == "", Categories: r.FormValue("categories"), Tags: r.FormValue("tags"), Port: r.FormValue("dockerPort")}
+	in := platform.ChallengeInput{ID: r.FormValue("id"), Slug: r.FormValue("slug"), Title: r.FormValue("title"),
+		Description: r.FormValue("description"), Type: r.FormValue("type"), Difficulty: r.FormValue("difficulty"),
+		Author: strings.TrimSpace(r.FormValue("author")), HasInstance: r.FormValue("hasInstance") == "1",
+		Hidden: r.FormValue("hidden") == "1", ConnectionInfo: r.FormValue("connectionInfo"), RemoveFile: r.FormValue("removeFile") == "1",
+		Categories: splitList(f.Categories), Tags: splitList(f.Tags), Requires: r.Form["requires"]}
+	var err error
+	if in.Points, err = strconv.Atoi(strings.TrimSpace(r.FormValue("points"))); err != nil {
+		err = ctf.FieldErrorf("points", "must be a whole number")
+	}
+	if p := strings.TrimSpace(f.Port); p != "" && err == nil {
+		n, perr := strconv.Atoi(p)
+		if perr != nil {
+			err = ctf.FieldErrorf("dockerPort", "must be a port number")
+		}
+		in.DockerPort = &n
+	}
+	for i := 0; ; i++ {
+		k := strconv.Itoa(i)
+		kind, ok := r.Form["flagKind"+k]
+		if !ok {
+			break
+		}
+		if content := r.FormValue("flagContent" + k); strings.TrimSpace(content) != "" {
+			in.Flags = append(in.Flags, ctf.Flag{Kind: kind[0], Content: content, CaseInsensitive: r.FormValue("flagCI"+k) == "1"})
+		}
+	}
+	if url := strings.TrimSpace(r.FormValue("fileURL")); url != "" {
+		in.File = &platform.FileInput{Name: r.FormValue("fileName"), URL: url}
+		if in.File.Name == "" {
+			in.File.Name = url[strings.LastIndex(url, "/")+1:]
+		}
+	} else if file, header, ferr := r.FormFile("file"); ferr == nil {
+		data, rerr := io.ReadAll(file)
+		file.Close()
+		if rerr != nil {
+			err = ctf.Errorf(ctf.Invalid, "the file could not be read")
+		}
+		in.File = &platform.FileInput{Name: header.Filename, Data: data}
+	}
+	if err == nil {
+		var c ctf.Challenge
+		if c, err = h.svc.SaveChallenge(r.Context(), v, in); err == nil {
+			redirect(w, r, "/admin/challenges/"+c.Slug+"?saved=1")
+			return
+		}
+	}
+	f.In = in
+	p := page{Status: statusOf(err), Error: ctf.ErrorMessage(err)}
+	h.challengeFormPage(w, r, v, f, p)
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, x := range strings.Split(s, ",") {
+		if x = strings.TrimSpace(x); x != "" {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+func (h *Handler) adminWriteups(w http.ResponseWriter, r *http.Request) {
+	v, ok := h.admin(w, r)
+	if !ok {
+		return
+	}
+	h.writeupQueue(w, r, v, page{})
+}
+
+func (h *Handler) writeupQueue(w http.ResponseWriter, r *http.Request, v platform.Viewer, p page) {
+	q, err := h.svc.ModerationQueue(r.Context(), v)
+	if err != nil {
+		h.error(w, r, v, err)
+		return
+	}
+	p.Title, p.Viewer, p.Data = "Writeups · Admin", v, q
+	h.render(w, r, "admin-writeups", p)
+}
+
+func (h *Handler) adminModerate(w http.ResponseWriter, r *http.Request) {
+	v, ok := h.admin(w, r)
+	if !ok {
+		return
+	}
+	approve := r.PostFormValue("decision") == "approve"
+	_, err := h.svc.ModerateWriteup(r.Context(), v, r.PostFormValue("id"), approve, r.PostFormValue("reason"))
+	p := page{Notice: "Writeup rejected."}
+	if approve {
+		p.Notice = "Writeup approved."
+	}
+	if err != nil {
+		p = page{Status: statusOf(err), Error: ctf.ErrorMessage(err)}
+	}
+	h.writeupQueue(w, r, v, p)
+}
+
+type usersData struct {
+	Query string
+	Users []platform.UserView
+	More  int
+}
+
+const usersPageSize = 100
+
+func (h *Handler) adminUsers(w http.ResponseWriter, r *http.Request) {
+	v, ok := h.admin(w, r)
+	if !ok {
+		return
+	}
+	h.usersPage(w, r, v, page{}, r.URL.Query().Get("q"))
+}
+
+func (h *Handler) usersPage(w http.ResponseWriter, r *http.Request, v platform.Viewer, p page, q string) {
+	users, err := h.svc.Users(r.Context(), v, q)
+	if err != nil {
+		h.error(w, r, v, err)
+		return
+	}
+	d := usersData{Query: q, Users: users}
+	if len(users) > usersPageSize {
+		d.Users, d.More = users[:usersPageSize], len(users)-usersPageSize
+	}
+	p.Title, p.Viewer, p.Data = "Users · Admin", v, d
+	h.render(w, r, "admin-users", p)
+}
+
+// adminUserAction bans, unbans, promotes or demotes a user.
+func (h *Handler) adminUserAction(w http.ResponseWriter, r *http.Request) {
+	v, ok := h.admin(w, r)
+	if !ok {
+		return
+	}
+	id, action := r.PostFormValue("id"), r.PostFormValue("action")
+	var err error
+	switch action {
+	case "ban", "unban":
+		_, err = h.svc.SetBanned(r.Context(), v, id, action == "ban")
+	case "promote":
+		_, err = h.svc.SetRole(r.Context(), v, id, ctf.RoleAdmin)
+	case "demote":
+		_, err = h.svc.SetRole(r.Context(), v, id, ctf.RolePlayer)
+	default:
+		err = ctf.Errorf(ctf.Invalid, "unknown action %q", action)
+	}
+	p := page{Notice: "Done."}
+	if err != nil {
+		p = page{Status: statusOf(err), Error: ctf.ErrorMessage(err)}
+	}
+	h.usersPage(w, r, v, p, r.PostFormValue("q"))
+}
+
+func (h *Handler) adminAudit(w http.ResponseWriter, r *http.Request) {
+	v, ok := h.admin(w, r)
+	if !ok {
+		return
+	}
+	before, _ := strconv.ParseInt(r.URL.Query().Get("before"), 10, 64)
+	log, err := h.svc.AuditLog(r.Context(), v, before, 100)
+	if err != nil {
+		h.error(w, r, v, err)
+		return
+	}
+	h.render(w, r, "admin-audit", page{Title: "Audit log · Admin", Viewer: v, Data: log})
+}
