@@ -1,0 +1,116 @@
+package webtest
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/flagshipctf/flagship/internal/store/storetest"
+)
+
+func TestMain(m *testing.M) { storetest.Main(m) }
+
+// chromium finds Debian's Chromium; the tests skip without it (and a skip
+// fails CI, which installs it).
+func chromium(t *testing.T) string {
+	t.Helper()
+	for _, p := range []string{os.Getenv("FLAGSHIP_CHROMIUM"), "/usr/bin/chromium", "/usr/bin/chromium-browser"} {
+		if p == "" {
+			continue
+		}
+		if _, err := exec.LookPath(p); err == nil {
+			return p
+		}
+	}
+	t.Skip("browser tests need Chromium: apt-get install chromium (or set FLAGSHIP_CHROMIUM)")
+	return ""
+}
+
+// newBrowser starts a headless Chromium with a fresh profile for the test
+// and returns a tab's context, closed at the test's end.
+func newBrowser(t *testing.T) context.Context {
+	t.Helper()
+	exe := chromium(t)
+	opts := []chromedp.ExecAllocatorOption{
+		chromedp.ExecPath(exe), chromedp.Headless, chromedp.NoSandbox, chromedp.Flag("disable-gpu", true),
+		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true), chromedp.Flag("no-first-run", true), chromedp.Flag("disable-quic", true),
+		chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(1280, 900),
+	}
+	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancelC := chromedp.NewContext(actx)
+	t.Cleanup(func() { cancelC(); cancelA() })
+	// The first action on the tab's own context starts the browser.
+	if err := chromedp.Do(ctx); err != nil {
+		t.Fatalf("start Chromium: %v", err)
+	}
+	return ctx
+}
+
+// step runs actions with a time limit, failing the test with label.
+func step(t *testing.T, ctx context.Context, label string, actions ...chromedp.Action[chromedp.Void]) {
+	t.Helper()
+	tctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	defer cancel()
+	if err := chromedp.Do(tctx, actions...); err != nil {
+		t.Fatalf("%s: %v", label, err)
+	}
+}
+
+// text returns the text of the first element sel selects.
+func text(t *testing.T, ctx context.Context, sel string) string {
+	t.Helper()
+	tctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	defer cancel()
+	s, err := chromedp.Run(tctx, chromedp.Text(chromedp.CSS(sel)))
+	if err != nil {
+		t.Fatalf("text of %s: %v", sel, err)
+	}
+	return s
+}
+
+// screenshot saves the page to docs/screenshots when FLAGSHIP_SCREENSHOTS
+// is set (the README shows them), else to the test's temporary directory.
+func screenshot(t *testing.T, ctx context.Context, name string) string {
+	t.Helper()
+	dir := os.Getenv("FLAGSHIP_SCREENSHOTS")
+	if dir == "" {
+		dir = t.TempDir()
+	}
+	tctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	defer cancel()
+	buf, err := chromedp.Run(tctx, chromedp.FullScreenshot(100)) // quality 100: PNG
+	if err != nil {
+		t.Fatalf("screenshot %s: %v", name, err)
+	}
+	p := filepath.Join(dir, name+".png")
+	if err := os.WriteFile(p, buf, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// contains waits until the text of the first element sel selects
+// contains want: after a form, so that the next step acts on the new page.
+func contains(sel, want string) chromedp.Action[chromedp.Void] {
+	js := fmt.Sprintf(`(() => { const e = document.querySelector(%q); return !!e && e.textContent.includes(%q); })()`, sel, want)
+	return chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		// Evaluated again and again rather than polled in the page: the
+		// form's navigation replaces the page under a poll.
+		for {
+			if ok, err := chromedp.Evaluate[bool](js)(ctx, t); err == nil && ok {
+				return nil
+			}
+			select {
+			case <-ctx.Done():
+				return fmt.Errorf("waiting for %q in %s: %w", want, sel, ctx.Err())
+			case <-time.After(50 * time.Millisecond):
+			}
+		}
+	})
+}
