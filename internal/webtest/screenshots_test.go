@@ -1,0 +1,42 @@
+package webtest
+
+import (
+	"context"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+	"github.com/flagshipctf/flagship/internal/apitest"
+	"github.com/flagshipctf/flagship/internal/ctf"
+	"github.com/flagshipctf/flagship/internal/demo"
+	"github.com/flagshipctf/flagship/internal/platform"
+)
+
+// TestScreenshots takes the README's pictures from the demo event: the
+// board, a challenge, the scoreboard with its graph, settings and the admin
+// overview. FLAGSHIP_SCREENSHOTS=docs/screenshots (from the repository's
+// root: ../../docs/screenshots) saves them there.
+func TestScreenshots(t *testing.T) {
+	s := apitest.Start(t, string(demo.Dataset))
+	if _, err := s.Svc.CreateUser(context.Background(), platform.Operator, platform.NewUser{Username: "organiser2",
+		Email: "organiser2@example.com", Password: "organiser-password", Role: ctf.RoleAdmin}); err != nil {
+		t.Fatal(err)
+	}
+	ctx := newBrowser(t)
+	step(t, ctx, "log in", append([]chromedp.Action[chromedp.Void]{chromedp.Navigate(s.URL + "/login")},
+		fill(map[string]string{"username": "demo", "password": demo.DemoPassword}, `form[action="/login"] button[type=submit]`)...)...)
+	step(t, ctx, "board", chromedp.WaitVisible(chromedp.CSS(".cards")))
+	screenshot(t, ctx, "board")
+	step(t, ctx, "challenge", chromedp.Navigate(s.URL+"/challenges/baby-rsa"), chromedp.WaitVisible(chromedp.CSS("article.challenge")))
+	screenshot(t, ctx, "challenge")
+	step(t, ctx, "scoreboard", chromedp.Navigate(s.URL+"/scoreboard"), chromedp.WaitVisible(chromedp.CSS("svg.graph polyline")))
+	screenshot(t, ctx, "scoreboard")
+	step(t, ctx, "settings", chromedp.Navigate(s.URL+"/settings"), chromedp.Click(chromedp.CSS(`form[action="/theme"] button`)),
+		chromedp.WaitVisible(chromedp.CSS(`html[data-theme="light"] #keys`)))
+	screenshot(t, ctx, "settings-light-theme")
+
+	admin := newBrowser(t)
+	step(t, admin, "admin", append([]chromedp.Action[chromedp.Void]{chromedp.Navigate(s.URL + "/login?next=/admin")},
+		fill(map[string]string{"username": "organiser2", "password": "organiser-password"}, `form[action="/login"] button[type=submit]`)...)...)
+	step(t, admin, "overview", chromedp.WaitVisible(chromedp.CSS("dl.stats")))
+	screenshot(t, admin, "admin-overview")
+}
