@@ -6,12 +6,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/flagshipctf/flagship/internal/ctf"
+	"github.com/flagshipctf/flagship/internal/secret"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
 	"os/signal"
+	"regexp"
 	"runtime"
 	"strconv"
 	"strings"
@@ -279,6 +282,47 @@ var scenarios = map[string]scenario{
 		return out
 	}},
 	"Health": {200, func(e *Env) []*call { return []*call{get("/api/public/health")} }},
+
+	// The web app's pages, built from the hot state.
+	"WebBoardAnon": {200, func(e *Env) []*call { return []*call{get("/")} }},
+	"WebBoardPlayer": {200, func(e *Env) []*call {
+		var out []*call
+		for _, c := range sessionCookies(e) {
+			out = append(out, get("/", c))
+		}
+		return out
+	}},
+	"WebChallengePlayer": {200, func(e *Env) []*call {
+		var out []*call
+		for i, c := range sessionCookies(e) {
+			out = append(out, get("/challenges/"+e.Slugs[(i*7)%len(e.Slugs)], c))
+		}
+		return out
+	}},
+	"WebScoreboard":      {200, func(e *Env) []*call { return []*call{get("/scoreboard")} }},
+	"WebScoreboardPage9": {200, func(e *Env) []*call { return []*call{get("/scoreboard?page=9")} }},
+}
+
+// sessionCookies opens a web session for each keyed player (at most 100)
+// and returns their Cookie headers.
+func sessionCookies(e *Env) []string {
+	ctx := context.Background()
+	var out []string
+	for i, k := range e.Keys {
+		if i == 100 {
+			break
+		}
+		token, hash := secret.NewSessionToken()
+		now := time.Now()
+		if _, err := e.DB.CreateSession(ctx, ctf.Session{IDHash: hash, UserID: k.UserID, CreatedAt: now, ExpiresAt: now.Add(time.Hour), LastSeenAt: now}); err != nil {
+			panic(err)
+		}
+		out = append(out, "Cookie: flagship_session="+token)
+	}
+	if err := e.Svc.Refresh(ctx); err != nil {
+		panic(err)
+	}
+	return out
 }
 
 // consumed counts the SubmitCorrect targets used so far in this process.
@@ -353,7 +397,31 @@ func BenchmarkChallengesAnon(b *testing.B) {
 	reportSizes(b, fullEnv(b).Handler, "/api/public/challenges")
 }
 
-func BenchmarkChallengesAnonGzip(b *testing.B)    { run(b, "ChallengesAnonGzip") }
+func BenchmarkChallengesAnonGzip(b *testing.B) { run(b, "ChallengesAnonGzip") }
+func BenchmarkWebBoardAnon(b *testing.B)       { run(b, "WebBoardAnon") }
+func BenchmarkWebBoardPlayer(b *testing.B)     { run(b, "WebBoardPlayer") }
+func BenchmarkWebChallengePlayer(b *testing.B) { run(b, "WebChallengePlayer") }
+func BenchmarkWebScoreboard(b *testing.B)      { run(b, "WebScoreboard") }
+func BenchmarkWebScoreboardPage9(b *testing.B) { run(b, "WebScoreboardPage9") }
+
+// BenchmarkWebFirstVisit reports what a first visit to the board
+// transfers, the page and its assets, gzipped as a browser asks.
+func BenchmarkWebFirstVisit(b *testing.B) {
+	e := fullEnv(b)
+	rec := httptest.NewRecorder()
+	e.Handler.ServeHTTP(rec, httptest.NewRequest("GET", "/", nil))
+	paths := append([]string{"/"}, regexp.MustCompile(`/static/[a-z]+\.[0-9a-f]{10}\.(css|js)`).FindAllString(rec.Body.String(), -1)...)
+	var total int64
+	for i := 0; i < b.N; i++ {
+		total = 0
+		for _, p := range paths {
+			w := NewDiscard()
+			get(p, "Accept-Encoding: gzip, deflate, br").do(e.Handler, w)
+			total += w.Bytes
+		}
+	}
+	b.ReportMetric(float64(total), "first-visit-B")
+}
 func BenchmarkChallengesNotModified(b *testing.B) { run(b, "ChallengesNotModified") }
 func BenchmarkChallengesAuth(b *testing.B)        { run(b, "ChallengesAuth") }
 func BenchmarkChallengesAuthGzip(b *testing.B)    { run(b, "ChallengesAuthGzip") }

@@ -5,6 +5,8 @@
 package web
 
 import (
+	"bytes"
+	"compress/gzip"
 	"crypto/sha256"
 	"embed"
 	"encoding/hex"
@@ -131,11 +133,12 @@ const contentSecurityPolicy = "default-src 'none'; script-src 'self'; style-src 
 type assets struct {
 	byName map[string]string // app.css -> app.3f2a9c1b.css
 	files  map[string][]byte // hashed name -> bytes
+	gz     map[string][]byte // hashed name -> gzipped bytes
 	types  map[string]string
 }
 
 func loadAssets() assets {
-	a := assets{byName: map[string]string{}, files: map[string][]byte{}, types: map[string]string{}}
+	a := assets{byName: map[string]string{}, files: map[string][]byte{}, gz: map[string][]byte{}, types: map[string]string{}}
 	entries, err := fs.ReadDir(staticFS, "static")
 	if err != nil {
 		panic("web: static files: " + err.Error()) // embedded: cannot fail
@@ -150,6 +153,11 @@ func loadAssets() assets {
 		hashed := strings.TrimSuffix(e.Name(), ext) + "." + hex.EncodeToString(sum[:])[:10] + ext
 		a.byName[e.Name()] = hashed
 		a.files[hashed] = data
+		var gz bytes.Buffer
+		zw, _ := gzip.NewWriterLevel(&gz, gzip.BestCompression)
+		zw.Write(data)
+		zw.Close()
+		a.gz[hashed] = gz.Bytes()
 		a.types[hashed] = map[string]string{".css": "text/css; charset=utf-8", ".js": "text/javascript; charset=utf-8",
 			".svg": "image/svg+xml"}[ext]
 	}
@@ -163,9 +171,15 @@ func (h *Handler) static(w http.ResponseWriter, r *http.Request) {
 		http.NotFound(w, r)
 		return
 	}
-	w.Header().Set("Content-Type", h.assets.types[name])
-	w.Header().Set("Cache-Control", "public, max-age=31536000, immutable")
-	http.ServeContent(w, r, name, time.Time{}, strings.NewReader(string(data)))
+	hd := w.Header()
+	hd.Set("Content-Type", h.assets.types[name])
+	hd.Set("Cache-Control", "public, max-age=31536000, immutable")
+	hd.Set("Vary", "Accept-Encoding")
+	if strings.Contains(r.Header.Get("Accept-Encoding"), "gzip") && r.Header.Get("Range") == "" {
+		hd.Set("Content-Encoding", "gzip")
+		data = h.assets.gz[name]
+	}
+	http.ServeContent(w, r, name, time.Time{}, bytes.NewReader(data))
 }
 
 // viewer resolves the signed-in user from the session cookie; a stale

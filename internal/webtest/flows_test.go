@@ -72,11 +72,15 @@ func TestPlayerJourney(t *testing.T) {
 		fill(map[string]string{"username": "newbie", "password": "a long password", "code": code}, `form[action="/login"] button[type=submit]`)...)...)
 	step(t, ctx, "logged in", chromedp.WaitVisible(chromedp.CSS(`a.who`)))
 
-	step(t, ctx, "solve", chromedp.Navigate(s.URL+"/challenges/warmup"), chromedp.SendKeys(chromedp.CSS("#flag"), "flag{warm}"),
-		chromedp.Click(chromedp.CSS(`form[data-submit] button`)), chromedp.WaitVisible(chromedp.CSS(".badges")))
-	if b := text(t, ctx, ".badges"); !strings.Contains(b, "First solve") {
+	// The flag form answers without a reload (app.js, through the API).
+	step(t, ctx, "wrong flag", chromedp.Navigate(s.URL+"/challenges/warmup"), chromedp.SendKeys(chromedp.CSS("#flag"), "flag{nope}"),
+		chromedp.Click(chromedp.CSS(`form[data-submit] button`)), contains(".flag-result", "Wrong flag."))
+	step(t, ctx, "solve", chromedp.SetValue(chromedp.CSS("#flag"), "flag{warm}"),
+		chromedp.Click(chromedp.CSS(`form[data-submit] button`)), contains(".flag-result", "Correct! +50 points."))
+	if b := text(t, ctx, ".flag-result"); !strings.Contains(b, "First solve") {
 		t.Fatalf("badges shown: %q", b)
 	}
+	step(t, ctx, "to the rating", chromedp.Click(chromedp.CSS(".flag-result a")), chromedp.WaitVisible(chromedp.CSS(`form[action$="/review"]`)))
 	screenshot(t, ctx, "challenge")
 	step(t, ctx, "rate", chromedp.SetValue(chromedp.CSS(`select[name=stars]`), "5"), chromedp.SetValue(chromedp.CSS(`select[name=difficulty]`), "2"),
 		chromedp.Click(chromedp.CSS(`form[action$="/review"] button`)), contains(".alert.notice", "rating is saved"))

@@ -12,3 +12,55 @@ document.addEventListener("click", (e) => {
     });
   }
 });
+
+// Flag forms: submit without a reload, through the public API (the session
+// cookie authenticates it), and say plainly what happened. Without this
+// script the form posts and the page answers the same.
+document.addEventListener("submit", async (e) => {
+  const form = e.target.closest("form[data-submit]");
+  if (!form) return;
+  e.preventDefault();
+  const input = form.querySelector("input[name=flag]");
+  const button = form.querySelector("button");
+  let out = form.parentElement.querySelector(".flag-result");
+  if (!out) {
+    out = document.createElement("p");
+    out.className = "flag-result alert";
+    out.setAttribute("role", "status");
+    form.after(out);
+  }
+  button.disabled = true;
+  try {
+    const path = new URL(form.action).pathname; // /challenges/{slug}/submit
+    const r = await fetch("/api/public" + path, {
+      method: "POST", credentials: "same-origin",
+      headers: {"Content-Type": "application/json"},
+      body: JSON.stringify({flag: input.value}),
+    });
+    const body = await r.json().catch(() => ({}));
+    if (r.ok) {
+      const badges = (body.result.newBadges || []).map((b) => b.icon + " " + b.title).join(", ");
+      out.className = "flag-result alert notice";
+      out.textContent = "Correct! +" + body.result.points + " points." + (badges ? " New badges: " + badges + "." : "");
+      const more = document.createElement("a");
+      more.href = location.pathname;
+      more.textContent = " Rate it and read the writeups.";
+      out.append(more);
+      form.remove();
+      return;
+    }
+    out.className = "flag-result alert error";
+    if (r.status === 429) {
+      const wait = r.headers.get("Retry-After");
+      out.textContent = "Too many wrong flags: wait " + (wait ? wait + " seconds" : "a little") + " before the next try.";
+    } else if (r.status === 400 && body.error === "wrong flag") {
+      out.textContent = "Wrong flag.";
+    } else {
+      out.textContent = body.error || "Something went wrong; try again.";
+    }
+  } catch {
+    form.submit(); // no network answer: fall back to the plain form
+  } finally {
+    button.disabled = false;
+  }
+});
