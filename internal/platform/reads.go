@@ -48,16 +48,18 @@ func (s *Service) Leaderboard(have func(userID string, version uint64) bool) (ui
 	return st.solveVer, rows
 }
 
-// RankedEntry is a leaderboard entry with its rank.
+// RankedEntry is a leaderboard entry with its rank and solve count.
 type RankedEntry struct {
-	Rank int
+	Rank        int
+	TotalSolves int
 	LeaderboardEntry
 }
 
 // LeaderboardPage returns the ranked players from offset (0-based), at most
 // limit of them, and how many are ranked: a page of a board too big to send
-// whole.
-func (s *Service) LeaderboardPage(offset, limit int) (total int, page []RankedEntry) {
+// whole. Without solves, each entry's Solves is empty (TotalSolves says
+// how many): a table needs no timeline.
+func (s *Service) LeaderboardPage(offset, limit int, solves bool) (total int, page []RankedEntry) {
 	st := s.state()
 	st.mu.RLock()
 	defer st.mu.RUnlock()
@@ -67,7 +69,17 @@ func (s *Service) LeaderboardPage(offset, limit int) (total int, page []RankedEn
 	end := min(offset+max(limit, 0), total)
 	page = make([]RankedEntry, 0, end-offset)
 	for i := offset; i < end; i++ {
-		page = append(page, RankedEntry{Rank: i + 1, LeaderboardEntry: *order[i].leaderboardEntry()})
+		u := order[i]
+		e := RankedEntry{Rank: i + 1, TotalSolves: len(u.solves)}
+		if solves {
+			e.LeaderboardEntry = *u.leaderboardEntry()
+		} else {
+			e.LeaderboardEntry = LeaderboardEntry{ID: u.ID, Name: displayName(u), Username: u.Username, Image: u.Image, TotalPoints: u.points}
+			if last, ok := u.lastSolvedAt(); ok {
+				e.LastSolvedAt = last.At
+			}
+		}
+		page = append(page, e)
 	}
 	return total, page
 }
@@ -117,6 +129,21 @@ func (s *Service) ChallengeList(have func(challengeID string, version uint64) bo
 		}
 	}
 	return st.listVer, rows
+}
+
+// MarksInList appends to solved and unlocked, for each entry of the
+// challenge list in order, whether userID solved it and may submit to it,
+// and returns the list's version (see SolvedInList).
+func (s *Service) MarksInList(userID string, solved, unlocked []bool) (uint64, []bool, []bool) {
+	st := s.state()
+	st.mu.RLock()
+	defer st.mu.RUnlock()
+	u := st.users[userID]
+	for _, c := range st.visible {
+		solved = append(solved, u != nil && u.solved[c.ID] != nil)
+		unlocked = append(unlocked, st.unlocked(c, u))
+	}
+	return st.listVer, solved, unlocked
 }
 
 // SolvedInList appends to solved, for each entry of the challenge list in

@@ -1,11 +1,15 @@
 package web
 
 import (
+	"bytes"
+	"html/template"
 	"net/http"
 	"net/url"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/flagshipctf/flagship/internal/ctf"
 	"github.com/flagshipctf/flagship/internal/platform"
@@ -27,8 +31,78 @@ type boardData struct {
 }
 
 type boardGroup struct {
-	Category   string
-	Challenges []platform.ChallengeDetail
+	Category string
+	Cards    []template.HTML
+}
+
+// boardSnap is the board's cards at one version of the challenge list:
+// each card rendered once per version in its four looks (solved or not,
+// locked or not), so a player's board is assembled, not rendered.
+type boardSnap struct {
+	version uint64
+	cards   []*card
+}
+
+type card struct {
+	id      string
+	version uint64
+	sum     platform.ChallengeSummary
+	html    [4]template.HTML // solved*2 + unlocked
+}
+
+type boardCache struct {
+	mu  sync.Mutex
+	cur atomic.Pointer[boardSnap]
+}
+
+// get returns the cards at the service's current version, rendering only
+// those whose version moved.
+func (c *boardCache) get(h *Handler) *boardSnap {
+	if s := c.cur.Load(); s != nil && s.version == h.svc.ChallengeListVersion() {
+		return s
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	old := c.cur.Load()
+	if old != nil && old.version == h.svc.ChallengeListVersion() {
+		return old
+	}
+	byID := map[string]*card{}
+	if old != nil {
+		for _, x := range old.cards {
+			byID[x.id] = x
+		}
+	}
+	v, rows := h.svc.ChallengeList(func(id string, ver uint64) bool {
+		x := byID[id]
+		return x != nil && x.version == ver
+	})
+	snap := &boardSnap{version: v, cards: make([]*card, len(rows))}
+	for i, r := range rows {
+		x := byID[r.ChallengeID]
+		if r.Summary != nil {
+			x = h.renderCard(r.ChallengeID, r.Version, *r.Summary)
+		}
+		snap.cards[i] = x
+	}
+	c.cur.Store(snap)
+	return snap
+}
+
+func (h *Handler) renderCard(id string, version uint64, sum platform.ChallengeSummary) *card {
+	x := &card{id: id, version: version, sum: sum}
+	for i := range x.html {
+		var buf bytes.Buffer
+		d := struct {
+			platform.ChallengeSummary
+			Solved, Unlocked bool
+		}{sum, i >= 2, i%2 == 1}
+		if err := h.cardTmpl.Execute(&buf, d); err != nil {
+			h.log.Error("render a card", "err", err)
+		}
+		x.html[i] = template.HTML(buf.String()) // #nosec: html/template's output
+	}
+	return x
 }
 
 func (h *Handler) board(w http.ResponseWriter, r *http.Request) {
@@ -36,34 +110,50 @@ func (h *Handler) board(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	d := boardData{Category: q.Get("category"), Difficulty: q.Get("difficulty"), Unsolved: q.Get("unsolved") == "1",
 		Difficulties: []string{ctf.Easy, ctf.Medium, ctf.Hard, ctf.Insane}}
-	all := h.svc.Board(v)
-	d.Total = len(all)
+	var snap *boardSnap
+	var solved, unlocked []bool
+	for {
+		var ver uint64
+		ver, solved, unlocked = h.svc.MarksInList(v.ID(), solved[:0], unlocked[:0])
+		if snap = h.boards.get(h); snap.version == ver && len(snap.cards) == len(solved) {
+			break
+		}
+		// The list moved between the two reads: read both again.
+	}
+	d.Total = len(snap.cards)
 	groups := map[string]int{}
-	for _, c := range all {
-		if c.Solved {
+	for i, c := range snap.cards {
+		if solved[i] {
 			d.Solved++
 		}
-		for _, cat := range c.Categories {
+		for _, cat := range c.sum.Categories {
 			if !slices.Contains(d.Categories, cat) {
 				d.Categories = append(d.Categories, cat)
 			}
 		}
-		if (d.Difficulty != "" && c.Difficulty != d.Difficulty) || (d.Unsolved && c.Solved) ||
-			(d.Category != "" && !slices.Contains(c.Categories, d.Category)) {
+		if (d.Difficulty != "" && c.sum.Difficulty != d.Difficulty) || (d.Unsolved && solved[i]) ||
+			(d.Category != "" && !slices.Contains(c.sum.Categories, d.Category)) {
 			continue
 		}
 		d.Shown++
-		cat := c.Categories[0]
+		cat := c.sum.Categories[0]
 		if d.Category != "" {
 			cat = d.Category
 		}
-		i, ok := groups[cat]
+		g, ok := groups[cat]
 		if !ok {
-			i = len(d.Groups)
-			groups[cat] = i
+			g = len(d.Groups)
+			groups[cat] = g
 			d.Groups = append(d.Groups, boardGroup{Category: cat})
 		}
-		d.Groups[i].Challenges = append(d.Groups[i].Challenges, c)
+		look := 0
+		if solved[i] {
+			look += 2
+		}
+		if unlocked[i] {
+			look++
+		}
+		d.Groups[g].Cards = append(d.Groups[g].Cards, c.html[look])
 	}
 	slices.Sort(d.Categories)
 	slices.SortStableFunc(d.Groups, func(a, b boardGroup) int { return strings.Compare(a.Category, b.Category) })

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/flagshipctf/flagship/internal/platform"
@@ -29,16 +30,36 @@ func (h *Handler) scoreboard(w http.ResponseWriter, r *http.Request) {
 	v := h.viewer(w, r)
 	pageNo, _ := strconv.Atoi(r.URL.Query().Get("page"))
 	pageNo = max(pageNo, 1)
-	total, rows := h.svc.LeaderboardPage((pageNo-1)*scorePageSize, scorePageSize)
+	total, rows := h.svc.LeaderboardPage((pageNo-1)*scorePageSize, scorePageSize, false)
 	d := scoreboardData{Rows: rows, Page: pageNo, Total: total, Pages: max((total+scorePageSize-1)/scorePageSize, 1)}
 	if v.User != nil {
 		if p := h.svc.Profile(v.User.ID); p != nil && p.Rank > 0 && p.Rank <= total {
 			d.MyRank, d.MyPage = p.Rank, (p.Rank-1)/scorePageSize+1
 		}
 	}
-	_, d.Top = h.svc.LeaderboardPage(0, 10)
-	d.Graph = scoreGraph(d.Top)
+	d.Top, d.Graph = h.graph.get(h.svc)
 	h.render(w, r, "scoreboard", page{Title: "Scoreboard", Viewer: v, Data: d})
+}
+
+// graphCache keeps the top 10 and their graph for one version of the
+// leaderboard: the same for every visitor, drawn once per change.
+type graphCache struct {
+	mu      sync.Mutex
+	version uint64
+	valid   bool
+	top     []platform.RankedEntry
+	svg     template.HTML
+}
+
+func (c *graphCache) get(svc *platform.Service) ([]platform.RankedEntry, template.HTML) {
+	v := svc.LeaderboardVersion()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.valid || c.version != v {
+		_, c.top = svc.LeaderboardPage(0, graphSeries, true)
+		c.svg, c.version, c.valid = scoreGraph(c.top), v, true
+	}
+	return c.top, c.svg
 }
 
 // Graph geometry, in the SVG's own units (it scales to its box).

@@ -51,6 +51,10 @@ type Handler struct {
 	assets assets
 	pages  map[string]*template.Template
 	md     *markdown
+	// cardTmpl renders a board card; boards keeps the cards per version.
+	cardTmpl *template.Template
+	boards   boardCache
+	graph    graphCache
 }
 
 // New returns the web app over svc.
@@ -61,6 +65,7 @@ func New(svc *platform.Service, opts Options) *Handler {
 	h := &Handler{svc: svc, log: opts.Log, opts: opts, mux: http.NewServeMux(), csrf: http.NewCrossOriginProtection(),
 		assets: loadAssets(), md: newMarkdown()}
 	h.pages = parsePages(h.funcs())
+	h.cardTmpl = h.pages["board"].Lookup("card")
 	h.routes()
 	return h
 }
