@@ -32,6 +32,9 @@ func (s *Service) SignUp(ctx context.Context, in SignUp) (ctf.User, error) {
 		Role: ctf.RolePlayer}, true, nil)
 }
 
+// RegistrationOpen reports whether anyone may sign up.
+func (s *Service) RegistrationOpen() bool { return !s.opts.RegistrationClosed }
+
 // NewUser is an account an admin or the operator creates.
 type NewUser struct {
 	Username, Email, Name string

@@ -54,13 +54,13 @@ func (h *Handler) signupPage(w http.ResponseWriter, r *http.Request) {
 		redirect(w, r, "/")
 		return
 	}
-	h.render(w, r, "signup", page{Title: "Sign up", Data: signupForm{}})
+	h.render(w, r, "signup", page{Title: "Sign up", Data: signupForm{Closed: !h.svc.RegistrationOpen()}})
 }
 
 // signup opens an account and logs it in.
 func (h *Handler) signup(w http.ResponseWriter, r *http.Request) {
 	f := signupForm{Username: strings.TrimSpace(r.PostFormValue("username")), Email: strings.TrimSpace(r.PostFormValue("email")),
-		Name: strings.TrimSpace(r.PostFormValue("name"))}
+		Name: strings.TrimSpace(r.PostFormValue("name")), Closed: !h.svc.RegistrationOpen()}
 	password := r.PostFormValue("password")
 	if password != r.PostFormValue("password2") {
 		h.render(w, r, "signup", page{Title: "Sign up", Data: f, Error: "The two passwords differ.", Status: http.StatusBadRequest})

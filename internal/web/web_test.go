@@ -8,6 +8,7 @@ import (
 	"mime/multipart"
 	"net/http"
 	"net/http/cookiejar"
+	"net/http/httptest"
 	"net/url"
 	"regexp"
 	"strings"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/flagshipctf/flagship/internal/apitest"
 	"github.com/flagshipctf/flagship/internal/platform"
+	"github.com/flagshipctf/flagship/internal/server"
 	"github.com/flagshipctf/flagship/internal/store/storetest"
 	"github.com/pquerna/otp/totp"
 )
@@ -507,4 +509,18 @@ func TestAdminRunsTheEvent(t *testing.T) {
 	want(t, "promote", root.post("/admin/users", url.Values{"id": {mustUser(t, s, "evil")}, "action": {"promote"}}), 200, "Make player")
 	audit := root.get("/admin/audit")
 	want(t, "audit log", audit, 200, "challenge.create", "challenge.update", "writeup.reject", "user.ban", "user.role")
+}
+
+func TestClosedRegistration(t *testing.T) {
+	t.Parallel()
+	s := apitest.Start(t, event)
+	closed := platform.New(s.DB, platform.Options{RegistrationClosed: true, FilesDir: t.TempDir()})
+	if err := closed.Load(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(server.New(closed, server.Options{}).Handler())
+	t.Cleanup(hs.Close)
+	b := &browser{t: t, base: hs.URL, c: newBrowser(t, s).c}
+	want(t, "closed page", b.get("/signup"), 200, "Registration is closed")
+	want(t, "closed form", b.post("/signup", url.Values{"username": {"late"}, "email": {"late@example.com"}, "password": {"long enough"}, "password2": {"long enough"}}), 403, "registration is closed")
 }
