@@ -81,26 +81,44 @@ type Flag struct {
 
 // Challenge is a challenge as the organiser configured it.
 type Challenge struct {
-	ID             string
-	Slug           string
-	Title          string
-	Description    string
-	Categories     []string
-	Difficulty     string
-	Points         int
-	Type           string
-	Flags          []Flag
-	Requires       []string // prerequisite challenge ids
-	AuthorID       string   // empty when none
-	FileName       string
-	FileSHA256     string // set when the bytes are stored in the database
-	FileURL        string // set when the file is a link elsewhere
-	HasInstance    bool
-	DockerPort     *int
-	Hidden         bool
+	ID          string
+	Slug        string
+	Title       string
+	Description string
+	Categories  []string
+	Difficulty  string
+	Points      int
+	Type        string
+	Flags       []Flag
+	Requires    []string // prerequisite challenge ids
+	AuthorID    string   // empty when none
+	FileName    string
+	FileSHA256  string // set when the bytes are stored in the database
+	FileURL     string // set when the file is a link elsewhere
+	HasInstance bool
+	DockerPort  *int
+	Hidden      bool
+	// ReleaseAt, when set, keeps the challenge out of sight until then;
+	// it appears at that instant on every replica.
+	ReleaseAt      *time.Time
 	Tags           []string
 	ConnectionInfo string
 	CreatedAt      time.Time
+}
+
+// ReleasedAt reports whether c's release time, if any, has come.
+func (c *Challenge) ReleasedAt(now time.Time) bool {
+	return c.ReleaseAt == nil || !now.Before(*c.ReleaseAt)
+}
+
+// Announcement is a message from the organisers to the players.
+type Announcement struct {
+	ID          string
+	Title       string
+	Body        string // Markdown
+	ChallengeID string // the challenge it is about, "" for none
+	AuthorID    string // "" when the operator's CLI posted it
+	CreatedAt   time.Time
 }
 
 // Solve is a user's accepted submission of a challenge.
@@ -111,6 +129,9 @@ type Solve struct {
 	ChallengeID string
 	Flag        string
 	At          time.Time
+	// Practice marks a solve made after the end in practice mode: it
+	// counts in no public aggregate.
+	Practice bool
 }
 
 // Review is a user's rating of a solved challenge.

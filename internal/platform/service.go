@@ -78,6 +78,8 @@ type Options struct {
 	FilesDir string
 	Logger   *slog.Logger
 	Now      func() time.Time
+	// Observer is told what happens, for metrics (nil: nothing).
+	Observer Observer
 }
 
 // Service runs one event.
@@ -113,6 +115,7 @@ type Service struct {
 	fileSizes sync.Map
 
 	wake chan struct{}
+	obs  Observer
 }
 
 // New returns a Service over db; call Load before serving.
@@ -123,7 +126,10 @@ func New(db Store, opts Options) *Service {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
-	return &Service{db: db, opts: opts, log: opts.Logger, now: opts.Now, wake: make(chan struct{}, 1),
+	if opts.Observer == nil {
+		opts.Observer = noObserver{}
+	}
+	return &Service{db: db, opts: opts, log: opts.Logger, now: opts.Now, wake: make(chan struct{}, 1), obs: opts.Observer,
 		touches: touches{keys: map[string]int64{}, sessions: map[string]sessionTouch{}}}
 }
 
