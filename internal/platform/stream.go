@@ -1,0 +1,77 @@
+package platform
+
+import (
+	"context"
+	"time"
+)
+
+// The live stream: what happens in the event, in the order the database
+// committed it, numbered densely (store's stream log), relayed by every
+// replica from the database. A front door (the SSE endpoint, webhooks)
+// reads it with EventsAfter and waits for more with WaitEvents.
+
+// Kinds of stream event.
+const (
+	EventSolve        = "solve"
+	EventAnnouncement = "announcement"
+	EventReleased     = "released" // a scheduled challenge appeared
+	EventStarted      = "started"
+	EventFrozen       = "frozen"
+	EventUnfrozen     = "unfrozen"
+	EventEnded        = "ended"
+)
+
+// Event is one event of the stream as this replica renders it.
+type Event struct {
+	Seq  int64
+	Kind string
+	At   time.Time
+	// Public is false for what the public must not see: a solve by an
+	// admin or a banned user, a practice solve, a solve made during a
+	// freeze, one of a hidden challenge. Such events keep their number
+	// (a resuming client skips them) but carry nothing else.
+	Public       bool
+	Solve        *SolveEvent        // Kind solve
+	Announcement *AnnouncementView  // Kind announcement
+	Challenge    *EventChallenge    // Kind released; the challenge an announcement links
+}
+
+// SolveEvent is a solve as the stream tells it.
+type SolveEvent struct {
+	UserID, Username, Name string
+	Agent                  bool
+	ChallengeID, Slug      string
+	Title                  string
+	Points                 int
+	Rank                   int // 1-based place among the challenge's solvers
+	FirstBlood             bool
+}
+
+// EventChallenge names a challenge in an event.
+type EventChallenge struct {
+	ID, Slug, Title string
+}
+
+// AnnouncementView is an announcement as players see it.
+type AnnouncementView struct {
+	ID        string
+	Title     string
+	Body      string // Markdown, for the front door to render
+	Challenge *EventChallenge
+	CreatedAt time.Time
+}
+
+// EventsAfter returns up to limit events numbered after `after`, oldest
+// first (an empty list when none yet).
+func (s *Service) EventsAfter(ctx context.Context, after int64, limit int) ([]Event, error) {
+	return s.eventsAfter(ctx, after, limit)
+}
+
+// WaitEvents blocks until an event numbered after `after` has been relayed
+// or ctx ends, and returns the newest number relayed.
+func (s *Service) WaitEvents(ctx context.Context, after int64) (int64, error) {
+	return s.waitEvents(ctx, after)
+}
+
+// LastEvent is the number of the newest event this replica relayed.
+func (s *Service) LastEvent() int64 { return s.lastEvent() }
