@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/flagshipctf/flagship/internal/ctf"
+	"github.com/flagshipctf/flagship/internal/platform"
 )
 
 func (h *Handler) listChallenges(w http.ResponseWriter, r *http.Request) {
@@ -22,6 +23,12 @@ func (h *Handler) listChallenges(w http.ResponseWriter, r *http.Request) {
 	}
 	if v.User == nil {
 		writeShared(w, r, h.list.get(h.svc).anon, anonymous)
+		return
+	}
+	if list, ok := h.svc.AdminList(v); ok {
+		writeValue(w, r, caller, http.StatusOK, struct {
+			Challenges []platform.ChallengeSummary `json:"challenges"`
+		}{list})
 		return
 	}
 	plainBuf := getBuf()
@@ -109,7 +116,7 @@ func (h *Handler) submit(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	slug := r.PathValue("slug")
-	if !h.svc.ChallengeExists(slug) {
+	if !h.svc.ChallengeExists(slug, v) {
 		writeError(w, http.StatusNotFound, "challenge not found")
 		return
 	}

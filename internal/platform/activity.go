@@ -18,7 +18,7 @@ func (s *Service) solvedVisible(v Viewer, slug, what string) (ctf.Challenge, err
 	st := s.state()
 	st.mu.RLock()
 	defer st.mu.RUnlock()
-	c := st.visibleBySlug(slug)
+	c := st.openBySlug(slug, v)
 	if c == nil {
 		return ctf.Challenge{}, ErrNoChallenge
 	}
@@ -105,7 +105,7 @@ func (s *Service) MyWriteup(ctx context.Context, v Viewer, slug string) (Writeup
 	st := s.state()
 	st.mu.RLock()
 	defer st.mu.RUnlock()
-	c := st.visibleBySlug(slug)
+	c := st.openBySlug(slug, v)
 	if c == nil {
 		return WriteupView{}, "", ErrNoChallenge
 	}

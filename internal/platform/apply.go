@@ -224,10 +224,8 @@ func (st *state) putChallenge(nc ctf.Challenge, dirty dirtySet) {
 		c = &chal{Challenge: nc, reviews: map[string]ctf.Review{}}
 		st.chals[nc.ID] = c
 	} else {
-		if !c.Hidden {
-			for _, x := range c.solves {
-				st.detach(x)
-			}
+		for _, x := range c.solves {
+			st.detach(x)
 		}
 		if c.Slug != nc.Slug {
 			delete(st.bySlug, c.Slug)
@@ -236,15 +234,8 @@ func (st *state) putChallenge(nc ctf.Challenge, dirty dirtySet) {
 	}
 	st.bySlug[nc.Slug] = c
 	c.creator = st.users[nc.AuthorID]
-	c.playerSolves = c.playerSolves[:0]
-	if !c.Hidden {
-		for _, x := range c.solves {
-			st.attach(x)
-			if x.user.player {
-				c.playerSolves = append(c.playerSolves, x)
-			}
-		}
-	}
+	c.pending = st.pendingAt(c, st.clockAt)
+	st.recountChallenge(c)
 	st.sortVisible()
 	dirty[c] = true
 	st.solveVer++
@@ -274,6 +265,9 @@ func (st *state) applyEntities(e store.Entities, dirty dirtySet) {
 	}
 	for _, w := range e.Writeups {
 		st.putWriteup(w)
+	}
+	for _, a := range e.Announcements {
+		st.putAnnouncement(a)
 	}
 }
 

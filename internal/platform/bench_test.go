@@ -75,7 +75,7 @@ func BenchmarkSignUpCatchUp(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; b.Loop(); i++ {
 		u := ctf.User{ID: ctf.NewID(), Username: fmt.Sprintf("bench%07d", i), Role: ctf.RolePlayer, CreatedAt: time.Now()}
-		st.catchUp(store.Entities{Users: []ctf.User{u}}, nil, nil, time.Now())
+		st.catchUp(store.Entities{Users: []ctf.User{u}}, &store.Delta{}, time.Now(), noObserver{})
 	}
 }
 

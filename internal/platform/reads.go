@@ -248,7 +248,7 @@ func (s *Service) Prerequisites(slug string, v Viewer) ([]Prerequisite, error) {
 	st := s.state()
 	st.mu.RLock()
 	defer st.mu.RUnlock()
-	c := st.visibleBySlug(slug)
+	c := st.openBySlug(slug, v)
 	if c == nil {
 		return nil, ErrNoChallenge
 	}
@@ -268,11 +268,53 @@ func (s *Service) Board(v Viewer) []ChallengeDetail {
 	st := s.state()
 	st.mu.RLock()
 	defer st.mu.RUnlock()
-	out := make([]ChallengeDetail, len(st.visible))
-	for i, c := range st.visible {
+	list := st.listFor(v)
+	out := make([]ChallengeDetail, len(list))
+	for i, c := range list {
 		out[i] = st.detail(c, v)
 	}
 	return out
+}
+
+// AdminList returns, for an admin while challenges are pending (before the
+// start, before their release), the challenge list as they see it: every
+// challenge that is not hidden, in list order. ok is false for everyone
+// else, and when nothing is pending: their list is the public one.
+func (s *Service) AdminList(v Viewer) (list []ChallengeSummary, ok bool) {
+	if !v.admin() {
+		return nil, false
+	}
+	st := s.state()
+	st.mu.RLock()
+	defer st.mu.RUnlock()
+	chals := st.listFor(v)
+	if len(chals) == len(st.visible) {
+		return nil, false
+	}
+	u := st.users[v.ID()]
+	for _, c := range chals {
+		list = append(list, c.summary(u != nil && u.solved[c.ID] != nil, st.publicURL))
+	}
+	return list, true
+}
+
+// listFor is the list v sees: the visible challenges, and for admins the
+// pending ones too. The caller holds st.mu.
+func (st *state) listFor(v Viewer) []*chal {
+	if !v.admin() {
+		return st.visible
+	}
+	var list []*chal
+	for _, c := range st.chals {
+		if !c.Hidden {
+			list = append(list, c)
+		}
+	}
+	if len(list) == len(st.visible) {
+		return st.visible
+	}
+	sortChallenges(list)
+	return list
 }
 
 // Challenge returns one visible challenge as v sees it.
@@ -280,7 +322,7 @@ func (s *Service) Challenge(slug string, v Viewer) (ChallengeDetail, error) {
 	st := s.state()
 	st.mu.RLock()
 	defer st.mu.RUnlock()
-	c := st.visibleBySlug(slug)
+	c := st.openBySlug(slug, v)
 	if c == nil {
 		return ChallengeDetail{}, ErrNoChallenge
 	}
@@ -316,7 +358,7 @@ func (s *Service) Writeups(ctx context.Context, slug string, v Viewer) (Writeups
 	st := s.state()
 	st.mu.RLock()
 	defer st.mu.RUnlock()
-	c := st.visibleBySlug(slug)
+	c := st.openBySlug(slug, v)
 	if c == nil {
 		return Writeups{}, ErrNoChallenge
 	}

@@ -60,6 +60,10 @@ type Store interface {
 	PutChallenge(ctx context.Context, c ctf.Challenge, file []byte, audit *ctf.AuditEntry) ([]int64, error)
 	AuditLog(ctx context.Context, before int64, limit int) ([]ctf.AuditEntry, error)
 	AddAudit(ctx context.Context, a ctf.AuditEntry) error
+	PutEvent(ctx context.Context, e ctf.Event, stream *store.StreamRow, audit *ctf.AuditEntry) ([]int64, error)
+	PostAnnouncement(ctx context.Context, a ctf.Announcement, audit *ctf.AuditEntry) ([]int64, error)
+	AppendStreamOnce(ctx context.Context, r store.StreamRow) (bool, error)
+	StreamAfter(ctx context.Context, after int64, limit int) ([]store.StreamRow, error)
 	Load(ctx context.Context, ds *dataset.Dataset) (store.LoadReport, error)
 	Dump(ctx context.Context) (*dataset.Dataset, error)
 }
@@ -114,8 +118,10 @@ type Service struct {
 	// a file's address is its content, so its size never changes.
 	fileSizes sync.Map
 
-	wake chan struct{}
-	obs  Observer
+	wake  chan struct{}
+	obs   Observer
+	hub   *hub
+	moves clockMoves
 }
 
 // New returns a Service over db; call Load before serving.
@@ -129,11 +135,19 @@ func New(db Store, opts Options) *Service {
 	if opts.Observer == nil {
 		opts.Observer = noObserver{}
 	}
-	return &Service{db: db, opts: opts, log: opts.Logger, now: opts.Now, wake: make(chan struct{}, 1), obs: opts.Observer,
+	return &Service{db: db, opts: opts, log: opts.Logger, now: opts.Now, wake: make(chan struct{}, 1), obs: opts.Observer, hub: newHub(),
 		touches: touches{keys: map[string]int64{}, sessions: map[string]sessionTouch{}}}
 }
 
-func (s *Service) state() *state { return s.st.Load() }
+// state returns the hot state, its clock moved to now first if an instant
+// passed (see tick).
+func (s *Service) state() *state {
+	st := s.st.Load()
+	if st != nil {
+		s.tick(st, false)
+	}
+	return st
+}
 
 // Load builds the hot state from the database.
 func (s *Service) Load(ctx context.Context) error {
@@ -147,6 +161,7 @@ func (s *Service) Load(ctx context.Context) error {
 	}
 	s.st.Store(newState(snap, s.opts.PublicURL, s.now()))
 	s.rebuilds.Add(1)
+	s.hub.publish(nil, snap.Stream)
 	return nil
 }
 
@@ -186,7 +201,7 @@ func (st *state) missedChanges(h store.Heads) bool {
 func (s *Service) catchUp(ctx context.Context, h store.Heads) error {
 	st := s.state()
 	st.mu.RLock()
-	behind := h.Solve > st.solveSeqs.max || h.Attempt > st.attemptSeqs.max || h.Change > st.changeSeqs.max ||
+	behind := h.Solve > st.solveSeqs.max || h.Attempt > st.attemptSeqs.max || h.Change > st.changeSeqs.max || h.Stream > st.streamMax ||
 		len(st.solveSeqs.gaps) > 0 || len(st.attemptSeqs.gaps) > 0 || len(st.changeSeqs.gaps) > 0
 	st.mu.RUnlock()
 	if !behind {
@@ -200,6 +215,7 @@ func (s *Service) catchUp(ctx context.Context, h store.Heads) error {
 	st = s.state()
 	st.mu.RLock()
 	var c store.Cursor
+	c.StreamAfter = st.streamMax
 	c.SolveAfter, c.SolveGaps = st.solveSeqs.query()
 	c.AttemptAfter, c.AttemptGaps = st.attemptSeqs.query()
 	c.ChangeAfter, c.ChangeGaps = st.changeSeqs.query()
@@ -233,7 +249,9 @@ func (s *Service) catchUp(ctx context.Context, h store.Heads) error {
 			return err
 		}
 	}
-	st.catchUp(e, d.Solves, d.Attempts, s.now())
+	evs, moves := st.catchUp(e, d, s.now(), s.obs)
+	s.hub.publish(evs, 0)
+	s.noteClockMoves(moves)
 	return nil
 }
 
@@ -297,6 +315,10 @@ func (s *Service) Watch(ctx context.Context, interval time.Duration) {
 		if err := s.Refresh(ctx); err != nil && ctx.Err() == nil {
 			s.log.Warn("refresh event state", "err", err)
 		}
+		if st := s.st.Load(); st != nil {
+			s.tick(st, true)
+		}
+		s.recordClockMoves(ctx)
 		s.FlushTouches(ctx)
 		if now := s.now(); now.Sub(lastPrune) > 10*time.Minute {
 			lastPrune = now
@@ -328,12 +350,13 @@ func (s *Service) applyOwn(seqs []int64, fn func(st *state, dirty dirtySet)) {
 // ErrNoChallenge is the answer for unknown and hidden challenges alike.
 var ErrNoChallenge = ctf.Errorf(ctf.NotFound, "challenge not found")
 
-// ChallengeExists reports whether slug names a visible challenge.
-func (s *Service) ChallengeExists(slug string) bool {
+// ChallengeExists reports whether slug names a challenge open to v: a
+// visible one, or for admins one still pending.
+func (s *Service) ChallengeExists(slug string, v Viewer) bool {
 	st := s.state()
 	st.mu.RLock()
 	defer st.mu.RUnlock()
-	return st.visibleBySlug(slug) != nil
+	return st.openBySlug(slug, v) != nil
 }
 
 var _ Store = (*store.DB)(nil)

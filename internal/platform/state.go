@@ -50,6 +50,23 @@ type state struct {
 	lastVer uint64
 
 	ranking rankCache
+
+	// The event's clock as of clockAt (advanceClock moves it): the phase,
+	// and the freeze in force, if any. A solve at or after freezeAt while
+	// frozen is held: its solver sees it, the public aggregates do not.
+	event    ctf.Event
+	clockAt  time.Time
+	phase    ctf.Phase
+	frozen   bool
+	freezeAt time.Time
+
+	// next is the next instant (Unix ms) at which the clock decides
+	// otherwise: the one number a read checks.
+	next atomic.Int64
+
+	announcements []ctf.Announcement // oldest first
+	// streamMax is the newest row of the live stream this state relayed.
+	streamMax int64
 }
 
 type user struct {
@@ -72,6 +89,8 @@ type solve struct {
 	ctf.Solve
 	user *user
 	chal *chal
+	// attached: counted in its user's public history (u.solves, points).
+	attached bool
 }
 
 // apiKey is a key as authentication needs it; lastUsed (Unix ms) moves on
@@ -101,10 +120,26 @@ type chal struct {
 	// The aggregates count players' reviews only, as solves count.
 	reviewCount, starsSum, diffSum int
 	ver                            uint64 // version of the list entry
+	// pending: not open to the public yet (before the event's start, or
+	// before its release time), as of the state's clock.
+	pending bool
+}
+
+// shown reports whether c is open to the public: not hidden, not pending.
+func (c *chal) shown() bool { return !c.Hidden && !c.pending }
+
+// counts reports whether a solve counts in the public aggregates: of a
+// shown challenge, not a practice solve, not held by a freeze. (Whether
+// its user is a player is the caller's to add.)
+func (st *state) counts(x *solve) bool {
+	return x.chal.shown() && !x.Practice && !(st.frozen && !x.At.Before(st.freezeAt))
 }
 
 func newState(snap *store.Snapshot, publicURL string, now time.Time) *state {
 	s := &state{
+		event:         snap.Event,
+		announcements: snap.Announcements,
+		streamMax:     snap.Stream,
 		revision:  snap.Revision,
 		publicURL: publicURL,
 		users:     make(map[string]*user, len(snap.Users)),
@@ -129,6 +164,7 @@ func newState(snap *store.Snapshot, publicURL string, now time.Time) *state {
 		s.chals[c.ID] = ch
 		s.bySlug[c.Slug] = ch
 	}
+	s.setClock(now)
 	s.sortVisible()
 	solveSeqs := make([]int64, len(snap.Solves))
 	for i := range snap.Solves {
@@ -179,15 +215,20 @@ func (s *state) sortVisible() {
 	s.visible = s.visible[:0]
 	s.catTotal = map[string]int{}
 	for _, c := range s.chals {
-		if !c.Hidden {
+		if c.shown() {
 			s.visible = append(s.visible, c)
 			for _, cat := range c.Categories {
 				s.catTotal[cat]++
 			}
 		}
 	}
-	sort.Slice(s.visible, func(i, j int) bool {
-		a, b := s.visible[i], s.visible[j]
+	sortChallenges(s.visible)
+}
+
+// sortChallenges sorts list in list order: oldest first, then by slug.
+func sortChallenges(list []*chal) {
+	sort.Slice(list, func(i, j int) bool {
+		a, b := list[i], list[j]
 		if !a.CreatedAt.Equal(b.CreatedAt) {
 			return a.CreatedAt.Before(b.CreatedAt)
 		}
@@ -206,7 +247,7 @@ func (s *state) addSolve(sv ctf.Solve) *solve {
 	x := &solve{Solve: sv, user: u, chal: c}
 	u.solved[c.ID] = x
 	c.solves = insertSolve(c.solves, x)
-	if !c.Hidden {
+	if s.counts(x) {
 		s.attach(x)
 		if u.player {
 			c.playerSolves = insertSolve(c.playerSolves, x)
@@ -217,8 +258,12 @@ func (s *state) addSolve(sv ctf.Solve) *solve {
 	return x
 }
 
-// attach counts a solve of a visible challenge for its user.
+// attach counts a solve in its user's public history.
 func (s *state) attach(x *solve) {
+	if x.attached {
+		return
+	}
+	x.attached = true
 	u := x.user
 	u.solves = insertSolve(u.solves, x)
 	u.points += x.chal.Points
@@ -227,10 +272,31 @@ func (s *state) attach(x *solve) {
 
 // detach undoes attach.
 func (s *state) detach(x *solve) {
+	if !x.attached {
+		return
+	}
+	x.attached = false
 	u := x.user
 	u.solves = removeSolve(u.solves, x)
 	u.points -= x.chal.Points
 	u.ver = s.bump()
+}
+
+// recountChallenge counts c's solves again after its visibility or the
+// freeze moved: each is attached or not as counts says, and the players'
+// solves follow.
+func (s *state) recountChallenge(c *chal) {
+	c.playerSolves = c.playerSolves[:0]
+	for _, x := range c.solves {
+		if s.counts(x) {
+			s.attach(x)
+			if x.user.player {
+				c.playerSolves = append(c.playerSolves, x)
+			}
+		} else {
+			s.detach(x)
+		}
+	}
 }
 
 func removeSolve(list []*solve, x *solve) []*solve {
@@ -332,10 +398,21 @@ func (s *state) unlocked(c *chal, u *user) bool {
 	return true
 }
 
-// visibleBySlug returns the challenge unless it is unknown or hidden.
+// visibleBySlug returns the challenge unless it is unknown, hidden or
+// pending.
 func (s *state) visibleBySlug(slug string) *chal {
 	c := s.bySlug[slug]
-	if c == nil || c.Hidden {
+	if c == nil || !c.shown() {
+		return nil
+	}
+	return c
+}
+
+// openBySlug is visibleBySlug for v: admins also see and test pending
+// challenges (before the start, before their release), never hidden ones.
+func (s *state) openBySlug(slug string, v Viewer) *chal {
+	c := s.bySlug[slug]
+	if c == nil || c.Hidden || (c.pending && !v.admin()) {
 		return nil
 	}
 	return c

@@ -76,14 +76,14 @@ func TestStateCountsAndBoard(t *testing.T) {
 func TestStateBodiesFollowSolvesNotWrongAttempts(t *testing.T) {
 	st := testState()
 	board1, list1, c1, c2 := st.solveVer, st.listVer, st.chals["c1"].ver, st.chals["c2"].ver
-	st.applyAttempt(11, "u1", "c1")
+	st.applyAttempt(11, "u1", "c1", false)
 	if st.solveVer != board1 {
 		t.Error("a wrong attempt changed the leaderboard's version")
 	}
 	if st.listVer == list1 || st.chals["c1"].ver == c1 || st.chals["c2"].ver != c2 {
 		t.Error("a wrong attempt must change the list and c1's entry (attemptsCount), and only it")
 	}
-	awards := st.applySolve(ctf.Solve{Seq: 4, ID: "s4", UserID: "u1", ChallengeID: "c1", At: t0(3)}, nil, t0(3))
+	awards, _ := st.applySolve(ctf.Solve{Seq: 4, ID: "s4", UserID: "u1", ChallengeID: "c1", At: t0(3)}, nil, t0(3))
 	var ids []string
 	for _, a := range awards {
 		ids = append(ids, a.ID)
@@ -104,12 +104,11 @@ func TestStateBodiesFollowSolvesNotWrongAttempts(t *testing.T) {
 
 func TestStateCatchUpCountsEachRowOnce(t *testing.T) {
 	st := testState()
-	st.applyAttempt(11, "u1", "c1") // this process's own attempt
-	st.catchUp(store.Entities{},
-		[]ctf.Solve{{Seq: 4, ID: "s4", UserID: "u1", ChallengeID: "c1", At: t0(7)}, {Seq: 1, ID: "s1", UserID: "u2", ChallengeID: "c1", At: t0(5)}},
-		[]store.AttemptRef{{Seq: 11, UserID: "u1", ChallengeID: "c1"}, {Seq: 12, UserID: "u2", ChallengeID: "c2"}, {Seq: 13, UserID: "u3", ChallengeID: "c1"}},
-		t0(10),
-	)
+	st.applyAttempt(11, "u1", "c1", false) // this process's own attempt
+	st.catchUp(store.Entities{}, &store.Delta{
+		Solves:   []ctf.Solve{{Seq: 4, ID: "s4", UserID: "u1", ChallengeID: "c1", At: t0(7)}, {Seq: 1, ID: "s1", UserID: "u2", ChallengeID: "c1", At: t0(5)}},
+		Attempts: []store.AttemptRef{{Seq: 11, UserID: "u1", ChallengeID: "c1"}, {Seq: 12, UserID: "u2", ChallengeID: "c2"}, {Seq: 13, UserID: "u3", ChallengeID: "c1"}},
+	}, t0(10), noObserver{})
 	if got := st.chals["c1"].attempts(); got != 5 {
 		t.Errorf("c1 attempts = %d, want 2 loaded + 1 own + 2 solves", got)
 	}
@@ -120,7 +119,7 @@ func TestStateCatchUpCountsEachRowOnce(t *testing.T) {
 		t.Errorf("trackers %+v / %+v", st.solveSeqs, st.attemptSeqs)
 	}
 	// A replayed batch changes nothing.
-	st.catchUp(store.Entities{}, []ctf.Solve{{Seq: 4, ID: "s4", UserID: "u1", ChallengeID: "c1", At: t0(7)}}, nil, t0(11))
+	st.catchUp(store.Entities{}, &store.Delta{Solves: []ctf.Solve{{Seq: 4, ID: "s4", UserID: "u1", ChallengeID: "c1", At: t0(7)}}}, t0(11), noObserver{})
 	if got := st.users["u1"].points; got != 100 {
 		t.Errorf("ann's points = %d after a replayed solve, want 100", got)
 	}

@@ -31,16 +31,17 @@ func (db *DB) PutChallenge(ctx context.Context, c ctf.Challenge, file []byte, au
 		}
 		err := tx.savepoint(ctx, func() error {
 			_, err := tx.ExecContext(ctx, `INSERT INTO challenges (id, slug, title, description, categories, difficulty, points, type,
-			author_id, file_name, file_sha256, file_url, has_instance, docker_port, hidden, tags, connection_info, created_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+			author_id, file_name, file_sha256, file_url, has_instance, docker_port, hidden, tags, connection_info, created_at, release_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 			ON CONFLICT (id) DO UPDATE SET slug = excluded.slug, title = excluded.title, description = excluded.description,
 			categories = excluded.categories, difficulty = excluded.difficulty, points = excluded.points, type = excluded.type,
 			author_id = excluded.author_id, file_name = excluded.file_name, file_sha256 = excluded.file_sha256,
 			file_url = excluded.file_url, has_instance = excluded.has_instance, docker_port = excluded.docker_port,
-			hidden = excluded.hidden, tags = excluded.tags, connection_info = excluded.connection_info`,
+			hidden = excluded.hidden, tags = excluded.tags, connection_info = excluded.connection_info,
+			release_at = excluded.release_at`,
 				c.ID, c.Slug, c.Title, c.Description, string(cats), c.Difficulty, c.Points, c.Type, nullString(c.AuthorID),
 				c.FileName, nullString(c.FileSHA256), c.FileURL, c.HasInstance, nullPort(port), c.Hidden, string(tj), c.ConnectionInfo,
-				ms(c.CreatedAt))
+				ms(c.CreatedAt), nullMs(c.ReleaseAt))
 			return err
 		})
 		if isUniqueViolation(err) {

@@ -16,12 +16,14 @@ import (
 
 // Kinds of change, and what the entity of each is.
 const (
-	ChangeUser      = "user"      // a user, by id (profile, role, ban, 2FA, password)
-	ChangeAPIKey    = "apikey"    // an API key, by id
-	ChangeSessions  = "sessions"  // the web sessions of a user, by user id
-	ChangeReview    = "review"    // a review, by id
-	ChangeWriteup   = "writeup"   // a writeup, by id
-	ChangeChallenge = "challenge" // a challenge, by id (fields, flags, prerequisites)
+	ChangeUser      = "user"         // a user, by id (profile, role, ban, 2FA, password)
+	ChangeAPIKey    = "apikey"       // an API key, by id
+	ChangeSessions  = "sessions"     // the web sessions of a user, by user id
+	ChangeReview    = "review"       // a review, by id
+	ChangeWriteup   = "writeup"      // a writeup, by id
+	ChangeChallenge = "challenge"    // a challenge, by id (fields, flags, prerequisites)
+	ChangeEvent     = "event"        // the event's settings (entity "1")
+	ChangeAnnounce  = "announcement" // an announcement, by id
 )
 
 // ChangeRef is a row of the change log.
@@ -122,6 +124,7 @@ func (db *DB) PruneChanges(ctx context.Context) error {
 // transactions had not committed when it read (PostgreSQL hands numbers
 // out at insert, not at commit).
 type Cursor struct {
+	StreamAfter                           int64 // dense: no gaps
 	SolveAfter, AttemptAfter, ChangeAfter int64
 	SolveGaps, AttemptGaps, ChangeGaps    []int64
 }
@@ -129,6 +132,9 @@ type Cursor struct {
 // Delta is what a replica has not applied yet; the rows of the changed
 // entities are read with Entities.
 type Delta struct {
+	// Stream holds the live stream's rows after the cursor's, read first:
+	// the solves and entities they name are then read too.
+	Stream   []StreamRow
 	Solves   []ctf.Solve // in (time, seq) order
 	Attempts []AttemptRef
 	Changes  []ChangeRef
@@ -141,13 +147,16 @@ type Delta struct {
 func (db *DB) Since(ctx context.Context, c Cursor) (*Delta, error) {
 	d := &Delta{}
 	var err error
+	if d.Stream, err = db.StreamAfter(ctx, c.StreamAfter, 0); err != nil {
+		return nil, err
+	}
 	if d.Solves, err = db.SolvesSince(ctx, c.SolveAfter, c.SolveGaps); err != nil {
 		return nil, err
 	}
 	where, args := seqFilter(c.AttemptAfter, c.AttemptGaps)
-	if err := eachRow(ctx, db.r, "SELECT seq, user_id, challenge_id FROM attempts WHERE "+where+" ORDER BY seq", func(sc scanner) error {
+	if err := eachRow(ctx, db.r, "SELECT seq, user_id, challenge_id, practice FROM attempts WHERE "+where+" ORDER BY seq", func(sc scanner) error {
 		var a AttemptRef
-		err := sc.Scan(&a.Seq, &a.UserID, &a.ChallengeID)
+		err := sc.Scan(&a.Seq, &a.UserID, &a.ChallengeID, &a.Practice)
 		d.Attempts = append(d.Attempts, a)
 		return err
 	}, args...); err != nil {
@@ -174,7 +183,9 @@ type Entities struct {
 	Writeups   []ctf.Writeup
 	// Sessions holds the active sessions of each user whose sessions
 	// changed (an empty list: none left).
-	Sessions map[string][]ctf.Session
+	Sessions      map[string][]ctf.Session
+	Event         *ctf.Event // the event's settings, when they changed
+	Announcements []ctf.Announcement
 }
 
 // Entities reads the current rows of the entities refs name.
@@ -213,6 +224,18 @@ func (db *DB) Entities(ctx context.Context, refs []ChangeRef) (Entities, error) 
 	}
 	if in := ids[ChangeWriteup]; len(in) > 0 {
 		if e.Writeups, err = queryWriteups(ctx, q, "WHERE id IN ("+marks(len(in))+")", anys(in)...); err != nil {
+			return e, err
+		}
+	}
+	if len(ids[ChangeEvent]) > 0 {
+		ev, err := queryEvent(ctx, q)
+		if err != nil {
+			return e, err
+		}
+		e.Event = &ev
+	}
+	if in := ids[ChangeAnnounce]; len(in) > 0 {
+		if e.Announcements, err = queryAnnouncements(ctx, q, "WHERE id IN ("+marks(len(in))+")", anys(in)...); err != nil {
 			return e, err
 		}
 	}

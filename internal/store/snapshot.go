@@ -32,6 +32,11 @@ type Snapshot struct {
 	// among the last GapWindow numbers; with Solves they tell which numbers
 	// below the maxima were not visible yet (transactions still in flight).
 	RecentAttemptSeqs, RecentChangeSeqs []int64
+
+	Event         ctf.Event
+	Announcements []ctf.Announcement // oldest first
+	// Stream is the number of the newest row of the live stream.
+	Stream int64
 }
 
 // GapWindow is how far below the newest row a snapshot looks for rows not
@@ -72,6 +77,15 @@ func (db *DB) Snapshot(ctx context.Context) (*Snapshot, error) {
 	if s.Sessions, err = querySessions(ctx, tx, db.now(), "1 = 1"); err != nil {
 		return nil, err
 	}
+	if s.Event, err = queryEvent(ctx, tx); err != nil {
+		return nil, err
+	}
+	if s.Announcements, err = queryAnnouncements(ctx, tx, ""); err != nil {
+		return nil, err
+	}
+	if s.Stream, err = streamHead(ctx, tx); err != nil {
+		return nil, err
+	}
 	if err := tx.QueryRowContext(ctx, `SELECT COALESCE((SELECT max(seq) FROM solves), 0), COALESCE((SELECT max(seq) FROM attempts), 0),
 		COALESCE((SELECT max(seq) FROM changes), 0)`).Scan(&s.MaxSolveSeq, &s.MaxAttemptSeq, &s.MaxChangeSeq); err != nil {
 		return nil, fmt.Errorf("snapshot sequences: %w", err)
@@ -104,8 +118,15 @@ func (db *DB) Snapshot(ctx context.Context) (*Snapshot, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Practice attempts of players count nowhere either; they are few,
+	// and attempts_practice finds them without a scan.
+	practice, err := countByChallenge(ctx, tx, `SELECT a.challenge_id, count(*) FROM attempts a JOIN users u ON u.id = a.user_id
+		WHERE a.practice = ? AND u.role = 'player' AND NOT u.banned GROUP BY a.challenge_id`, true)
+	if err != nil {
+		return nil, err
+	}
 	for id, n := range all {
-		if n -= others[id]; n > 0 {
+		if n -= others[id] + practice[id]; n > 0 {
 			s.WrongAttempts[id] = n
 		}
 	}
@@ -132,8 +153,8 @@ func countByChallenge(ctx context.Context, q querier, query string, args ...any)
 // did not see, still in flight then). With what the state applied since,
 // that is exactly what the state counted for the user.
 func (db *DB) WrongBaseline(ctx context.Context, userID string, max int64, unseen []int64) (map[string]int64, error) {
-	q := "SELECT challenge_id, count(*) FROM attempts WHERE user_id = ? AND seq <= ?"
-	args := []any{userID, max}
+	q := "SELECT challenge_id, count(*) FROM attempts WHERE user_id = ? AND practice = ? AND seq <= ?"
+	args := []any{userID, false, max}
 	if len(unseen) > 0 {
 		q += " AND seq NOT IN (" + marks(len(unseen)) + ")"
 		for _, s := range unseen {
@@ -185,7 +206,7 @@ func queryChallenges(ctx context.Context, q querier) ([]ctf.Challenge, error) {
 func queryChallengesWhere(ctx context.Context, q querier, where string, args ...any) ([]ctf.Challenge, error) {
 	rows, err := q.QueryContext(ctx, `SELECT id, slug, title, description, categories, difficulty, points, type,
 		COALESCE(author_id, ''), file_name, COALESCE(file_sha256, ''), file_url, has_instance, docker_port, hidden,
-		tags, connection_info, created_at FROM challenges `+where+` ORDER BY created_at, slug`, args...)
+		tags, connection_info, created_at, release_at FROM challenges `+where+` ORDER BY created_at, slug`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("query challenges: %w", err)
 	}
@@ -197,9 +218,10 @@ func queryChallengesWhere(ctx context.Context, q querier, where string, args ...
 		var cats, tags string
 		var port sql.NullInt64
 		var created int64
+		var release sql.NullInt64
 		if err := rows.Scan(&c.ID, &c.Slug, &c.Title, &c.Description, &cats, &c.Difficulty, &c.Points, &c.Type,
 			&c.AuthorID, &c.FileName, &c.FileSHA256, &c.FileURL, &c.HasInstance, &port, &c.Hidden,
-			&tags, &c.ConnectionInfo, &created); err != nil {
+			&tags, &c.ConnectionInfo, &created, &release); err != nil {
 			return nil, fmt.Errorf("scan challenge: %w", err)
 		}
 		if err := json.Unmarshal([]byte(cats), &c.Categories); err != nil {
@@ -213,6 +235,7 @@ func queryChallengesWhere(ctx context.Context, q querier, where string, args ...
 			c.DockerPort = &p
 		}
 		c.CreatedAt = fromMs(created)
+		c.ReleaseAt = fromNullMs(release)
 		index[c.ID] = len(out)
 		out = append(out, c)
 	}
@@ -265,7 +288,7 @@ func queryChallengesWhere(ctx context.Context, q querier, where string, args ...
 // querySolves reads the solves matching where (a condition on solves with
 // ? placeholders for args), in (time, seq) order.
 func querySolves(ctx context.Context, q querier, where string, args ...any) ([]ctf.Solve, error) {
-	rows, err := q.QueryContext(ctx, `SELECT seq, id, user_id, challenge_id, COALESCE(flag, ''), solved_at
+	rows, err := q.QueryContext(ctx, `SELECT seq, id, user_id, challenge_id, COALESCE(flag, ''), solved_at, practice
 		FROM solves WHERE `+where+` ORDER BY solved_at, seq`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("query solves: %w", err)
@@ -275,7 +298,7 @@ func querySolves(ctx context.Context, q querier, where string, args ...any) ([]c
 	for rows.Next() {
 		var s ctf.Solve
 		var at int64
-		if err := rows.Scan(&s.Seq, &s.ID, &s.UserID, &s.ChallengeID, &s.Flag, &at); err != nil {
+		if err := rows.Scan(&s.Seq, &s.ID, &s.UserID, &s.ChallengeID, &s.Flag, &at, &s.Practice); err != nil {
 			return nil, fmt.Errorf("scan solve: %w", err)
 		}
 		s.At = fromMs(at)
@@ -312,6 +335,7 @@ type AttemptRef struct {
 	Seq         int64
 	UserID      string
 	ChallengeID string
+	Practice    bool // made after the end in practice mode: counts nowhere
 }
 
 // Heads are the newest numbers of the append-only tables, the oldest the
@@ -321,6 +345,7 @@ type Heads struct {
 	Revision               int64
 	Solve, Attempt, Change int64
 	OldestChange           int64 // 0 when the log is empty
+	Stream                 int64 // the live stream's newest number
 }
 
 // Heads reads the heads in one round trip: what a replica polls.
@@ -329,8 +354,9 @@ func (db *DB) Heads(ctx context.Context) (Heads, error) {
 	var rev string
 	err := db.r.QueryRowContext(ctx, `SELECT (SELECT value FROM meta WHERE key = 'revision'),
 		COALESCE((SELECT max(seq) FROM solves), 0), COALESCE((SELECT max(seq) FROM attempts), 0),
-		COALESCE((SELECT max(seq) FROM changes), 0), COALESCE((SELECT min(seq) FROM changes), 0)`).
-		Scan(&rev, &h.Solve, &h.Attempt, &h.Change, &h.OldestChange)
+		COALESCE((SELECT max(seq) FROM changes), 0), COALESCE((SELECT min(seq) FROM changes), 0),
+		(SELECT value FROM counters WHERE name = 'stream')`).
+		Scan(&rev, &h.Solve, &h.Attempt, &h.Change, &h.OldestChange, &h.Stream)
 	if err != nil {
 		return h, fmt.Errorf("read heads: %w", err)
 	}

@@ -17,6 +17,9 @@ type Submission struct {
 	At          time.Time
 	Door        string // the front door that made it: ctf.DoorAPI, DoorWeb, DoorMCP
 	KeyID       string // the API key that authenticated it, "" for a session
+	// Practice marks a submission after the end in practice mode: recorded,
+	// counted nowhere, and not told on the live stream.
+	Practice bool
 }
 
 // Recorded is a recorded submission: the row's sequence number in its
@@ -91,8 +94,8 @@ func (db *DB) RecordSubmission(ctx context.Context, s Submission, limit RateLimi
 	id := ctf.NewID()
 	if !s.Correct {
 		var rec Recorded
-		if err := tx.QueryRowContext(ctx, `INSERT INTO attempts (id, user_id, challenge_id, flag, created_at, door, key_id)
-			VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING seq`, id, s.UserID, s.ChallengeID, s.Flag, ms(s.At), s.Door, nullString(s.KeyID)).Scan(&rec.Seq); err != nil {
+		if err := tx.QueryRowContext(ctx, `INSERT INTO attempts (id, user_id, challenge_id, flag, created_at, door, key_id, practice)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING seq`, id, s.UserID, s.ChallengeID, s.Flag, ms(s.At), s.Door, nullString(s.KeyID), s.Practice).Scan(&rec.Seq); err != nil {
 			return Recorded{}, fmt.Errorf("submit: record attempt: %w", err)
 		}
 		if err := notifyChange(ctx, tx); err != nil {
@@ -109,11 +112,11 @@ func (db *DB) RecordSubmission(ctx context.Context, s Submission, limit RateLimi
 	if err := lockChallengeSolves(ctx, tx, s.ChallengeID); err != nil {
 		return Recorded{}, fmt.Errorf("submit: lock: %w", err)
 	}
-	solve := &ctf.Solve{ID: id, UserID: s.UserID, ChallengeID: s.ChallengeID, Flag: s.Flag}
+	solve := &ctf.Solve{ID: id, UserID: s.UserID, ChallengeID: s.ChallengeID, Flag: s.Flag, Practice: s.Practice}
 	var at int64
-	err = tx.QueryRowContext(ctx, `INSERT INTO solves (id, user_id, challenge_id, flag, door, key_id, solved_at)
-		VALUES (?, ?, ?, ?, ?, ?, `+db.dialect.greatest("?", "COALESCE((SELECT max(solved_at) FROM solves WHERE challenge_id = ?), 0)")+`)
-		RETURNING seq, solved_at`, id, s.UserID, s.ChallengeID, s.Flag, s.Door, nullString(s.KeyID), ms(s.At), s.ChallengeID).Scan(&solve.Seq, &at)
+	err = tx.QueryRowContext(ctx, `INSERT INTO solves (id, user_id, challenge_id, flag, door, key_id, practice, solved_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, `+db.dialect.greatest("?", "COALESCE((SELECT max(solved_at) FROM solves WHERE challenge_id = ?), 0)")+`)
+		RETURNING seq, solved_at`, id, s.UserID, s.ChallengeID, s.Flag, s.Door, nullString(s.KeyID), s.Practice, ms(s.At), s.ChallengeID).Scan(&solve.Seq, &at)
 	if isUniqueViolation(err) {
 		return Recorded{}, ctf.Errorf(ctf.Conflict, "challenge already solved")
 	}
@@ -121,6 +124,13 @@ func (db *DB) RecordSubmission(ctx context.Context, s Submission, limit RateLimi
 		return Recorded{}, fmt.Errorf("submit: record solve: %w", err)
 	}
 	solve.At = fromMs(at)
+	if !s.Practice {
+		// Last, so the stream's counter is held only until the commit.
+		if _, err := appendStream(ctx, tx, StreamRow{Kind: "solve", UserID: s.UserID, ChallengeID: s.ChallengeID,
+			Ref: id, At: solve.At}); err != nil {
+			return Recorded{}, fmt.Errorf("submit: %w", err)
+		}
+	}
 	if err := notifyChange(ctx, tx); err != nil {
 		return Recorded{}, fmt.Errorf("submit: %w", err)
 	}

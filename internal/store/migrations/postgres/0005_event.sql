@@ -77,3 +77,4 @@ CREATE TABLE webhook_attempts (
 	duration_ms bigint NOT NULL DEFAULT 0
 );
 CREATE INDEX webhook_attempts_delivery ON webhook_attempts (delivery);
+CREATE INDEX attempts_practice ON attempts (practice, challenge_id);

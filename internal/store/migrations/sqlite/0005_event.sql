@@ -93,3 +93,4 @@ CREATE TABLE webhook_attempts (
 	duration_ms INTEGER NOT NULL DEFAULT 0
 );
 CREATE INDEX webhook_attempts_delivery ON webhook_attempts (delivery);
+CREATE INDEX attempts_practice ON attempts (practice, challenge_id);

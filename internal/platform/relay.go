@@ -1,0 +1,211 @@
+package platform
+
+import (
+	"context"
+	"sort"
+	"sync"
+
+	"github.com/flagshipctf/flagship/internal/ctf"
+	"github.com/flagshipctf/flagship/internal/store"
+)
+
+// The relay: every replica reads the live stream's rows from the database
+// as it catches up (Since reads them first, so the solves and entities
+// they name are read with them), renders each from its hot state, and
+// keeps the newest in a ring for the clients waiting on it. Numbers are
+// dense and in commit order, so a client that resumes after N on any
+// replica misses nothing and gets nothing twice.
+
+// ringSize is how many rendered events a replica keeps for resuming
+// clients; older ones are read from the database and rendered again.
+const ringSize = 4096
+
+// hub holds the newest events and wakes the clients waiting for more.
+type hub struct {
+	mu   sync.Mutex
+	ring []Event // contiguous numbers, oldest first
+	base int64   // the ring covers the events after base
+	last int64   // the newest number relayed
+	wake chan struct{}
+}
+
+func newHub() *hub { return &hub{wake: make(chan struct{})} }
+
+// publish adds events numbered from h.last+1 on and wakes the waiters.
+// Events past a jump (a rebuild of the state read past what was relayed)
+// start a new ring.
+func (h *hub) publish(evs []Event, head int64) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, ev := range evs {
+		if ev.Seq <= h.last {
+			continue
+		}
+		if ev.Seq != h.last+1 {
+			h.ring, h.base = h.ring[:0], ev.Seq-1
+		}
+		h.ring = append(h.ring, ev)
+		h.last = ev.Seq
+	}
+	if head > h.last {
+		h.ring, h.base, h.last = h.ring[:0], head, head
+	}
+	if n := len(h.ring) - ringSize; n > 0 {
+		h.base = h.ring[n-1].Seq
+		h.ring = append(h.ring[:0:0], h.ring[n:]...)
+	}
+	close(h.wake)
+	h.wake = make(chan struct{})
+}
+
+// after returns up to limit events after n from the ring, and whether the
+// ring covers n.
+func (h *hub) after(n int64, limit int) ([]Event, bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if n < h.base {
+		return nil, false
+	}
+	i := int(n - h.base)
+	if i >= len(h.ring) {
+		return nil, true
+	}
+	end := min(len(h.ring), i+limit)
+	return append([]Event(nil), h.ring[i:end]...), true
+}
+
+func (s *Service) lastEvent() int64 {
+	s.hub.mu.Lock()
+	defer s.hub.mu.Unlock()
+	return s.hub.last
+}
+
+func (s *Service) waitEvents(ctx context.Context, after int64) (int64, error) {
+	for {
+		s.hub.mu.Lock()
+		last, wake := s.hub.last, s.hub.wake
+		s.hub.mu.Unlock()
+		if last > after {
+			return last, nil
+		}
+		select {
+		case <-wake:
+		case <-ctx.Done():
+			return last, ctx.Err()
+		}
+	}
+}
+
+func (s *Service) eventsAfter(ctx context.Context, after int64, limit int) ([]Event, error) {
+	if limit <= 0 || limit > ringSize {
+		limit = ringSize
+	}
+	if evs, ok := s.hub.after(after, limit); ok {
+		return evs, nil
+	}
+	// Older than the ring: read the rows again and render them as the
+	// state stands now, up to what this replica relayed.
+	last := s.lastEvent()
+	rows, err := s.db.StreamAfter(ctx, after, limit)
+	if err != nil {
+		return nil, err
+	}
+	st := s.state()
+	st.mu.RLock()
+	defer st.mu.RUnlock()
+	out := make([]Event, 0, len(rows))
+	for _, r := range rows {
+		if r.Seq > last {
+			break
+		}
+		out = append(out, st.render(r))
+	}
+	return out, nil
+}
+
+// render is a stream row as the state tells it; the caller holds st.mu.
+func (st *state) render(r store.StreamRow) Event {
+	ev := Event{Seq: r.Seq, Kind: r.Kind, At: r.At}
+	switch r.Kind {
+	case EventSolve:
+		u, c := st.users[r.UserID], st.chals[r.ChallengeID]
+		if u == nil || c == nil || !u.player {
+			return ev
+		}
+		x := u.solved[c.ID]
+		if x == nil || x.ID != r.Ref || !x.attached {
+			return ev
+		}
+		rank := 0
+		for i, y := range c.playerSolves {
+			if y == x {
+				rank = i + 1
+				break
+			}
+		}
+		if rank == 0 {
+			return ev
+		}
+		ev.Public = true
+		ev.Solve = &SolveEvent{UserID: u.ID, Username: u.Username, Name: displayName(u), Agent: u.IsAgent(),
+			ChallengeID: c.ID, Slug: c.Slug, Title: c.Title, Points: c.Points, Rank: rank, FirstBlood: rank == 1}
+	case EventAnnouncement:
+		for i := len(st.announcements) - 1; i >= 0; i-- {
+			if a := st.announcements[i]; a.ID == r.Ref {
+				v := st.announcementView(a)
+				ev.Public, ev.Announcement, ev.Challenge = true, &v, v.Challenge
+				break
+			}
+		}
+	case EventReleased:
+		if c := st.chals[r.ChallengeID]; c != nil && c.shown() {
+			ev.Public, ev.Challenge = true, &EventChallenge{ID: c.ID, Slug: c.Slug, Title: c.Title}
+		}
+	default:
+		ev.Public = true
+	}
+	return ev
+}
+
+// relay renders the stream rows a catch-up read; the caller holds st.mu
+// for writing and has applied what the rows name.
+func (st *state) relay(rows []store.StreamRow) []Event {
+	evs := make([]Event, 0, len(rows))
+	for _, r := range rows {
+		if r.Seq <= st.streamMax {
+			continue
+		}
+		evs = append(evs, st.render(r))
+		st.streamMax = r.Seq
+	}
+	return evs
+}
+
+// announcementView is a as players see it; the caller holds st.mu.
+func (st *state) announcementView(a ctf.Announcement) AnnouncementView {
+	v := AnnouncementView{ID: a.ID, Title: a.Title, Body: a.Body, CreatedAt: a.CreatedAt}
+	if c := st.chals[a.ChallengeID]; c != nil && c.shown() {
+		v.Challenge = &EventChallenge{ID: c.ID, Slug: c.Slug, Title: c.Title}
+	}
+	return v
+}
+
+// putAnnouncement applies an announcement's row.
+func (st *state) putAnnouncement(a ctf.Announcement) {
+	for i := range st.announcements {
+		if st.announcements[i].ID == a.ID {
+			st.announcements[i] = a
+			return
+		}
+	}
+	i := sort.Search(len(st.announcements), func(i int) bool {
+		b := st.announcements[i]
+		if !a.CreatedAt.Equal(b.CreatedAt) {
+			return a.CreatedAt.Before(b.CreatedAt)
+		}
+		return a.ID < b.ID
+	})
+	st.announcements = append(st.announcements, ctf.Announcement{})
+	copy(st.announcements[i+1:], st.announcements[i:])
+	st.announcements[i] = a
+}
