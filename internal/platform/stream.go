@@ -31,9 +31,9 @@ type Event struct {
 	// freeze, one of a hidden challenge. Such events keep their number
 	// (a resuming client skips them) but carry nothing else.
 	Public       bool
-	Solve        *SolveEvent        // Kind solve
-	Announcement *AnnouncementView  // Kind announcement
-	Challenge    *EventChallenge    // Kind released; the challenge an announcement links
+	Solve        *SolveEvent       // Kind solve
+	Announcement *AnnouncementView // Kind announcement
+	Challenge    *EventChallenge   // Kind released; the challenge an announcement links
 }
 
 // SolveEvent is a solve as the stream tells it.
