@@ -113,6 +113,11 @@ func (s *Service) LeaderboardPageOf(who Who, offset, limit int, solves bool) (to
 	st.mu.RLock()
 	defer st.mu.RUnlock()
 	order, _ := st.rankingLocked()
+	return pageOf(order, who, offset, limit, solves)
+}
+
+// pageOf is a page of the ranked users in order; the caller holds st.mu.
+func pageOf(order []*user, who Who, offset, limit int, solves bool) (total int, page []RankedEntry) {
 	// The places (0-based) of the players picked; everyone's are 0..n-1,
 	// and a filtered view is one pass over the ranking.
 	var places []int
@@ -424,6 +429,22 @@ func (s *Service) Me(ctx context.Context, v Viewer) (MyProfile, error) {
 	for _, k := range u.keys {
 		me.McpAPIKeys = append(me.McpAPIKeys, keyView(k))
 	}
+	// A player sees their own solves that count nowhere public: those a
+	// freeze holds, and practice solves. Totals and ranks stay public.
+	var own []*solve
+	for _, x := range u.solved {
+		if !x.attached && x.chal.shown() {
+			own = append(own, x)
+		}
+	}
+	if len(own) > 0 {
+		for _, x := range own {
+			me.SolvedChallenges = append(me.SolvedChallenges, ProfileSolve{SolvedAt: ctf.FormatTime(x.At), Challenge: profileChallenge(x.chal)})
+		}
+		sort.SliceStable(me.SolvedChallenges, func(i, j int) bool {
+			return me.SolvedChallenges[i].SolvedAt > me.SolvedChallenges[j].SolvedAt
+		})
+	}
 	return me, nil
 }
 
@@ -519,4 +540,41 @@ func (st *state) badges(u *user) []ctf.Award {
 			FirstBlood: u.player && podium(sv) == 0}
 	}
 	return ctf.Badges(hist, st.catTotal)
+}
+
+// LiveLeaderboardPageOf is LeaderboardPageOf as the standings really are,
+// for admins during a freeze: the solves the freeze holds back from the
+// public count here. Ranked the same way; not cached (admins are few).
+func (s *Service) LiveLeaderboardPageOf(v Viewer, who Who, offset, limit int, solves bool) (total int, page []RankedEntry, err error) {
+	if !v.admin() {
+		return 0, nil, errNotAdmin
+	}
+	st := s.state()
+	st.mu.RLock()
+	defer st.mu.RUnlock()
+	if !st.frozen {
+		order, _ := st.rankingLocked()
+		total, page = pageOf(order, who, offset, limit, solves)
+		return total, page, nil
+	}
+	// Shadow users carrying the live solves, ranked as the board ranks.
+	var order []*user
+	for _, u := range st.users {
+		if !u.player {
+			continue
+		}
+		live := &user{User: u.User, player: true}
+		for _, x := range u.solved {
+			if x.chal.shown() && !x.Practice {
+				live.solves = insertSolve(live.solves, x)
+				live.points += x.chal.Points
+			}
+		}
+		if len(live.solves) > 0 {
+			order = append(order, live)
+		}
+	}
+	sort.Slice(order, func(i, j int) bool { return ctf.RanksBefore(order[i].standing(), order[j].standing()) })
+	total, page = pageOf(order, who, offset, limit, solves)
+	return total, page, nil
 }
