@@ -41,6 +41,7 @@ type Server struct {
 	Svc       *platform.Service
 	Validator *contract.Validator
 	HTTP      *httptest.Server
+	now       func() time.Time // the clock Options gave, shared by replicas
 }
 
 // Start loads datasetYAML (may be empty; the files it names are inside
@@ -81,7 +82,7 @@ func Start(t testing.TB, datasetYAML string, opts ...Options) *Server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &Server{T: t, DB: db, DSN: dsn, DBPath: SQLitePath(dsn), Validator: v}
+	s := &Server{T: t, DB: db, DSN: dsn, DBPath: SQLitePath(dsn), Validator: v, now: o.Now}
 	s.HTTP = httptest.NewServer(nil)
 	s.URL = s.HTTP.URL
 	log := slog.New(slog.DiscardHandler)
@@ -198,12 +199,13 @@ func truncate(b []byte) string {
 }
 
 // Replica serves a second service over s's database, with s's rate limit,
-// as a second stateless replica of the event would. Its watcher does not
-// run: call its Sync to apply what the other replica wrote.
+// and s's clock, as a second stateless replica of the event would. Its
+// watcher does not run: call its Sync to apply what the other replica
+// wrote.
 func (s *Server) Replica(limit store.RateLimit) *Server {
 	s.T.Helper()
 	log := slog.New(slog.DiscardHandler)
-	svc := platform.New(s.DB, platform.Options{PublicURL: s.URL, RateLimit: limit, Logger: log, FilesDir: s.T.TempDir()})
+	svc := platform.New(s.DB, platform.Options{PublicURL: s.URL, RateLimit: limit, Logger: log, FilesDir: s.T.TempDir(), Now: s.now})
 	if err := svc.Load(context.Background()); err != nil {
 		s.T.Fatal(err)
 	}
