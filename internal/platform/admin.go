@@ -512,6 +512,10 @@ type ChallengeCount struct {
 	Solves      int
 	Attempts    int64
 	Hidden      bool
+	// Pending: not open to players yet (before the start or its release,
+	// ReleaseAt when set).
+	Pending   bool
+	ReleaseAt *time.Time
 }
 
 // FirstBlood is a challenge's first solve by a player.
@@ -576,8 +580,9 @@ func (s *Service) AdminChallenges(ctx context.Context, v Viewer) ([]ChallengeCou
 	st.mu.RLock()
 	defer st.mu.RUnlock()
 	out := []ChallengeCount{}
-	for _, c := range st.visible {
-		out = append(out, ChallengeCount{Slug: c.Slug, Title: c.Title, Solves: len(c.playerSolves), Attempts: c.attempts()})
+	for _, c := range st.listFor(v) {
+		out = append(out, ChallengeCount{Slug: c.Slug, Title: c.Title, Solves: len(c.playerSolves), Attempts: c.attempts(),
+			Pending: c.pending, ReleaseAt: c.ReleaseAt})
 	}
 	var hidden []ChallengeCount
 	for _, c := range st.chals {
