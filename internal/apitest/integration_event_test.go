@@ -262,3 +262,40 @@ func TestEventSettingsAreValidated(t *testing.T) {
 		t.Errorf("refused settings changed the event: %+v, was %+v", got, before)
 	}
 }
+
+// TestIntegrationReleaseAloneIsScheduled: a release time is an instant of
+// the clock even in an event with no other time set, and a challenge
+// edited to a later release goes back to pending.
+func TestIntegrationReleaseAloneIsScheduled(t *testing.T) {
+	t.Parallel()
+	clock := &evClock{}
+	clock.set(evT0)
+	s := Start(t, evYAML, Options{Now: clock.now})
+	ctx := context.Background()
+	c := ctf.Challenge{ID: ctf.NewID(), Slug: "soon", Title: "Soon", Categories: []string{"misc"}, Difficulty: "Easy",
+		Points: 50, Type: "standard", Flags: []ctf.Flag{{Kind: "static", Content: evFlag("soon")}},
+		ReleaseAt: evPtr(evAt(0, 30)), CreatedAt: evT0}
+	if _, err := s.DB.PutChallenge(ctx, c, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	s.Sync()
+	if r := s.Do("GET", "/api/public/challenges/soon", nil); r.Status != 404 {
+		t.Errorf("before its release: %d", r.Status)
+	}
+	clock.set(evAt(0, 30))
+	if r := s.Do("GET", "/api/public/challenges/soon", nil); r.Status != 200 {
+		t.Errorf("at its release: %d %s", r.Status, r.Body)
+	}
+	c.ReleaseAt = evPtr(evAt(5, 0))
+	if _, err := s.DB.PutChallenge(ctx, c, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	s.Sync()
+	if r := s.Do("GET", "/api/public/challenges/soon", nil); r.Status != 404 {
+		t.Errorf("after its release moved later: %d", r.Status)
+	}
+	clock.set(evAt(5, 0))
+	if got := evSlugs(itGet(t, s, "/api/public/challenges")); fmt.Sprint(got) != "[warmup soon]" {
+		t.Errorf("at the new release: %v", got)
+	}
+}

@@ -237,6 +237,7 @@ func (st *state) putChallenge(nc ctf.Challenge, dirty dirtySet) {
 	c.pending = st.pendingAt(c, st.clockAt)
 	st.recountChallenge(c)
 	st.sortVisible()
+	st.rearm() // its release may be the next instant
 	dirty[c] = true
 	st.solveVer++
 	st.listVer++

@@ -202,7 +202,7 @@ func (s *Service) Event() EventView {
 	st := s.state()
 	st.mu.RLock()
 	defer st.mu.RUnlock()
-	return EventView{Event: st.event, Phase: st.phase, Frozen: st.frozen, FrozenAt: st.freezeAt, Now: st.clockAt}
+	return EventView{Event: st.event, Phase: st.phase, Frozen: st.frozen, FrozenAt: st.freezeAt, Now: s.now()}
 }
 
 // SetEvent replaces the event's settings (admins and the operator). The
