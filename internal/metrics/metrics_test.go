@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -34,8 +35,9 @@ solves:
 `
 
 // serveMetrics serves m's /metrics on a real listener on port 0, as
-// `serve --metrics-addr` does, until the test ends.
-func serveMetrics(t *testing.T, m *metrics.Metrics) string {
+// `serve --metrics-addr` does, and returns its base URL and its stop (also
+// called when the test ends), which returns what Serve returned.
+func serveMetrics(t *testing.T, m *metrics.Metrics) (base string, stop func() error) {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -44,13 +46,18 @@ func serveMetrics(t *testing.T, m *metrics.Metrics) string {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- m.Serve(ctx, ln) }()
+	var once sync.Once
+	var serveErr error
+	stop = func() error {
+		once.Do(func() { cancel(); serveErr = <-done })
+		return serveErr
+	}
 	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
+		if err := stop(); err != nil {
 			t.Errorf("metrics server: %v", err)
 		}
 	})
-	return "http://" + ln.Addr().String() + "/metrics"
+	return "http://" + ln.Addr().String(), stop
 }
 
 // scrape reads the metrics in the text format and parses them with
@@ -114,7 +121,8 @@ next:
 func TestScrapeAfterRequests(t *testing.T) {
 	t.Parallel()
 	s := apitest.Start(t, event, apitest.Options{Metrics: true})
-	url := serveMetrics(t, s.Metrics)
+	base, _ := serveMetrics(t, s.Metrics)
+	url := base + "/metrics"
 	before := scrape(t, url)
 	erin := apitest.Bearer(s.Key("erin"))
 
@@ -249,15 +257,7 @@ func TestObserver(t *testing.T) {
 // when its context ends.
 func TestServeStops(t *testing.T) {
 	t.Parallel()
-	m := metrics.New(nil)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- m.Serve(ctx, ln) }()
-	base := "http://" + ln.Addr().String()
+	base, stop := serveMetrics(t, metrics.New(nil))
 	for path, want := range map[string]int{"/metrics": 200, "/": 404, "/api/public/health": 404} {
 		resp, err := http.Get(base + path)
 		if err != nil {
@@ -268,9 +268,8 @@ func TestServeStops(t *testing.T) {
 			t.Errorf("GET %s = %d, want %d", path, resp.StatusCode, want)
 		}
 	}
-	cancel()
-	if err := <-done; err != nil {
-		t.Fatalf("Serve after cancel: %v", err)
+	if err := stop(); err != nil {
+		t.Fatalf("Serve after its context ended: %v", err)
 	}
 	if resp, err := http.Get(base + "/metrics"); err == nil {
 		resp.Body.Close()
