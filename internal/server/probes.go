@@ -2,6 +2,19 @@ package server
 
 import "net/http"
 
+// probe answers GET and HEAD with fn, any other method 405 (the probes sit
+// outside the front doors, whose "/" would answer a web page).
+func probe(fn http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			w.Header().Set("Allow", "GET, HEAD")
+			writeJSON(w, http.StatusMethodNotAllowed, `{"error":"use GET or HEAD"}`)
+			return
+		}
+		fn(w, r)
+	}
+}
+
 // livez answers whenever the process serves HTTP: an orchestrator restarts
 // the process when it does not.
 func (s *Server) livez(w http.ResponseWriter, r *http.Request) {
@@ -21,13 +34,19 @@ func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
 }
 
 func writeProbe(w http.ResponseWriter, status int, ok bool) {
+	if ok {
+		writeJSON(w, status, `{"ok":true}`)
+	} else {
+		writeJSON(w, status, `{"ok":false}`)
+	}
+}
+
+// writeJSON writes a fixed JSON body, never cached: a probe's answer is
+// about this instant.
+func writeJSON(w http.ResponseWriter, status int, body string) {
 	hd := w.Header()
 	hd.Set("Content-Type", "application/json; charset=utf-8")
 	hd.Set("Cache-Control", "no-store")
 	w.WriteHeader(status)
-	if ok {
-		w.Write([]byte(`{"ok":true}`))
-	} else {
-		w.Write([]byte(`{"ok":false}`))
-	}
+	w.Write([]byte(body))
 }

@@ -70,8 +70,8 @@ func (s *Server) routes(opts Options) {
 	s.mux.Handle("/api/public", apiHandler)
 	s.mux.Handle("/files/", apiHandler)
 	s.mux.Handle("/mcp", mcp.New(s.svc, s.log))
-	s.mux.HandleFunc("GET /livez", s.livez)
-	s.mux.HandleFunc("GET /readyz", s.readyz)
+	s.mux.HandleFunc("/livez", probe(s.livez))
+	s.mux.HandleFunc("/readyz", probe(s.readyz))
 	if opts.CTFtimeOff {
 		s.mux.Handle("/api/ctftime", ctftime.Off())
 	} else {
