@@ -66,14 +66,7 @@ func TestServeOperations(t *testing.T) {
 	}
 
 	cancel()
-	select {
-	case code := <-done:
-		if code != 0 {
-			t.Fatalf("serve exited with %d after shutdown: %s", code, errb.String())
-		}
-	case <-time.After(20 * time.Second):
-		t.Fatal("serve did not shut down")
-	}
+	waitServeExit(t, done, &errb)
 	http.DefaultClient.CloseIdleConnections()
 	if resp, err := http.Get(metricsURL); err == nil {
 		resp.Body.Close()
@@ -93,5 +86,19 @@ func TestEnvSwitch(t *testing.T) {
 		if got := envSwitch(func(string) string { return c.value }, "K", c.def); got != c.want {
 			t.Errorf("envSwitch(%q, default %v) = %v, want %v", c.value, c.def, got, c.want)
 		}
+	}
+}
+
+// waitServeExit waits for a stopped `serve` (its exit code on done) to
+// exit cleanly.
+func waitServeExit(t *testing.T, done <-chan int, errb *syncBuffer) {
+	t.Helper()
+	select {
+	case code := <-done:
+		if code != 0 {
+			t.Fatalf("serve exited with %d after shutdown: %s", code, errb.String())
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("serve did not shut down")
 	}
 }
