@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/flagshipctf/flagship/internal/dataset"
+	"github.com/flagshipctf/flagship/internal/metrics"
 	"github.com/flagshipctf/flagship/internal/openapi/contract"
 	"github.com/flagshipctf/flagship/internal/platform"
 	"github.com/flagshipctf/flagship/internal/server"
@@ -28,6 +29,10 @@ import (
 type Options struct {
 	RateLimit store.RateLimit // zero: the default 10 per minute
 	Now       func() time.Time
+	// Metrics observes the service and the requests (Server.Metrics).
+	Metrics bool
+	// CTFtimeOff serves /api/ctftime as turned off.
+	CTFtimeOff bool
 }
 
 // Server is a running test instance.
@@ -41,6 +46,7 @@ type Server struct {
 	Svc       *platform.Service
 	Validator *contract.Validator
 	HTTP      *httptest.Server
+	Metrics   *metrics.Metrics // with Options.Metrics
 	now       func() time.Time // the clock Options gave, shared by replicas
 }
 
@@ -87,11 +93,20 @@ func Start(t testing.TB, datasetYAML string, opts ...Options) *Server {
 	s.URL = s.HTTP.URL
 	log := slog.New(slog.DiscardHandler)
 	s.FilesDir = t.TempDir()
-	s.Svc = platform.New(db, platform.Options{PublicURL: s.URL, RateLimit: o.RateLimit, Logger: log, Now: o.Now, FilesDir: s.FilesDir})
+	// Untyped nils unless asked: a nil *Metrics in an interface would be
+	// called.
+	var obs platform.Observer
+	var reqs server.RequestObserver
+	if o.Metrics {
+		s.Metrics = metrics.New(db)
+		obs, reqs = s.Metrics, s.Metrics
+	}
+	s.Svc = platform.New(db, platform.Options{PublicURL: s.URL, RateLimit: o.RateLimit, Logger: log, Now: o.Now, FilesDir: s.FilesDir,
+		Observer: obs})
 	if err := s.Svc.Load(ctx); err != nil {
 		t.Fatal(err)
 	}
-	s.HTTP.Config.Handler = server.New(s.Svc, server.Options{Log: log}).Handler()
+	s.HTTP.Config.Handler = server.New(s.Svc, server.Options{Log: log, Requests: reqs, CTFtimeOff: o.CTFtimeOff}).Handler()
 	t.Cleanup(s.HTTP.Close)
 	return s
 }

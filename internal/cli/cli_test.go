@@ -102,14 +102,7 @@ func TestServeDemo(t *testing.T) {
 	}
 
 	cancel()
-	select {
-	case code := <-done:
-		if code != 0 {
-			t.Fatalf("serve exited with %d after shutdown: %s", code, errb.String())
-		}
-	case <-time.After(20 * time.Second):
-		t.Fatal("serve did not shut down")
-	}
+	waitServeExit(t, done, &errb)
 	if !strings.Contains(errb.String(), "status=200") {
 		t.Errorf("no request log line with status in:\n%s", errb.String())
 	}

@@ -18,7 +18,7 @@ import (
 )
 
 func (a *app) serve(ctx context.Context, args []string) error {
-	fs := a.flags("serve", "serve [--addr HOST:PORT] [--public-url URL] [--demo]")
+	fs := a.flags("serve", "serve [--addr HOST:PORT] [--public-url URL] [--demo] [--metrics-addr HOST:PORT] [--ctftime=false]")
 	addr := fs.String("addr", envOr(a.env, "FLAGSHIP_ADDR", "127.0.0.1:8080"), "listen address (env FLAGSHIP_ADDR)")
 	publicURL := fs.String("public-url", a.env("FLAGSHIP_PUBLIC_URL"), "public base URL, for file links (env FLAGSHIP_PUBLIC_URL; default http://ADDR)")
 	withDemo := fs.Bool("demo", false, "load the built-in demo event into an empty database and print a demo API key")
@@ -26,6 +26,8 @@ func (a *app) serve(ctx context.Context, args []string) error {
 	window := fs.Duration("rate-window", envDuration(a.env, "FLAGSHIP_RATE_WINDOW", time.Minute), "rate-limit window (env FLAGSHIP_RATE_WINDOW)")
 	cacheDir := fs.String("cache-dir", envOr(a.env, "FLAGSHIP_CACHE_DIR", defaultCacheDir()), "where challenge files are cached on disk, by SHA-256 (env FLAGSHIP_CACHE_DIR)")
 	registration := fs.String("registration", envOr(a.env, "FLAGSHIP_REGISTRATION", "open"), "open: anyone may sign up; closed: only admins and the CLI create accounts (env FLAGSHIP_REGISTRATION)")
+	metricsAddr := fs.String("metrics-addr", a.env("FLAGSHIP_METRICS_ADDR"), "serve Prometheus metrics at http://HOST:PORT/metrics; off when empty (env FLAGSHIP_METRICS_ADDR)")
+	ctftimeOn := fs.Bool("ctftime", envSwitch(a.env, "FLAGSHIP_CTFTIME", true), "serve the CTFtime scoreboard feed at /api/ctftime (env FLAGSHIP_CTFTIME=on|off)")
 	if err := a.parse(fs, args); err != nil {
 		return err
 	}
@@ -50,7 +52,13 @@ func (a *app) serve(ctx context.Context, args []string) error {
 	if base == "" {
 		base = "http://" + displayAddr(ln.Addr())
 	}
-	svc := platform.New(db, platform.Options{PublicURL: base, Logger: log,
+	obs, reqs, stopMetrics, err := startMetrics(ctx, *metricsAddr, db, log)
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	defer stopMetrics()
+	svc := platform.New(db, platform.Options{PublicURL: base, Logger: log, Observer: obs,
 		RateLimit: store.RateLimit{Max: *rate, Window: *window}, RegistrationClosed: *registration == "closed", FilesDir: *cacheDir})
 	if *withDemo {
 		if err := importDemo(ctx, svc, db); err != nil {
@@ -79,7 +87,7 @@ func (a *app) serve(ctx context.Context, args []string) error {
 	go svc.Watch(watchCtx, 250*time.Millisecond)
 	go store.Listen(watchCtx, a.db, svc.Wake, log)
 
-	srv := server.New(svc, server.Options{Log: log, SecureCookies: strings.HasPrefix(base, "https://")})
+	srv := server.New(svc, server.Options{Log: log, SecureCookies: strings.HasPrefix(base, "https://"), Requests: reqs, CTFtimeOff: !*ctftimeOn})
 	a.announce(base, demoKey)
 	return srv.Serve(ctx, ln)
 }

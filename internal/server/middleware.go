@@ -3,8 +3,16 @@ package server
 import (
 	"log/slog"
 	"net/http"
+	"strings"
 	"time"
 )
+
+// RequestObserver is told of every answered request (the metrics).
+type RequestObserver interface {
+	// ObserveRequest is called once per request, after the answer, with a
+	// route from a bounded set (see routeLabel).
+	ObserveRequest(route, method string, code int, d time.Duration)
+}
 
 type recorder struct {
 	http.ResponseWriter
@@ -32,7 +40,10 @@ func (r *recorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }
 
 // Logged logs one line per request with its status and duration, and turns
 // a panic into a logged 500 rather than a dropped connection.
-func Logged(log *slog.Logger, next http.Handler) http.Handler {
+func Logged(log *slog.Logger, next http.Handler) http.Handler { return logged(log, nil, next) }
+
+// logged is Logged that also tells obs (when not nil) of each request.
+func logged(log *slog.Logger, obs RequestObserver, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		rec := &recorder{ResponseWriter: w}
@@ -49,11 +60,37 @@ func Logged(log *slog.Logger, next http.Handler) http.Handler {
 					rec.Write([]byte(`{"error":"internal server error"}`))
 				}
 			}
+			took := time.Since(start)
 			log.LogAttrs(r.Context(), slog.LevelInfo, "request",
 				slog.String("method", r.Method), slog.String("path", r.URL.Path),
 				slog.Int("status", rec.status), slog.Int("bytes", rec.bytes),
-				slog.Duration("duration", time.Since(start)), slog.String("remote", r.RemoteAddr))
+				slog.Duration("duration", took), slog.String("remote", r.RemoteAddr))
+			if obs != nil {
+				code := rec.status
+				if code == 0 {
+					code = http.StatusOK // nothing written: net/http answers 200
+				}
+				obs.ObserveRequest(routeLabel(r.Pattern), r.Method, code, took)
+			}
 		}()
 		next.ServeHTTP(rec, r)
 	})
+}
+
+// routeLabel names a request's route for metrics by the pattern that
+// matched it, never by its path (each distinct label is a series kept
+// forever, and paths are the client's to choose). A ServeMux writes the
+// pattern it matched into the *Request it serves, and the front doors pass
+// that same request to their own mux, so after serving r.Pattern is the
+// innermost match ("GET /api/public/challenges/{slug}"); were a front door
+// to serve a copy, it would stay the outer match ("/api/public/"), still
+// one of a fixed set. The method part is dropped: it has its own label.
+func routeLabel(pattern string) string {
+	if pattern == "" {
+		return "unmatched" // no pattern matched: a 404, or a redirect to the canonical path
+	}
+	if _, path, ok := strings.Cut(pattern, " "); ok {
+		return strings.TrimLeft(path, " \t")
+	}
+	return pattern
 }

@@ -1,6 +1,6 @@
 // Package server owns Flagship's HTTP server: the routes of every front door
-// (the public API and file downloads, the web app, /mcp; the event stream
-// mounts here next), the middleware around them and the timeouts. The front doors themselves live in their own packages and hold
+// (the public API and file downloads, the web app, /mcp, the CTFtime feed,
+// the probes; the event stream mounts here next), the middleware around them and the timeouts. The front doors themselves live in their own packages and hold
 // no server wiring.
 package server
 
@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/flagshipctf/flagship/internal/api"
+	"github.com/flagshipctf/flagship/internal/ctftime"
 	"github.com/flagshipctf/flagship/internal/mcp"
 	"github.com/flagshipctf/flagship/internal/platform"
 	"github.com/flagshipctf/flagship/internal/web"
@@ -25,12 +26,17 @@ type Options struct {
 	// SecureCookies marks session cookies Secure: the platform is served
 	// over TLS (its public URL is https).
 	SecureCookies bool
+	// Requests, when set, is told of every answered request (metrics).
+	Requests RequestObserver
+	// CTFtimeOff turns the CTFtime feed off: /api/ctftime answers 404.
+	CTFtimeOff bool
 }
 
 // Server serves every front door of one platform.Service.
 type Server struct {
 	svc  *platform.Service
 	log  *slog.Logger
+	reqs RequestObserver
 	mux  *http.ServeMux
 	http *http.Server
 }
@@ -41,7 +47,7 @@ func New(svc *platform.Service, opts Options) *Server {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	s := &Server{svc: svc, log: log, mux: http.NewServeMux()}
+	s := &Server{svc: svc, log: log, reqs: opts.Requests, mux: http.NewServeMux()}
 	s.routes(opts)
 	s.http = &http.Server{
 		Handler:           s.Handler(),
@@ -64,12 +70,19 @@ func (s *Server) routes(opts Options) {
 	s.mux.Handle("/api/public", apiHandler)
 	s.mux.Handle("/files/", apiHandler)
 	s.mux.Handle("/mcp", mcp.New(s.svc, s.log))
+	s.mux.HandleFunc("/livez", probe(s.livez))
+	s.mux.HandleFunc("/readyz", probe(s.readyz))
+	if opts.CTFtimeOff {
+		s.mux.Handle("/api/ctftime", ctftime.Off())
+	} else {
+		s.mux.Handle("/api/ctftime", ctftime.New(s.svc, s.log))
+	}
 	s.mux.Handle("/", web.New(s.svc, web.Options{Log: s.log, SecureCookies: opts.SecureCookies}))
 }
 
 // Handler is the whole HTTP surface with its middleware: what Serve serves,
 // and what tests and benchmarks mount on their own listeners.
-func (s *Server) Handler() http.Handler { return Logged(s.log, s.mux) }
+func (s *Server) Handler() http.Handler { return logged(s.log, s.reqs, s.mux) }
 
 // Serve serves on ln until ctx ends, then stops accepting connections and
 // lets in-flight requests finish (at most shutdownGrace).
