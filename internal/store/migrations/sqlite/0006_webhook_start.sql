@@ -1,0 +1,5 @@
+-- A webhook gets the events recorded after it was created: after_seq is
+-- the live stream's number at its creation. (Comparing event times with
+-- created_at would drop a start or a freeze set to an instant before the
+-- webhook was made, though recorded after it.)
+ALTER TABLE webhooks ADD COLUMN after_seq INTEGER NOT NULL DEFAULT 0;
