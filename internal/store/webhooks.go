@@ -240,8 +240,17 @@ type Claimed struct {
 // now, of enabled webhooks, oldest due first, for lease: no other replica
 // claims them until then (or until their try is recorded).
 func (db *DB) ClaimDeliveries(ctx context.Context, now time.Time, lease time.Duration, limit int) ([]Claimed, error) {
+	// Most rounds find nothing due: a read answers that without taking
+	// the write lock (SQLite's is the whole database's).
+	var due int
+	err := db.r.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT 1 FROM webhook_deliveries
+		WHERE status = 'pending' AND next_at <= ? AND claimed_until < ?
+		AND EXISTS (SELECT 1 FROM webhooks w WHERE w.id = webhook_id AND w.enabled = ?) LIMIT 1) AS due`, ms(now), ms(now), true).Scan(&due)
+	if err != nil || due == 0 {
+		return nil, err
+	}
 	var out []Claimed
-	err := db.writeTx(ctx, func(tx *sqlTx) error {
+	err = db.writeTx(ctx, func(tx *sqlTx) error {
 		// SKIP LOCKED: replicas claiming at once take different rows
 		// instead of queueing; SQLite's writer is alone anyway.
 		lock := ""
@@ -293,6 +302,7 @@ type DeliveryTry struct {
 	StatusCode int    // 0: no answer
 	Error      string // why it failed, when it did
 	Duration   time.Duration
+	NextAt     *time.Time // the retry it scheduled, if any (read only: Outcome sets it)
 }
 
 // Outcome is what a try leaves a delivery in: Status delivered, failed,
@@ -319,8 +329,12 @@ func (db *DB) RecordAttempt(ctx context.Context, delivery int64, a DeliveryTry, 
 		if n, err := res.RowsAffected(); err != nil || n == 0 {
 			return err
 		}
-		_, err = tx.ExecContext(ctx, "INSERT INTO webhook_attempts (delivery, at, status_code, error, duration_ms) VALUES (?, ?, ?, ?, ?)",
-			delivery, ms(a.At), a.StatusCode, a.Error, a.Duration.Milliseconds())
+		var next any
+		if o.Status == DeliveryPending {
+			next = ms(o.NextAt)
+		}
+		_, err = tx.ExecContext(ctx, "INSERT INTO webhook_attempts (delivery, at, status_code, error, duration_ms, next_at) VALUES (?, ?, ?, ?, ?, ?)",
+			delivery, ms(a.At), a.StatusCode, a.Error, a.Duration.Milliseconds(), next)
 		return err
 	})
 	if err != nil {
@@ -369,12 +383,13 @@ func (db *DB) Deliveries(ctx context.Context, webhookID string, limit int) ([]De
 	for _, d := range out {
 		seqs = append(seqs, d.Seq)
 	}
-	err = eachRow(ctx, db.r, `SELECT delivery, at, status_code, error, duration_ms FROM webhook_attempts
+	err = eachRow(ctx, db.r, `SELECT delivery, at, status_code, error, duration_ms, next_at FROM webhook_attempts
 		WHERE delivery IN (`+marks(len(seqs))+`) ORDER BY seq`, func(sc scanner) error {
 		var seq, at, dur int64
+		var next sql.NullInt64
 		var a DeliveryTry
-		err := sc.Scan(&seq, &at, &a.StatusCode, &a.Error, &dur)
-		a.At, a.Duration = fromMs(at), time.Duration(dur)*time.Millisecond
+		err := sc.Scan(&seq, &at, &a.StatusCode, &a.Error, &dur, &next)
+		a.At, a.Duration, a.NextAt = fromMs(at), time.Duration(dur)*time.Millisecond, fromNullMs(next)
 		if i, ok := idx[seq]; ok {
 			out[i].Log = append(out[i].Log, a)
 		}

@@ -211,7 +211,7 @@ func TestWebhooksExactlyOncePerCluster(t *testing.T) {
 	}
 
 	// The log: three deliveries, each tried three times (500, 500, 204),
-	// the gaps between tries at least the backoff's waits, which double.
+	// with the backoff's growing waits between the tries.
 	_, log, err := s.Svc.DeliveryLog(ctx, platform.Operator, hook.ID, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -231,11 +231,24 @@ func TestWebhooksExactlyOncePerCluster(t *testing.T) {
 		if d.Log[0].Error == "" || d.Log[2].Error != "" {
 			t.Errorf("delivery %d: errors %q, %q, %q: want one for a 500 and none for a 204", d.Seq, d.Log[0].Error, d.Log[1].Error, d.Log[2].Error)
 		}
-		gap1, gap2 := d.Log[1].At.Sub(d.Log[0].At), d.Log[2].At.Sub(d.Log[1].At)
-		// Times are stored in whole milliseconds: a gap may read up to
-		// 1 ms short of the wait.
-		if gap1 < base-time.Millisecond || gap2 < 2*base-time.Millisecond || gap2 <= gap1 {
-			t.Errorf("delivery %d: gaps %v then %v; want at least %v then %v, growing", d.Seq, gap1, gap2, base, 2*base)
+		// The waits the failed tries scheduled double (base, then 2·base,
+		// each with up to a tenth of jitter), and no try came before its
+		// time. Times are whole milliseconds: a wait reads within 2 ms.
+		for i, wait := range []time.Duration{base, 2 * base} {
+			a := d.Log[i]
+			if a.NextAt == nil {
+				t.Fatalf("delivery %d try %d: no retry scheduled", d.Seq, i+1)
+			}
+			got := a.NextAt.Sub(a.At.Add(a.Duration))
+			if got < wait-2*time.Millisecond || got > wait+wait/10+2*time.Millisecond {
+				t.Errorf("delivery %d try %d: retry scheduled after %v, want %v plus at most a tenth", d.Seq, i+1, got, wait)
+			}
+			if d.Log[i+1].At.Before(*a.NextAt) {
+				t.Errorf("delivery %d: try %d at %v, before its time %v", d.Seq, i+2, d.Log[i+1].At, *a.NextAt)
+			}
+		}
+		if d.Log[2].NextAt != nil {
+			t.Errorf("delivery %d: a retry scheduled after it was delivered", d.Seq)
 		}
 	}
 }

@@ -3,3 +3,7 @@
 -- created_at would drop a start or a freeze set to an instant before the
 -- webhook was made, though recorded after it.)
 ALTER TABLE webhooks ADD COLUMN after_seq INTEGER NOT NULL DEFAULT 0;
+
+-- The retry a failed try scheduled (NULL: none), so the log shows the
+-- backoff as it was decided.
+ALTER TABLE webhook_attempts ADD COLUMN next_at INTEGER;
