@@ -15,6 +15,7 @@ import (
 	"github.com/flagshipctf/flagship/internal/platform"
 	"github.com/flagshipctf/flagship/internal/server"
 	"github.com/flagshipctf/flagship/internal/store"
+	"github.com/flagshipctf/flagship/internal/webhook"
 )
 
 func (a *app) serve(ctx context.Context, args []string) error {
@@ -86,6 +87,8 @@ func (a *app) serve(ctx context.Context, args []string) error {
 	// on one SQLite file, or replicas that lost their notifications, current.
 	go svc.Watch(watchCtx, 250*time.Millisecond)
 	go store.Listen(watchCtx, a.db, svc.Wake, log)
+	// Every replica sends webhook deliveries; claims keep each to one.
+	go webhook.New(db, webhook.Options{Observer: svc.Observer(), Logger: log}).Run(watchCtx)
 
 	srv := server.New(svc, server.Options{Log: log, SecureCookies: strings.HasPrefix(base, "https://"), Requests: reqs, CTFtimeOff: !*ctftimeOn})
 	a.announce(base, demoKey)

@@ -64,6 +64,13 @@ type Store interface {
 	PostAnnouncement(ctx context.Context, a ctf.Announcement, audit *ctf.AuditEntry) ([]int64, error)
 	AppendStreamOnce(ctx context.Context, r store.StreamRow) (bool, error)
 	StreamAfter(ctx context.Context, after int64, limit int) ([]store.StreamRow, error)
+	Webhooks(ctx context.Context) ([]store.Webhook, error)
+	Webhook(ctx context.Context, id string) (store.Webhook, error)
+	CreateWebhook(ctx context.Context, w store.Webhook, audit *ctf.AuditEntry) (store.Webhook, error)
+	SetWebhookEnabled(ctx context.Context, id string, enabled bool, audit *ctf.AuditEntry) error
+	DeleteWebhook(ctx context.Context, id string, audit *ctf.AuditEntry) error
+	Deliveries(ctx context.Context, webhookID string, limit int) ([]store.Delivery, error)
+	ProduceDeliveries(ctx context.Context, upTo int64, build func(after int64, hooks []store.Webhook) ([]store.NewDelivery, int64, error)) (int, error)
 	Load(ctx context.Context, ds *dataset.Dataset) (store.LoadReport, error)
 	Dump(ctx context.Context) (*dataset.Dataset, error)
 }
@@ -314,6 +321,9 @@ func (s *Service) Watch(ctx context.Context, interval time.Duration) {
 		}
 		if err := s.Refresh(ctx); err != nil && ctx.Err() == nil {
 			s.log.Warn("refresh event state", "err", err)
+		}
+		if err := s.produceWebhookDeliveries(ctx); err != nil && ctx.Err() == nil {
+			s.log.Warn("make webhook deliveries", "err", err)
 		}
 		if st := s.st.Load(); st != nil {
 			s.tick(st, true)

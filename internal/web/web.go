@@ -111,6 +111,10 @@ func (h *Handler) routes() {
 	h.mux.HandleFunc("POST /admin/users", h.adminUserAction)
 	h.mux.HandleFunc("POST /admin/users/new", h.adminCreateUser)
 	h.mux.HandleFunc("GET /admin/audit", h.adminAudit)
+	h.mux.HandleFunc("GET /admin/webhooks", h.adminWebhooks)
+	h.mux.HandleFunc("GET /admin/webhooks/{id}", h.adminWebhooks)
+	h.mux.HandleFunc("POST /admin/webhooks", h.adminWebhookAction)
+	h.mux.HandleFunc("POST /admin/webhooks/new", h.adminCreateWebhook)
 	h.mux.HandleFunc("GET /static/{name}", h.static)
 	h.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		h.error(w, r, h.viewer(w, r), ctf.Errorf(ctf.NotFound, "there is no page here"))

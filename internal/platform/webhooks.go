@@ -1,0 +1,299 @@
+package platform
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/flagshipctf/flagship/internal/ctf"
+	"github.com/flagshipctf/flagship/internal/store"
+)
+
+// Webhooks: admins point the event's public moments (first bloods,
+// announcements, the clock's start, freeze and end) at Discord, Slack or
+// any HTTP endpoint. The use cases here configure them; the producer turns
+// the live stream into deliveries in the database's outbox, once in the
+// cluster; package webhook sends them. Webhooks are read from the database
+// when used: they are few and admin-only, so no replica keeps them in
+// memory.
+
+// Kinds of webhook.
+const (
+	WebhookJSON    = "json"    // the generic JSON body, signed
+	WebhookDiscord = "discord" // a Discord message
+	WebhookSlack   = "slack"   // a Slack message
+)
+
+// WebhookKinds are the kinds of webhook.
+var WebhookKinds = []string{WebhookJSON, WebhookDiscord, WebhookSlack}
+
+// Events a webhook may subscribe to.
+const (
+	HookFirstBlood   = "firstBlood"
+	HookAnnouncement = "announcement"
+	HookStarted      = EventStarted
+	HookFrozen       = EventFrozen
+	HookEnded        = EventEnded
+)
+
+// WebhookEvents are the events a webhook may subscribe to, in the order
+// forms list them; a webhook subscribed to none gets them all.
+var WebhookEvents = []string{HookFirstBlood, HookAnnouncement, HookStarted, HookFrozen, HookEnded}
+
+// Webhook limits.
+const (
+	MaxWebhookName   = 64
+	MaxWebhookURL    = 2048
+	MinWebhookSecret = 16
+	MaxWebhookSecret = 256
+	// MaxDeliveryLog bounds the deliveries DeliveryLog returns.
+	MaxDeliveryLog = 500
+)
+
+// Webhook is a webhook as admins see it, secret included: the receiver of
+// a json webhook needs it to check signatures.
+type Webhook = store.Webhook
+
+// Delivery is a delivery with its tries, for the delivery log.
+type Delivery = store.Delivery
+
+// WebhookInput is a new webhook.
+type WebhookInput struct {
+	Name, Kind, URL string
+	// Secret signs the json kind's deliveries; empty: one is generated.
+	// The other kinds take none (their URL is their secret).
+	Secret  string
+	Events  []string // empty: all
+	Enabled bool
+}
+
+// WebhookPayload is the generic JSON body of a delivery: what the json
+// kind posts as is, and what the Discord and Slack messages are written
+// from.
+type WebhookPayload struct {
+	Event     string            `json:"event"` // one of WebhookEvents
+	Seq       int64             `json:"seq"`   // the live stream's number
+	At        string            `json:"at"`
+	User      *WebhookUser      `json:"user,omitempty"`      // firstBlood
+	Challenge *WebhookChallenge `json:"challenge,omitempty"` // firstBlood; an announcement's link
+	Points    *int              `json:"points,omitempty"`    // firstBlood
+	Rank      *int              `json:"rank,omitempty"`      // firstBlood: 1
+	Title     string            `json:"title,omitempty"`     // announcement
+	Body      string            `json:"body,omitempty"`      // announcement, Markdown
+}
+
+// WebhookUser names a player in a payload.
+type WebhookUser struct {
+	ID       string `json:"id"`
+	Username string `json:"username"`
+	Name     string `json:"name"`
+	Agent    bool   `json:"agent"`
+}
+
+// WebhookChallenge names a challenge in a payload.
+type WebhookChallenge struct {
+	ID    string `json:"id"`
+	Slug  string `json:"slug"`
+	Title string `json:"title"`
+}
+
+// CreateWebhook adds a webhook (admins).
+func (s *Service) CreateWebhook(ctx context.Context, v Viewer, in WebhookInput) (Webhook, error) {
+	if !v.admin() {
+		return Webhook{}, errNotAdmin
+	}
+	w, err := validWebhook(in)
+	if err != nil {
+		return Webhook{}, err
+	}
+	w.ID, w.CreatedAt = ctf.NewID(), ctf.Millis(s.now())
+	host := ""
+	if u, err := url.Parse(w.URL); err == nil {
+		host = u.Host // not the whole URL: Discord's and Slack's carry their secret
+	}
+	return s.db.CreateWebhook(ctx, w, s.audit(v, "webhook.create", w.ID,
+		map[string]any{"name": w.Name, "kind": w.Kind, "host": host, "events": w.Events}))
+}
+
+// validWebhook checks a new webhook and puts it in its stored form.
+func validWebhook(in WebhookInput) (Webhook, error) {
+	w := Webhook{Name: strings.TrimSpace(in.Name), Kind: strings.TrimSpace(in.Kind), URL: strings.TrimSpace(in.URL),
+		Secret: strings.TrimSpace(in.Secret), Enabled: in.Enabled}
+	switch n := utf8.RuneCountInString(w.Name); {
+	case n == 0:
+		return w, ctf.FieldErrorf("name", "is required")
+	case n > MaxWebhookName || !utf8.ValidString(w.Name):
+		return w, ctf.FieldErrorf("name", "must be 1 to %d characters", MaxWebhookName)
+	}
+	if !slices.Contains(WebhookKinds, w.Kind) {
+		return w, ctf.FieldErrorf("kind", "must be one of %s", strings.Join(WebhookKinds, ", "))
+	}
+	if len(w.URL) > MaxWebhookURL {
+		return w, ctf.FieldErrorf("url", "must be at most %d bytes", MaxWebhookURL)
+	}
+	if u, err := url.Parse(w.URL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return w, ctf.FieldErrorf("url", "must be an absolute http or https URL")
+	}
+	for _, e := range in.Events {
+		if !slices.Contains(WebhookEvents, e) {
+			return w, ctf.FieldErrorf("events", "has %q, which is none of %s", e, strings.Join(WebhookEvents, ", "))
+		}
+	}
+	// Stored in the canonical order, each once; none means all.
+	for _, e := range WebhookEvents {
+		if len(in.Events) == 0 || slices.Contains(in.Events, e) {
+			w.Events = append(w.Events, e)
+		}
+	}
+	switch {
+	case w.Kind != WebhookJSON && w.Secret != "":
+		return w, ctf.FieldErrorf("secret", "is only for json webhooks: Discord and Slack do not check signatures")
+	case w.Kind == WebhookJSON && w.Secret == "":
+		b := make([]byte, 32)
+		rand.Read(b)
+		w.Secret = hex.EncodeToString(b)
+	case w.Kind == WebhookJSON && (len(w.Secret) < MinWebhookSecret || len(w.Secret) > MaxWebhookSecret):
+		return w, ctf.FieldErrorf("secret", "must be %d to %d bytes, or empty to generate one", MinWebhookSecret, MaxWebhookSecret)
+	}
+	return w, nil
+}
+
+// Webhooks lists the webhooks, oldest first, with their deliveries counted
+// by status (admins).
+func (s *Service) Webhooks(ctx context.Context, v Viewer) ([]Webhook, error) {
+	if !v.admin() {
+		return nil, errNotAdmin
+	}
+	return s.db.Webhooks(ctx)
+}
+
+// SetWebhookEnabled turns a webhook on or off (admins). Off, it gets no
+// deliveries for what happens meanwhile, and its pending ones wait.
+func (s *Service) SetWebhookEnabled(ctx context.Context, v Viewer, id string, enabled bool) error {
+	if !v.admin() {
+		return errNotAdmin
+	}
+	w, err := s.db.Webhook(ctx, id)
+	if err != nil {
+		return err
+	}
+	action := "webhook.disable"
+	if enabled {
+		action = "webhook.enable"
+	}
+	return s.db.SetWebhookEnabled(ctx, id, enabled, s.audit(v, action, id, map[string]any{"name": w.Name}))
+}
+
+// DeleteWebhook deletes a webhook with its deliveries and their log
+// (admins).
+func (s *Service) DeleteWebhook(ctx context.Context, v Viewer, id string) error {
+	if !v.admin() {
+		return errNotAdmin
+	}
+	w, err := s.db.Webhook(ctx, id)
+	if err != nil {
+		return err
+	}
+	return s.db.DeleteWebhook(ctx, id, s.audit(v, "webhook.delete", id, map[string]any{"name": w.Name}))
+}
+
+// DeliveryLog returns a webhook and its newest deliveries, newest first,
+// each with its tries (admins); limit ≤ 0 is 50.
+func (s *Service) DeliveryLog(ctx context.Context, v Viewer, webhookID string, limit int) (Webhook, []Delivery, error) {
+	if !v.admin() {
+		return Webhook{}, nil, errNotAdmin
+	}
+	if limit <= 0 {
+		limit = 50
+	}
+	limit = min(limit, MaxDeliveryLog)
+	w, err := s.db.Webhook(ctx, webhookID)
+	if err != nil {
+		return Webhook{}, nil, err
+	}
+	ds, err := s.db.Deliveries(ctx, webhookID, limit)
+	return w, ds, err
+}
+
+// produceEventsBatch bounds the events one round of the producer reads.
+const produceEventsBatch = 1000
+
+// produceWebhookDeliveries turns the events this replica relayed into
+// deliveries, once in the cluster: every replica's watcher calls it, and
+// the store holds the webhooks' cursor locked meanwhile, so whichever
+// comes first does the work and the others find it done.
+func (s *Service) produceWebhookDeliveries(ctx context.Context) error {
+	upTo := s.LastEvent()
+	_, err := s.db.ProduceDeliveries(ctx, upTo, func(after int64, hooks []store.Webhook) ([]store.NewDelivery, int64, error) {
+		evs, err := s.EventsAfter(ctx, after, produceEventsBatch)
+		if err != nil {
+			return nil, after, err
+		}
+		var out []store.NewDelivery
+		through := after
+		for _, ev := range evs {
+			if ev.Seq > upTo {
+				break
+			}
+			through = ev.Seq
+			p, ok := webhookPayload(ev)
+			if !ok {
+				continue
+			}
+			var body []byte
+			for _, h := range hooks {
+				if ev.Seq <= h.AfterSeq || (len(h.Events) > 0 && !slices.Contains(h.Events, p.Event)) {
+					continue
+				}
+				if body == nil {
+					if body, err = json.Marshal(p); err != nil {
+						return nil, after, fmt.Errorf("webhook body of event %d: %w", ev.Seq, err)
+					}
+				}
+				out = append(out, store.NewDelivery{WebhookID: h.ID, StreamSeq: ev.Seq, Event: p.Event, Body: string(body)})
+			}
+		}
+		return out, through, nil
+	})
+	return err
+}
+
+// webhookPayload is the payload of an event, and whether webhooks get it
+// at all: only public events, and of the solves only first bloods.
+func webhookPayload(ev Event) (WebhookPayload, bool) {
+	if !ev.Public {
+		return WebhookPayload{}, false
+	}
+	p := WebhookPayload{Seq: ev.Seq, At: ctf.FormatTime(ev.At)}
+	switch ev.Kind {
+	case EventSolve:
+		x := ev.Solve
+		if x == nil || !x.FirstBlood {
+			return p, false
+		}
+		p.Event = HookFirstBlood
+		p.User = &WebhookUser{ID: x.UserID, Username: x.Username, Name: x.Name, Agent: x.Agent}
+		p.Challenge = &WebhookChallenge{ID: x.ChallengeID, Slug: x.Slug, Title: x.Title}
+		p.Points, p.Rank = &x.Points, &x.Rank
+	case EventAnnouncement:
+		a := ev.Announcement
+		if a == nil {
+			return p, false
+		}
+		p.Event, p.Title, p.Body = HookAnnouncement, a.Title, a.Body
+		if c := a.Challenge; c != nil {
+			p.Challenge = &WebhookChallenge{ID: c.ID, Slug: c.Slug, Title: c.Title}
+		}
+	case EventStarted, EventFrozen, EventEnded:
+		p.Event = ev.Kind
+	default:
+		return p, false
+	}
+	return p, true
+}

@@ -1,0 +1,89 @@
+package web_test
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/flagshipctf/flagship/internal/apitest"
+	"github.com/flagshipctf/flagship/internal/platform"
+	"github.com/flagshipctf/flagship/internal/store"
+)
+
+// TestAdminWebhooksPage: an admin adds a webhook from the form (a refusal
+// shows beside it, the typed values kept), sees its secret and its
+// delivery log with each try; a player sees and changes nothing.
+func TestAdminWebhooksPage(t *testing.T) {
+	t.Parallel()
+	s := apitest.Start(t, adminEvent)
+	ctx := context.Background()
+	root := newBrowser(t, s)
+	root.post("/login", url.Values{"username": {"root"}, "password": {"root-password"}})
+	want(t, "the page", root.get("/admin/webhooks"), 200, "Add a webhook", `action="/admin/webhooks/new"`, `href="/admin/webhooks">Webhooks</a>`,
+		"No webhook yet.")
+
+	form := url.Values{"name": {"Receiver <b>"}, "kind": {"json"}, "url": {"ftp://example.com/hook"}, "events": {"firstBlood", "frozen"}, "enabled": {"1"}}
+	want(t, "bad URL", root.post("/admin/webhooks/new", form), 400,
+		`<p class="alert error" role="alert" id="new-error">url must be an absolute http or https URL</p>`,
+		`value="Receiver &lt;b&gt;"`, `value="ftp://example.com/hook"`, `value="frozen" checked`)
+
+	form.Set("url", "https://example.com/hook")
+	made := root.post("/admin/webhooks/new", form)
+	hooks, err := s.Svc.Webhooks(ctx, platform.Operator)
+	if err != nil || len(hooks) != 1 {
+		t.Fatalf("webhooks after the form: %+v, %v", hooks, err)
+	}
+	hook := hooks[0]
+	want(t, "made", made, 200, "Added the json webhook Receiver &lt;b&gt;.", hook.Secret, "Delivery log of Receiver &lt;b&gt;",
+		"firstBlood, frozen", "No delivery yet.")
+
+	// A delivery tried once and failed, as a worker leaves it.
+	if _, err := s.DB.ProduceDeliveries(ctx, 1, func(after int64, hs []store.Webhook) ([]store.NewDelivery, int64, error) {
+		return []store.NewDelivery{{WebhookID: hook.ID, StreamSeq: 1, Event: platform.HookFrozen, Body: `{"event":"frozen","seq":1}`}}, 1, nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now()
+	claimed, err := s.DB.ClaimDeliveries(ctx, now, time.Minute, 10)
+	if err != nil || len(claimed) != 1 {
+		t.Fatalf("claimed %+v, %v", claimed, err)
+	}
+	retry := now.Add(5 * time.Second).UTC()
+	if err := s.DB.RecordAttempt(ctx, claimed[0].Seq, store.DeliveryTry{At: now, StatusCode: 503, Error: "HTTP 503 Service Unavailable", Duration: 42 * time.Millisecond},
+		store.Outcome{Status: store.DeliveryPending, NextAt: retry}); err != nil {
+		t.Fatal(err)
+	}
+	want(t, "the log", root.get("/admin/webhooks/"+hook.ID), 200, "0 delivered · 1 pending · 0 failed", "frozen <span class=\"hint\">#1 · delivery "+strconv.FormatInt(claimed[0].Seq, 10),
+		"HTTP 503 (HTTP 503 Service Unavailable), 42 ms; retry at "+retry.Format("Jan 2 15:04:05"), "pending, next try")
+	want(t, "unknown webhook", root.get("/admin/webhooks/nope"), 404)
+
+	// A player: refused, nothing made or changed, nothing audited.
+	pam := newBrowser(t, s)
+	pam.post("/login", url.Values{"username": {"pam"}, "password": {"pam-password"}})
+	for _, path := range []string{"/admin/webhooks", "/admin/webhooks/" + hook.ID} {
+		want(t, "player on "+path, pam.get(path), http.StatusForbidden, "only admins")
+	}
+	want(t, "player creates", pam.post("/admin/webhooks/new", form), http.StatusForbidden)
+	want(t, "player deletes", pam.post("/admin/webhooks", url.Values{"id": {hook.ID}, "action": {"delete"}}), http.StatusForbidden)
+	if hooks, _ := s.Svc.Webhooks(ctx, platform.Operator); len(hooks) != 1 || !hooks[0].Enabled {
+		t.Errorf("after a player's posts: %+v", hooks)
+	}
+
+	// Disable, enable, delete: each done and audited.
+	want(t, "disable", root.post("/admin/webhooks", url.Values{"id": {hook.ID}, "action": {"disable"}}), 200, "Done.", `<span class="mark lock">disabled</span>`)
+	want(t, "enable", root.post("/admin/webhooks", url.Values{"id": {hook.ID}, "action": {"enable"}}), 200, "Done.", `value="disable"`)
+	want(t, "bad action", root.post("/admin/webhooks", url.Values{"id": {hook.ID}, "action": {"explode"}}), 400, "unknown action")
+	want(t, "delete", root.post("/admin/webhooks", url.Values{"id": {hook.ID}, "action": {"delete"}}), 200, "Done.", "No webhook yet.")
+	want(t, "delete again", root.post("/admin/webhooks", url.Values{"id": {hook.ID}, "action": {"delete"}}), 404, "no such webhook")
+	log, _ := s.Svc.AuditLog(ctx, platform.Operator, 0, 10)
+	var actions []string
+	for _, a := range log {
+		actions = append(actions, a.Action)
+	}
+	if got := len(actions); got != 4 || actions[0] != "webhook.delete" || actions[3] != "webhook.create" {
+		t.Errorf("audit log %v, want create, disable, enable, delete", actions)
+	}
+}
