@@ -121,6 +121,8 @@ func TestEventErrors(t *testing.T) {
 		{"announcement bad createdAt", ann("title: T", "createdAt: now"), "event.yaml", `announcements[0] (title "T")`, "createdAt"},
 		{"announcement duplicate id", []fixture{{"event.yaml", "announcements:\n  - {id: n, title: A}\n  - {id: n, title: B}\n"}},
 			"event.yaml", `announcements[1] (title "B")`, "id"},
+		{"announcement twice without id", []fixture{{"event.yaml", "announcements:\n  - {title: A}\n  - {title: A, body: again}\n"}},
+			"event.yaml", `announcements[1] (title "A")`, "title"},
 		{"announcements not a list", []fixture{{"event.yaml", "announcements: {title: A}\n"}}, "event.yaml", "", "announcements"},
 	})
 }

@@ -318,10 +318,18 @@ func (v *validator) event() {
 }
 
 func (v *validator) announcements() {
-	ids := map[string]int{}
+	ids, titles := map[string]int{}, map[string]int{}
 	for i, a := range v.d.Announcements {
 		const k = "announcements"
 		v.unique(ids, a.ID, k, i, "id", "id")
 		v.rule(k, i, "", ctf.ValidateAnnouncement(a.Title, a.Body))
+		if a.ID == "" && a.Title != "" {
+			// Without an id, the title (and createdAt) is the natural key.
+			key := a.Title
+			if a.CreatedAt != nil {
+				key += "\x00" + a.CreatedAt.Format(time.RFC3339Nano)
+			}
+			v.unique(titles, key, k, i, "title", "announcement without an id (same title and createdAt)")
+		}
 	}
 }
