@@ -110,34 +110,12 @@ func TestIntegrationDumpLoadRoundTrip(t *testing.T) {
 	// writes them within a quarter second.
 	a.Svc.FlushTouches(ctx)
 
-	dump := itDumpYAML(t, a)
-	ds, err := dataset.Decode(dump, filepath.Join(t.TempDir(), "dump.yaml"))
-	if err != nil {
-		t.Fatalf("decode the dump: %v\n%s", err, dump)
-	}
-	b := itServeEmpty(t, a.URL, now)
-	for range 2 { // loading the same dump twice changes nothing
-		if _, err := b.DB.Load(ctx, ds); err != nil {
-			t.Fatalf("load the dump: %v", err)
-		}
-		b.Reload()
-	}
+	dump, b := itDumpLoad(t, a, now)
 
-	paths := []string{"/api/public/health", "/api/public/challenges", "/api/public/leaderboard"}
-	for _, slug := range append(listOrder, "draft", "nope") {
-		paths = append(paths, "/api/public/challenges/"+slug)
-	}
-	for u := range keys {
-		paths = append(paths, "/api/public/profiles/"+itUID(t, a, u))
-	}
+	paths := itPublicPaths(t, a, keys, "draft", "nope")
 	same := func(path string, h ...string) {
 		t.Helper()
-		ra, rb := a.Do("GET", path, nil, h...), b.Do("GET", path, nil, h...)
-		if ra.Status != rb.Status || !bytes.Equal(ra.Body, rb.Body) {
-			t.Errorf("GET %s %v:\n  before dump: %d %s\n  after load:  %d %s", path, h, ra.Status, ra.Body, rb.Status, rb.Body)
-		} else if ra.Header.Get("ETag") != rb.Header.Get("ETag") {
-			t.Errorf("GET %s %v: ETag %s vs %s", path, h, ra.Header.Get("ETag"), rb.Header.Get("ETag"))
-		}
+		itSame(t, a, b, path, h...)
 	}
 	for _, p := range paths {
 		same(p)
@@ -166,4 +144,49 @@ func TestIntegrationDumpLoadRoundTrip(t *testing.T) {
 			`{"result":{"success":true,"points":150,"newBadges":[{"id":"category-forensics"}]}}`)
 	}
 	same("/api/public/challenges/lost-packets")
+}
+
+// itPublicPaths lists the public reads a round trip compares: the lists,
+// every challenge of the event and the extra slugs, and the users' profiles.
+func itPublicPaths(t *testing.T, s *Server, users map[string]string, slugs ...string) []string {
+	t.Helper()
+	paths := []string{"/api/public/health", "/api/public/challenges", "/api/public/leaderboard"}
+	for _, slug := range append(append([]string{}, listOrder...), slugs...) {
+		paths = append(paths, "/api/public/challenges/"+slug)
+	}
+	for u := range users {
+		paths = append(paths, "/api/public/profiles/"+itUID(t, s, u))
+	}
+	return paths
+}
+
+// itSame fails unless a and b answer GET path alike: status, body, ETag.
+func itSame(t *testing.T, a, b *Server, path string, h ...string) {
+	t.Helper()
+	ra, rb := a.Do("GET", path, nil, h...), b.Do("GET", path, nil, h...)
+	if ra.Status != rb.Status || !bytes.Equal(ra.Body, rb.Body) {
+		t.Errorf("GET %s %v:\n  before dump: %d %s\n  after load:  %d %s", path, h, ra.Status, ra.Body, rb.Status, rb.Body)
+	} else if ra.Header.Get("ETag") != rb.Header.Get("ETag") {
+		t.Errorf("GET %s %v: ETag %s vs %s", path, h, ra.Header.Get("ETag"), rb.Header.Get("ETag"))
+	}
+}
+
+// itDumpLoad dumps a and loads the dump into a new server on an empty
+// database, twice (the second load changes nothing). The new server
+// rebuilds its state as a replica does when it notices the load's revision.
+func itDumpLoad(t *testing.T, a *Server, now func() time.Time) ([]byte, *Server) {
+	t.Helper()
+	dump := itDumpYAML(t, a)
+	ds, err := dataset.Decode(dump, filepath.Join(t.TempDir(), "dump.yaml"))
+	if err != nil {
+		t.Fatalf("decode the dump: %v\n%s", err, dump)
+	}
+	b := itServeEmpty(t, a.URL, now)
+	for range 2 {
+		if _, err := b.DB.Load(context.Background(), ds); err != nil {
+			t.Fatalf("load the dump: %v", err)
+		}
+		b.Sync()
+	}
+	return dump, b
 }

@@ -19,7 +19,7 @@ import (
 var challengeKeys = []string{
 	"id", "slug", "title", "description", "categories", "difficulty", "points", "type", "flags",
 	"requires", "author", "file", "hasInstance", "dockerPort", "hidden", "tags", "connectionInfo",
-	"createdAt",
+	"releaseAt", "createdAt",
 	// ctfcli spellings
 	"name", "value", "category", "requirements", "state", "files", "connection_info", "extra",
 }
@@ -128,6 +128,8 @@ func (d *decoder) challenge(n *yaml.Node) Challenge {
 			if once("connectionInfo", k) {
 				c.ConnectionInfo = d.str(v, k)
 			}
+		case "releaseAt":
+			c.ReleaseAt = d.timestamp(v, k)
 		case "createdAt":
 			c.CreatedAt = d.timestamp(v, k)
 		case "extra": // ctfcli dynamic scoring: {initial, decay, minimum}

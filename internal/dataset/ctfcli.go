@@ -131,6 +131,11 @@ func ReadPaths(paths []string) (*Dataset, error) {
 		}
 		ds, derrs := decodeDataset(data, name)
 		errs = append(errs, derrs...)
+		if ds != nil && ds.Event != nil && all.Event != nil {
+			// The key replaces the settings as a whole: two would silently
+			// depend on the order of the paths.
+			errs = append(errs, &Error{File: name, Entry: "event", Msg: "event settings given in " + all.Event.Source.File + " too; give them in one file"})
+		}
 		all.Merge(ds)
 	}
 	if len(errs) > 0 {

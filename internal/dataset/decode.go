@@ -32,7 +32,7 @@ func newDecoder(name string, ctfcli bool) *decoder {
 	return &decoder{file: name, dir: filepath.Dir(name), ctfcli: ctfcli}
 }
 
-var topKeys = []string{"users", "challenges", "solves", "attempts", "writeups", "reviews"}
+var topKeys = []string{"event", "users", "challenges", "solves", "attempts", "writeups", "reviews", "announcements"}
 
 // decodeDataset decodes without cross-entry validation (ReadPaths merges first).
 func decodeDataset(data []byte, name string) (*Dataset, []error) {
@@ -47,6 +47,15 @@ func decodeDataset(data []byte, name string) (*Dataset, []error) {
 		d.entry = ""
 		if !contains(topKeys, key) {
 			d.unknown(key, key, topKeys)
+			continue
+		}
+		if key == "event" { // one mapping, not a list
+			d.entry = "event"
+			if !isNull(vals[k]) {
+				e := d.event(vals[k])
+				e.Source = Source{File: name}
+				ds.Event = &e
+			}
 			continue
 		}
 		list := d.items(vals[k], key)
@@ -78,6 +87,10 @@ func decodeDataset(data []byte, name string) (*Dataset, []error) {
 				r := d.review(n)
 				r.Source = src
 				ds.Reviews = append(ds.Reviews, r)
+			case "announcements":
+				a := d.announcement(n)
+				a.Source = src
+				ds.Announcements = append(ds.Announcements, a)
 			}
 		}
 	}
@@ -110,6 +123,8 @@ func entryKey(kind string, n *yaml.Node) string {
 	switch kind {
 	case "users":
 		return get("username")
+	case "announcements":
+		return get("title")
 	case "challenges":
 		if s := get("slug"); s != "" {
 			return s
@@ -122,8 +137,12 @@ func entryKey(kind string, n *yaml.Node) string {
 	return ""
 }
 
-// label names an entry: `users[3] (username "bob")`, `solves[0]`, `challenge`.
+// label names an entry: `users[3] (username "bob")`, `solves[0]`, `challenge`,
+// `event`.
 func label(kind string, src Source, key string) string {
+	if kind == "event" {
+		return kind
+	}
 	if src.Index < 0 {
 		return "challenge"
 	}
@@ -134,6 +153,8 @@ func label(kind string, src Source, key string) string {
 		s += fmt.Sprintf(" (username %q)", key)
 	case kind == "challenges":
 		s += fmt.Sprintf(" (slug %q)", key)
+	case kind == "announcements":
+		s += fmt.Sprintf(" (title %q)", key)
 	}
 	return s
 }
@@ -218,7 +239,7 @@ func (d *decoder) apiKey(n *yaml.Node, prefix string) APIKey {
 	return a
 }
 
-var submissionKeys = []string{"id", "user", "challenge", "at", "flag", "door", "key"}
+var submissionKeys = []string{"id", "user", "challenge", "at", "flag", "door", "key", "practice"}
 
 // submission decodes a solve or an attempt (same shape).
 func (d *decoder) submission(n *yaml.Node) Attempt {
@@ -241,6 +262,8 @@ func (d *decoder) submission(n *yaml.Node) Attempt {
 			a.Door = strings.ToLower(strings.TrimSpace(d.str(v, k)))
 		case "key":
 			a.Key = strings.TrimSpace(d.str(v, k))
+		case "practice":
+			a.Practice = d.boolean(v, k)
 		default:
 			d.unknown(k, k, submissionKeys)
 		}
@@ -311,4 +334,63 @@ func (d *decoder) review(n *yaml.Node) Review {
 		}
 	}
 	return r
+}
+
+var eventKeys = []string{"name", "start", "end", "freeze", "unfreezeAtEnd", "unfrozen", "practice", "flagFormat"}
+
+func (d *decoder) event(n *yaml.Node) Event {
+	var e Event
+	keys, vals := d.pairs(n, "")
+	for i, k := range keys {
+		v := vals[i]
+		switch k {
+		case "name":
+			e.Name = strings.TrimSpace(d.str(v, k))
+		case "start":
+			e.Start = d.timestamp(v, k)
+		case "end":
+			e.End = d.timestamp(v, k)
+		case "freeze":
+			e.Freeze = d.timestamp(v, k)
+		case "unfreezeAtEnd":
+			e.UnfreezeAtEnd = d.boolean(v, k)
+		case "unfrozen":
+			e.Unfrozen = d.timestamp(v, k)
+		case "practice":
+			e.Practice = d.boolean(v, k)
+		case "flagFormat":
+			e.FlagFormat = strings.TrimSpace(d.str(v, k))
+		default:
+			d.unknown(k, k, eventKeys)
+		}
+	}
+	return e
+}
+
+var announcementKeys = []string{"id", "title", "body", "challenge", "author", "createdAt"}
+
+// announcement decodes an announcement, trimmed as a posted one is.
+func (d *decoder) announcement(n *yaml.Node) Announcement {
+	var a Announcement
+	keys, vals := d.pairs(n, "")
+	for i, k := range keys {
+		v := vals[i]
+		switch k {
+		case "id":
+			a.ID = d.str(v, k)
+		case "title":
+			a.Title = strings.TrimSpace(d.str(v, k))
+		case "body":
+			a.Body = strings.TrimSpace(d.str(v, k))
+		case "challenge":
+			a.Challenge = strings.TrimSpace(d.str(v, k))
+		case "author":
+			a.Author = strings.TrimSpace(d.str(v, k))
+		case "createdAt":
+			a.CreatedAt = d.timestamp(v, k)
+		default:
+			d.unknown(k, k, announcementKeys)
+		}
+	}
+	return a
 }

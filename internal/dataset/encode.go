@@ -38,12 +38,18 @@ func Encode(w io.Writer, d *Dataset, format string) error {
 	return fmt.Errorf("unknown dataset format %q (want yaml or json)", format)
 }
 
-// Merge appends the entries of other to d (as ReadPaths does for each file).
-// It neither resolves requires nor validates; call Validate afterwards.
+// Merge appends the entries of other to d (as ReadPaths does for each file);
+// other's event settings, if any, replace d's (ReadPaths refuses two files
+// that both give them). It neither resolves requires nor validates; call
+// Validate afterwards.
 func (d *Dataset) Merge(other *Dataset) {
 	if other == nil {
 		return
 	}
+	if other.Event != nil {
+		d.Event = other.Event
+	}
+	d.Announcements = append(d.Announcements, other.Announcements...)
 	d.Users = append(d.Users, other.Users...)
 	d.Challenges = append(d.Challenges, other.Challenges...)
 	d.Solves = append(d.Solves, other.Solves...)

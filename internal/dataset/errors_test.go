@@ -35,16 +35,20 @@ func chal(slug string, lines ...string) string {
 
 type fixture struct{ name, content string }
 
+// errorCase is a dataset that fails to read, and the file, entry and field
+// its first error names.
+type errorCase struct {
+	name  string
+	files []fixture
+	file  string // the file the error names (relative to the temp dir)
+	entry string
+	field string
+}
+
 func TestErrors(t *testing.T) {
 	users := "users:\n  - {username: bob, email: bob@example.com}\n"
 	long := strings.Repeat("a", 1025)
-	tests := []struct {
-		name  string
-		files []fixture
-		file  string // the file the error names (index into the temp dir)
-		entry string
-		field string
-	}{
+	runErrorCases(t, []errorCase{
 		{"unknown key", []fixture{{"event.yaml", "challenges:\n" + chal("x", "pionts: 5")}},
 			"event.yaml", `challenges[0] (slug "x")`, "pionts"},
 		{"unknown top-level key", []fixture{{"event.yaml", "challenge:\n" + chal("x")}}, "event.yaml", "", "challenge"},
@@ -140,7 +144,11 @@ func TestErrors(t *testing.T) {
 			"event.yaml", `challenges[0] (slug "x")`, "file.sha256"},
 		{"list expected", []fixture{{"event.yaml", "challenges:\n" + chal("x") + "users: {username: bob}\n"}}, "event.yaml", "", "users"},
 		{"yaml syntax", []fixture{{"event.yaml", "users: [\n"}}, "event.yaml", "", ""},
-	}
+	})
+}
+
+func runErrorCases(t *testing.T, tests []errorCase) {
+	t.Helper()
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := t.TempDir()

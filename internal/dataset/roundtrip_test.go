@@ -17,6 +17,15 @@ func stripSources(d *Dataset) *Dataset {
 	c.Attempts = append([]Attempt(nil), d.Attempts...)
 	c.Writeups = append([]Writeup(nil), d.Writeups...)
 	c.Reviews = append([]Review(nil), d.Reviews...)
+	c.Announcements = append([]Announcement(nil), d.Announcements...)
+	if d.Event != nil {
+		e := *d.Event
+		e.Source = Source{}
+		c.Event = &e
+	}
+	for i := range c.Announcements {
+		c.Announcements[i].Source = Source{}
+	}
 	for i := range c.Users {
 		c.Users[i].Source = Source{}
 	}
@@ -45,6 +54,9 @@ func dumpLike(dir string) *Dataset {
 		strings.Repeat("long words ", 40), "{flow}", "[x]", "*alias", "&anchor", "!tag", "%pct", "@at", "`tick`"}
 	content := []byte("\x00\x01binary handout\n")
 	return &Dataset{
+		Event: &Event{Name: "yes", Start: ts("2026-01-05T09:00:00Z"), End: ts("2026-01-07T09:00:00.500Z"),
+			Freeze: ts("2026-01-07T08:00:00Z"), UnfreezeAtEnd: true, Unfrozen: ts("2026-01-07T08:30:00.001Z"), Practice: true,
+			FlagFormat: "flag{...}"},
 		Users: []User{
 			{ID: "01947c7e-0000-7000-8000-000000000001", Username: "alice", Name: strings.Join(tricky, "|"),
 				Email: "Alice@Example.com", PasswordHash: "$argon2id$v=19$m=65536,t=3,p=4$c2FsdA$aGFzaA", Role: "admin",
@@ -64,19 +76,26 @@ func dumpLike(dir string) *Dataset {
 				HasInstance: true, DockerPort: intp(65535), Hidden: true, Tags: []string{"rsa", "true"},
 				ConnectionInfo: "nc host 1337", CreatedAt: ts("2026-01-01T10:00:00.999Z")},
 			{ID: "c2", Slug: "warmup", Title: "Warm-up", Categories: []string{"misc"}, Difficulty: "Easy", Points: 50,
-				Type: "dynamic", Flags: []Flag{{"static", "ok", ""}},
+				Type: "dynamic", Flags: []Flag{{"static", "ok", ""}}, ReleaseAt: ts("2026-01-06T00:00:00.250Z"),
 				File: &File{Name: "link.zip", URL: "https://example.com/a/link.zip"}},
 			{ID: "c3", Slug: "local", Title: "Local", Categories: []string{"web"}, Difficulty: "Medium", Points: 1,
 				Type: "standard", Flags: []Flag{{"static", "x", ""}},
 				File: &File{Name: "renamed.txt", Path: filepath.Join(dir, "files", "f.txt"), Root: dir}},
 		},
-		Solves:   []Solve{{ID: "s1", User: "alice", Challenge: "baby-rsa", At: ts("2026-01-05T10:00:00.001Z"), Flag: "flag{a: b}"}},
-		Attempts: []Attempt{{ID: "a1", User: "bob.b-_", Challenge: "baby-rsa", At: ts("2026-01-05T10:01:00.5Z"), Flag: " spaced \n"}},
+		Solves: []Solve{{ID: "s1", User: "alice", Challenge: "baby-rsa", At: ts("2026-01-05T10:00:00.001Z"), Flag: "flag{a: b}"},
+			{ID: "s2", User: "bob.b-_", Challenge: "warmup", At: ts("2026-01-08T10:00:00Z"), Flag: "ok", Practice: true}},
+		Attempts: []Attempt{{ID: "a1", User: "bob.b-_", Challenge: "baby-rsa", At: ts("2026-01-05T10:01:00.5Z"), Flag: " spaced \n"},
+			{ID: "a2", User: "alice", Challenge: "warmup", At: ts("2026-01-08T10:01:00Z"), Flag: "no", Practice: true}},
 		Writeups: []Writeup{{ID: "w1", User: "alice", Challenge: "baby-rsa", Title: "yes", Content: strings.Join(tricky, "\n"),
 			Status: "rejected", Images: []string{"https://img/1.png"}, CreatedAt: ts("2026-01-05T12:00:00.010Z"),
 			UpdatedAt: ts("2026-01-06T12:00:00.020Z")}},
 		Reviews: []Review{{ID: "r1", User: "alice", Challenge: "baby-rsa", Stars: 1, Difficulty: 10,
 			CreatedAt: ts("2026-01-05T12:05:00.300Z")}},
+		Announcements: []Announcement{
+			{ID: "n1", Title: "null", Body: strings.TrimSpace(strings.Join(tricky, "\n")), Challenge: "baby-rsa", Author: "alice",
+				CreatedAt: ts("2026-01-05T11:00:00.007Z")},
+			{ID: "n2", Title: "2026-01-01", CreatedAt: ts("2026-01-05T11:30:00Z")},
+		},
 	}
 }
 
@@ -99,7 +118,7 @@ func TestEncodeDecodeRoundTrip(t *testing.T) {
 			if first.Challenges[0].File.SHA256 == "" {
 				t.Fatal("sha256 not computed from contentBase64")
 			}
-			if format == "json" && !strings.Contains(buf.String(), "{\n  \"users\": [\n    {\n      \"id\"") {
+			if format == "json" && !strings.Contains(buf.String(), "{\n  \"event\": {\n    \"name\"") {
 				t.Errorf("JSON not indented by 2 spaces:\n%.200s", buf.String())
 			}
 			// Encode what was decoded and decode again: equal, Source included.

@@ -6,14 +6,49 @@ package dataset
 
 import "time"
 
-// Dataset is a whole event or a part of one. Every list is optional.
+// Dataset is a whole event or a part of one. Every key is optional.
 type Dataset struct {
-	Users      []User      `json:"users,omitempty" yaml:"users,omitempty"`
-	Challenges []Challenge `json:"challenges,omitempty" yaml:"challenges,omitempty"`
-	Solves     []Solve     `json:"solves,omitempty" yaml:"solves,omitempty"`
-	Attempts   []Attempt   `json:"attempts,omitempty" yaml:"attempts,omitempty"`
-	Writeups   []Writeup   `json:"writeups,omitempty" yaml:"writeups,omitempty"`
-	Reviews    []Review    `json:"reviews,omitempty" yaml:"reviews,omitempty"`
+	// Event is the event's settings; nil leaves the stored ones alone.
+	Event         *Event         `json:"event,omitempty" yaml:"event,omitempty"`
+	Users         []User         `json:"users,omitempty" yaml:"users,omitempty"`
+	Challenges    []Challenge    `json:"challenges,omitempty" yaml:"challenges,omitempty"`
+	Solves        []Solve        `json:"solves,omitempty" yaml:"solves,omitempty"`
+	Attempts      []Attempt      `json:"attempts,omitempty" yaml:"attempts,omitempty"`
+	Writeups      []Writeup      `json:"writeups,omitempty" yaml:"writeups,omitempty"`
+	Reviews       []Review       `json:"reviews,omitempty" yaml:"reviews,omitempty"`
+	Announcements []Announcement `json:"announcements,omitempty" yaml:"announcements,omitempty"`
+}
+
+// Event is the event's clock and settings (ctf.Event). The key replaces
+// the stored settings as a whole: a time it leaves out is unset. Only the
+// unfreeze mark survives a file without one while the freeze time stays the
+// same, as it does an admin's edit, so that reloading an event file does not
+// freeze again a board an admin unfroze.
+type Event struct {
+	Name          string     `json:"name,omitempty" yaml:"name,omitempty"`
+	Start         *time.Time `json:"start,omitempty" yaml:"start,omitempty"`
+	End           *time.Time `json:"end,omitempty" yaml:"end,omitempty"`
+	Freeze        *time.Time `json:"freeze,omitempty" yaml:"freeze,omitempty"`
+	UnfreezeAtEnd bool       `json:"unfreezeAtEnd,omitempty" yaml:"unfreezeAtEnd,omitempty"`
+	Unfrozen      *time.Time `json:"unfrozen,omitempty" yaml:"unfrozen,omitempty"` // when an admin lifted the freeze
+	Practice      bool       `json:"practice,omitempty" yaml:"practice,omitempty"` // challenges stay playable after the end
+	FlagFormat    string     `json:"flagFormat,omitempty" yaml:"flagFormat,omitempty"`
+
+	Source Source `json:"-" yaml:"-"` // where the entry was read (not encoded)
+}
+
+// Announcement is a message from the organisers. Its natural key is its
+// id; without one, its title (and createdAt, when given), so that loading a
+// hand-written file twice does not post its announcements twice.
+type Announcement struct {
+	ID        string     `json:"id,omitempty" yaml:"id,omitempty"`
+	Title     string     `json:"title" yaml:"title"`
+	Body      string     `json:"body,omitempty" yaml:"body,omitempty"`           // Markdown
+	Challenge string     `json:"challenge,omitempty" yaml:"challenge,omitempty"` // slug (or title) of the challenge it is about
+	Author    string     `json:"author,omitempty" yaml:"author,omitempty"`       // username; none when the operator posted it
+	CreatedAt *time.Time `json:"createdAt,omitempty" yaml:"createdAt,omitempty"`
+
+	Source Source `json:"-" yaml:"-"` // where the entry was read (not encoded)
 }
 
 // Source tells where an entry was read: the file as named to ReadPaths or
@@ -106,6 +141,7 @@ type Challenge struct {
 	Hidden         bool       `json:"hidden,omitempty" yaml:"hidden,omitempty"`
 	Tags           []string   `json:"tags,omitempty" yaml:"tags,omitempty"`
 	ConnectionInfo string     `json:"connectionInfo,omitempty" yaml:"connectionInfo,omitempty"`
+	ReleaseAt      *time.Time `json:"releaseAt,omitempty" yaml:"releaseAt,omitempty"` // a scheduled release: out of sight until then
 	CreatedAt      *time.Time `json:"createdAt,omitempty" yaml:"createdAt,omitempty"`
 
 	Source Source `json:"-" yaml:"-"` // where the entry was read (not encoded)
@@ -120,6 +156,9 @@ type Solve struct {
 	Flag      string     `json:"flag,omitempty" yaml:"flag,omitempty"` // as accepted (trimmed)
 	Door      string     `json:"door,omitempty" yaml:"door,omitempty"` // the front door that made it: api, web, mcp
 	Key       string     `json:"key,omitempty" yaml:"key,omitempty"`   // the id of the API key that made it
+	// Practice marks a solve made after the end in practice mode: it
+	// counts in no public aggregate.
+	Practice bool `json:"practice,omitempty" yaml:"practice,omitempty"`
 
 	Source Source `json:"-" yaml:"-"` // where the entry was read (not encoded)
 }
@@ -133,6 +172,7 @@ type Attempt struct {
 	Flag      string     `json:"flag,omitempty" yaml:"flag,omitempty"`
 	Door      string     `json:"door,omitempty" yaml:"door,omitempty"`
 	Key       string     `json:"key,omitempty" yaml:"key,omitempty"`
+	Practice  bool       `json:"practice,omitempty" yaml:"practice,omitempty"` // made after the end in practice mode
 
 	Source Source `json:"-" yaml:"-"` // where the entry was read (not encoded)
 }

@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+	"time"
 
 	"github.com/flagshipctf/flagship/internal/ctf"
 )
@@ -26,10 +27,11 @@ func (e *Error) Error() string {
 }
 
 // Where names the file and the entry of item i of a list of d, kind being
-// "users", "challenges", "solves", "attempts", "writeups" or "reviews". The
-// entry is labelled with its index in the file it came from, e.g.
-// `users[3] (username "bob")`, or "challenge" for a ctfcli challenge.yml. For
-// an entry built in code (zero Source) file is "" and the index is i.
+// "users", "challenges", "solves", "attempts", "writeups", "reviews" or
+// "announcements", or "event" (i is then ignored). The entry is labelled
+// with its index in the file it came from, e.g. `users[3] (username "bob")`,
+// or "challenge" for a ctfcli challenge.yml. For an entry built in code
+// (zero Source) file is "" and the index is i.
 func (d *Dataset) Where(kind string, i int) (file, entry string) {
 	var src Source
 	var key string
@@ -46,6 +48,10 @@ func (d *Dataset) Where(kind string, i int) (file, entry string) {
 		src = d.Writeups[i].Source
 	case kind == "reviews" && i >= 0 && i < len(d.Reviews):
 		src = d.Reviews[i].Source
+	case kind == "announcements" && i >= 0 && i < len(d.Announcements):
+		src, key = d.Announcements[i].Source, d.Announcements[i].Title
+	case kind == "event" && d.Event != nil:
+		src = d.Event.Source
 	}
 	if src.File == "" {
 		src.Index = i
@@ -117,9 +123,11 @@ func (v *validator) unique(seen map[string]int, key, kind string, i int, field, 
 // with errors.Join (use errors.As to get the first).
 func (d *Dataset) Validate() error {
 	v := &validator{d: d}
+	v.event()
 	v.users()
 	v.challenges()
 	v.activity()
+	v.announcements()
 	return errors.Join(v.errs...)
 }
 
@@ -279,6 +287,49 @@ func (v *validator) cycles(slugs map[string]int) {
 	for i := range v.d.Challenges {
 		if state[i] == 0 {
 			visit(i)
+		}
+	}
+}
+
+// Settings returns the event's settings as the domain holds them (times
+// at millisecond precision, as stored).
+func (e *Event) Settings() ctf.Event {
+	return ctf.Event{Name: e.Name, Start: millis(e.Start), End: millis(e.End), Freeze: millis(e.Freeze),
+		UnfreezeAtEnd: e.UnfreezeAtEnd, Unfrozen: millis(e.Unfrozen), Practice: e.Practice, FlagFormat: e.FlagFormat}
+}
+
+func millis(t *time.Time) *time.Time {
+	if t == nil {
+		return nil
+	}
+	m := ctf.Millis(*t)
+	return &m
+}
+
+func (v *validator) event() {
+	e := v.d.Event
+	if e == nil {
+		return
+	}
+	v.rule("event", 0, "", ctf.ValidateEvent(e.Settings()))
+	if e.Unfrozen != nil && e.Freeze == nil {
+		v.add("event", 0, "unfrozen", "needs a freeze time")
+	}
+}
+
+func (v *validator) announcements() {
+	ids, titles := map[string]int{}, map[string]int{}
+	for i, a := range v.d.Announcements {
+		const k = "announcements"
+		v.unique(ids, a.ID, k, i, "id", "id")
+		v.rule(k, i, "", ctf.ValidateAnnouncement(a.Title, a.Body))
+		if a.ID == "" && a.Title != "" {
+			// Without an id, the title (and createdAt) is the natural key.
+			key := a.Title
+			if a.CreatedAt != nil {
+				key += "\x00" + a.CreatedAt.Format(time.RFC3339Nano)
+			}
+			v.unique(titles, key, k, i, "title", "announcement without an id (same title and createdAt)")
 		}
 	}
 }

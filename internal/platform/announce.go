@@ -8,10 +8,10 @@ import (
 	"github.com/flagshipctf/flagship/internal/ctf"
 )
 
-// Announcement limits.
+// Announcement limits: the domain's, which a dataset's announcements obey too.
 const (
-	MaxAnnouncementTitle = 200
-	MaxAnnouncementBody  = 20000
+	MaxAnnouncementTitle = ctf.MaxAnnouncementTitleChars
+	MaxAnnouncementBody  = ctf.MaxAnnouncementBodyChars
 )
 
 // PostAnnouncement posts a message to the players (admins and the

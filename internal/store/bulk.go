@@ -35,6 +35,7 @@ type Attempt struct {
 	ChallengeID string
 	Flag        string
 	At          time.Time
+	Practice    bool // made after the end in practice mode: counts nowhere
 }
 
 // BulkReport counts the rows BulkLoad wrote, by table.
@@ -359,7 +360,7 @@ func bulkTables(b *Bulk, rep *BulkReport) []bulkTable {
 					u.Image, u.PasswordHash, role, u.Banned, ms(u.CreatedAt), kindOf(u), nullString(u.OwnerID), u.Model, u.Harness}, nil
 			})},
 		{"challenges", []string{"id", "slug", "title", "description", "categories", "difficulty", "points", "type", "author_id",
-			"file_name", "file_url", "has_instance", "docker_port", "hidden", "tags", "connection_info", "created_at"},
+			"file_name", "file_url", "has_instance", "docker_port", "hidden", "tags", "connection_info", "created_at", "release_at"},
 			&rep.Challenges, bulkRows(b.Challenges, func(c ctf.Challenge) ([]any, error) {
 				cats := c.Categories
 				if cats == nil {
@@ -380,7 +381,7 @@ func bulkTables(b *Bulk, rep *BulkReport) []bulkTable {
 					port = *c.DockerPort
 				}
 				return []any{c.ID, c.Slug, c.Title, c.Description, string(cj), c.Difficulty, c.Points, typ, nullString(c.AuthorID),
-					c.FileName, c.FileURL, c.HasInstance, port, c.Hidden, string(tj), c.ConnectionInfo, ms(c.CreatedAt)}, nil
+					c.FileName, c.FileURL, c.HasInstance, port, c.Hidden, string(tj), c.ConnectionInfo, ms(c.CreatedAt), nullMs(c.ReleaseAt)}, nil
 			})},
 		{"flags", []string{"challenge_id", "position", "kind", "content", "case_insensitive"}, &rep.Flags,
 			func(yield func([]any, error) bool) {
@@ -407,9 +408,9 @@ func bulkTables(b *Bulk, rep *BulkReport) []bulkTable {
 				}
 			}},
 		// Seq is assigned in this order.
-		{"solves", []string{"id", "user_id", "challenge_id", "flag", "solved_at"}, &rep.Solves,
+		{"solves", []string{"id", "user_id", "challenge_id", "flag", "solved_at", "practice"}, &rep.Solves,
 			bulkRows(b.Solves, func(s ctf.Solve) ([]any, error) {
-				return []any{s.ID, s.UserID, s.ChallengeID, nullString(s.Flag), ms(s.At)}, nil
+				return []any{s.ID, s.UserID, s.ChallengeID, nullString(s.Flag), ms(s.At), s.Practice}, nil
 			})},
 		{"reviews", []string{"id", "user_id", "challenge_id", "stars", "difficulty", "created_at"}, &rep.Reviews,
 			bulkRows(b.Reviews, func(r ctf.Review) ([]any, error) {
@@ -432,13 +433,13 @@ func bulkTables(b *Bulk, rep *BulkReport) []bulkTable {
 			bulkRows(b.APIKeys, func(k ctf.APIKey) ([]any, error) {
 				return []any{k.ID, k.UserID, k.Name, k.Prefix, k.Hash, ms(k.CreatedAt), nullMs(k.LastUsedAt), nullMs(k.RevokedAt)}, nil
 			})},
-		{"attempts", []string{"id", "user_id", "challenge_id", "flag", "created_at"}, &rep.Attempts,
+		{"attempts", []string{"id", "user_id", "challenge_id", "flag", "created_at", "practice"}, &rep.Attempts,
 			func(yield func([]any, error) bool) {
 				if b.Attempts == nil {
 					return
 				}
 				for a := range b.Attempts {
-					if !yield([]any{a.ID, a.UserID, a.ChallengeID, a.Flag, ms(a.At)}, nil) {
+					if !yield([]any{a.ID, a.UserID, a.ChallengeID, a.Flag, ms(a.At), a.Practice}, nil) {
 						return
 					}
 				}

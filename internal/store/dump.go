@@ -21,6 +21,9 @@ func (db *DB) Dump(ctx context.Context) (*dataset.Dataset, error) {
 	}
 	defer tx.Rollback()
 	d := &dataset.Dataset{}
+	if d.Event, err = dumpEvent(ctx, tx); err != nil {
+		return nil, err
+	}
 	users, err := queryUsers(ctx, tx, "")
 	if err != nil {
 		return nil, err
@@ -70,7 +73,7 @@ func (db *DB) Dump(ctx context.Context) (*dataset.Dataset, error) {
 	for _, c := range chals {
 		dc := dataset.Challenge{ID: c.ID, Slug: c.Slug, Title: c.Title, Description: c.Description, Categories: c.Categories,
 			Difficulty: c.Difficulty, Points: c.Points, Type: c.Type, Author: names[c.AuthorID], HasInstance: c.HasInstance,
-			DockerPort: c.DockerPort, Hidden: c.Hidden, ConnectionInfo: c.ConnectionInfo, CreatedAt: tp(c.CreatedAt)}
+			DockerPort: c.DockerPort, Hidden: c.Hidden, ConnectionInfo: c.ConnectionInfo, ReleaseAt: c.ReleaseAt, CreatedAt: tp(c.CreatedAt)}
 		if len(c.Tags) > 0 {
 			dc.Tags = c.Tags
 		}
@@ -115,13 +118,13 @@ func (db *DB) Dump(ctx context.Context) (*dataset.Dataset, error) {
 	}
 	for _, s := range solves {
 		d.Solves = append(d.Solves, dataset.Solve{ID: s.ID, User: names[s.UserID], Challenge: slugs[s.ChallengeID], At: tp(s.At), Flag: s.Flag,
-			Door: doors[s.ID][0], Key: doors[s.ID][1]})
+			Door: doors[s.ID][0], Key: doors[s.ID][1], Practice: s.Practice})
 	}
-	if err := dumpRows(ctx, tx, "SELECT id, user_id, challenge_id, flag, created_at, door, COALESCE(key_id, '') FROM attempts ORDER BY seq", func(sc scanner) error {
+	if err := dumpRows(ctx, tx, "SELECT id, user_id, challenge_id, flag, created_at, door, COALESCE(key_id, ''), practice FROM attempts ORDER BY seq", func(sc scanner) error {
 		var a dataset.Attempt
 		var uid, cid string
 		var at int64
-		if err := sc.Scan(&a.ID, &uid, &cid, &a.Flag, &at, &a.Door, &a.Key); err != nil {
+		if err := sc.Scan(&a.ID, &uid, &cid, &a.Flag, &at, &a.Door, &a.Key, &a.Practice); err != nil {
 			return err
 		}
 		a.User, a.Challenge, a.At = names[uid], slugs[cid], tp(fromMs(at))
@@ -158,7 +161,30 @@ func (db *DB) Dump(ctx context.Context) (*dataset.Dataset, error) {
 		d.Reviews = append(d.Reviews, dataset.Review{ID: r.ID, User: names[r.UserID], Challenge: slugs[r.ChallengeID],
 			Stars: r.Stars, Difficulty: r.Difficulty, CreatedAt: tp(r.CreatedAt)})
 	}
+	anns, err := queryAnnouncements(ctx, tx, "")
+	if err != nil {
+		return nil, err
+	}
+	for _, a := range anns {
+		d.Announcements = append(d.Announcements, dataset.Announcement{ID: a.ID, Title: a.Title, Body: a.Body,
+			Challenge: slugs[a.ChallengeID], Author: names[a.AuthorID], CreatedAt: tp(a.CreatedAt)})
+	}
 	return d, nil
+}
+
+// dumpEvent reads the event's settings, nil when none are set (so that the
+// dump of an event without a clock has no event key, and loading it leaves
+// the settings of the database it goes into alone).
+func dumpEvent(ctx context.Context, q querier) (*dataset.Event, error) {
+	e, err := queryEvent(ctx, q)
+	if err != nil {
+		return nil, fmt.Errorf("dump: %w", err)
+	}
+	if sameEvent(e, ctf.Event{}) {
+		return nil, nil
+	}
+	return &dataset.Event{Name: e.Name, Start: e.Start, End: e.End, Freeze: e.Freeze, UnfreezeAtEnd: e.UnfreezeAtEnd,
+		Unfrozen: e.Unfrozen, Practice: e.Practice, FlagFormat: e.FlagFormat}, nil
 }
 
 type scanner interface{ Scan(...any) error }

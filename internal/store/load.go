@@ -38,8 +38,11 @@ func (r *LoadReport) count(kind string, created, changed bool) {
 }
 
 // Load upserts a dataset by natural keys (username, slug, user and
-// challenge) in one transaction: on any error nothing is written, and the
-// error names the file, entry and field at fault.
+// challenge, an announcement's id or title) in one transaction: on any
+// error nothing is written, and the error names the file, entry and field
+// at fault. The event's settings are replaced when the dataset gives them.
+// It bumps the revision, so every replica rebuilds its state from the
+// database, settings and announcements included.
 func (db *DB) Load(ctx context.Context, ds *dataset.Dataset) (LoadReport, error) {
 	rep := LoadReport{Created: map[string]int{}, Updated: map[string]int{}, Unchanged: map[string]int{}}
 	err := db.writeTx(ctx, func(tx *sqlTx) error {
@@ -48,7 +51,8 @@ func (db *DB) Load(ctx context.Context, ds *dataset.Dataset) (LoadReport, error)
 		}
 		l := &loader{ctx: ctx, tx: tx, ds: ds, rep: &rep, now: ctf.Millis(db.now()),
 			users: map[string]string{}, chals: map[string]string{}}
-		steps := []func() error{l.loadUsers, l.loadChallenges, l.loadSolves, l.loadAttempts, l.loadWriteups, l.loadReviews}
+		steps := []func() error{l.loadEvent, l.loadUsers, l.loadChallenges, l.loadSolves, l.loadAttempts, l.loadWriteups, l.loadReviews,
+			l.loadAnnouncements}
 		for _, step := range steps {
 			if err := step(); err != nil {
 				return err
@@ -267,7 +271,7 @@ func (l *loader) loadChallenges() error {
 		id := l.chals[c.Slug]
 		want := map[string]bool{}
 		for _, req := range c.Requires {
-			rid, err := l.requirement(i, req)
+			rid, err := l.challengeNamed("challenges", i, "requires", req)
 			if err != nil {
 				return err
 			}
@@ -296,9 +300,9 @@ func (l *loader) loadChallenges() error {
 	return nil
 }
 
-// requirement resolves a prerequisite named by slug, or by title as
-// ctfcli files name them, to a challenge id.
-func (l *loader) requirement(i int, req string) (string, error) {
+// challengeNamed resolves a challenge named by slug, or by title as ctfcli
+// files name prerequisites, to an id; field of entry i of kind names it.
+func (l *loader) challengeNamed(kind string, i int, field, req string) (string, error) {
 	rid, err := l.chalID(req)
 	if err != nil || rid != "" {
 		return rid, err
@@ -317,11 +321,11 @@ func (l *loader) requirement(i int, req string) (string, error) {
 	}
 	switch len(ids) {
 	case 0:
-		return "", l.fail("challenges", i, "requires", "no challenge %q in the dataset or the database", req)
+		return "", l.fail(kind, i, field, "no challenge %q in the dataset or the database", req)
 	case 1:
 		return ids[0], rows.Err()
 	}
-	return "", l.fail("challenges", i, "requires", "%d challenges are titled %q; name one by its slug", len(ids), req)
+	return "", l.fail(kind, i, field, "%d challenges are titled %q; name one by its slug", len(ids), req)
 }
 
 func (l *loader) prerequisites(id string) (map[string]bool, error) {
@@ -347,6 +351,7 @@ type challengeRow struct {
 	Points, Port                                                                                         int64
 	HasInstance, Hidden                                                                                  bool
 	Created                                                                                              int64
+	Release                                                                                              sql.NullInt64
 	Flags                                                                                                string
 }
 
@@ -354,9 +359,9 @@ func (l *loader) storedChallenge(slug string) (challengeRow, bool, error) {
 	var r challengeRow
 	var port sql.NullInt64
 	err := l.tx.QueryRowContext(l.ctx, `SELECT id, title, description, categories, difficulty, type, COALESCE(author_id, ''),
-		file_name, COALESCE(file_sha256, ''), file_url, tags, connection_info, points, docker_port, has_instance, hidden, created_at
+		file_name, COALESCE(file_sha256, ''), file_url, tags, connection_info, points, docker_port, has_instance, hidden, created_at, release_at
 		FROM challenges WHERE slug = ?`, slug).Scan(&r.ID, &r.Title, &r.Description, &r.Categories, &r.Difficulty, &r.Type, &r.Author,
-		&r.FileName, &r.FileSHA, &r.FileURL, &r.Tags, &r.Conn, &r.Points, &port, &r.HasInstance, &r.Hidden, &r.Created)
+		&r.FileName, &r.FileSHA, &r.FileURL, &r.Tags, &r.Conn, &r.Points, &port, &r.HasInstance, &r.Hidden, &r.Created, &r.Release)
 	if errors.Is(err, sql.ErrNoRows) {
 		return r, false, nil
 	}
@@ -408,6 +413,9 @@ func (l *loader) challenge(i int, c dataset.Challenge) (exists, changed bool, er
 	if nr.Type == "" {
 		nr.Type = "standard"
 	}
+	if c.ReleaseAt != nil {
+		nr.Release = sql.NullInt64{Int64: ms(ctf.Millis(*c.ReleaseAt)), Valid: true}
+	}
 	if c.DockerPort != nil {
 		nr.Port = int64(*c.DockerPort)
 	}
@@ -446,15 +454,15 @@ func (l *loader) challenge(i int, c dataset.Challenge) (exists, changed bool, er
 		}
 	}
 	_, err = l.tx.ExecContext(l.ctx, `INSERT INTO challenges (id, slug, title, description, categories, difficulty, points, type,
-		author_id, file_name, file_sha256, file_url, has_instance, docker_port, hidden, tags, connection_info, created_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		author_id, file_name, file_sha256, file_url, has_instance, docker_port, hidden, tags, connection_info, created_at, release_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (slug) DO UPDATE SET title = excluded.title, description = excluded.description, categories = excluded.categories,
 		difficulty = excluded.difficulty, points = excluded.points, type = excluded.type, author_id = excluded.author_id,
 		file_name = excluded.file_name, file_sha256 = excluded.file_sha256, file_url = excluded.file_url,
 		has_instance = excluded.has_instance, docker_port = excluded.docker_port, hidden = excluded.hidden, tags = excluded.tags,
-		connection_info = excluded.connection_info, created_at = excluded.created_at`,
+		connection_info = excluded.connection_info, created_at = excluded.created_at, release_at = excluded.release_at`,
 		nr.ID, c.Slug, nr.Title, nr.Description, nr.Categories, nr.Difficulty, nr.Points, nr.Type, nullString(nr.Author),
-		nr.FileName, nullString(nr.FileSHA), nr.FileURL, nr.HasInstance, nullPort(nr.Port), nr.Hidden, nr.Tags, nr.Conn, nr.Created)
+		nr.FileName, nullString(nr.FileSHA), nr.FileURL, nr.HasInstance, nullPort(nr.Port), nr.Hidden, nr.Tags, nr.Conn, nr.Created, nr.Release)
 	if isUniqueViolation(err) {
 		return false, false, l.fail("challenges", i, "id", "id %q already belongs to another challenge", nr.ID)
 	}

@@ -18,7 +18,8 @@ func (l *loader) loadSolves() error {
 		at := ms(l.stamp(s.At))
 		var oldAt int64
 		var oldFlag sql.NullString
-		err = l.tx.QueryRowContext(l.ctx, "SELECT solved_at, flag FROM solves WHERE user_id = ? AND challenge_id = ?", uid, cid).Scan(&oldAt, &oldFlag)
+		var oldPractice bool
+		err = l.tx.QueryRowContext(l.ctx, "SELECT solved_at, flag, practice FROM solves WHERE user_id = ? AND challenge_id = ?", uid, cid).Scan(&oldAt, &oldFlag, &oldPractice)
 		exists := err == nil
 		if err != nil && !errors.Is(err, sql.ErrNoRows) {
 			return fmt.Errorf("load solve: %w", err)
@@ -30,17 +31,18 @@ func (l *loader) loadSolves() error {
 		if id == "" {
 			id = newID()
 		}
-		_, err = l.tx.ExecContext(l.ctx, `INSERT INTO solves (id, user_id, challenge_id, flag, solved_at, door, key_id) VALUES (?, ?, ?, ?, ?, ?, ?)
+		_, err = l.tx.ExecContext(l.ctx, `INSERT INTO solves (id, user_id, challenge_id, flag, solved_at, door, key_id, practice)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?)
 			ON CONFLICT (user_id, challenge_id) DO UPDATE SET flag = excluded.flag, solved_at = excluded.solved_at,
-			door = excluded.door, key_id = excluded.key_id`,
-			id, uid, cid, nullString(s.Flag), at, s.Door, nullString(s.Key))
+			door = excluded.door, key_id = excluded.key_id, practice = excluded.practice`,
+			id, uid, cid, nullString(s.Flag), at, s.Door, nullString(s.Key), s.Practice)
 		if isUniqueViolation(err) {
 			return l.fail("solves", i, "id", "id %q already belongs to another solve", s.ID)
 		}
 		if err != nil {
 			return fmt.Errorf("load solve: %w", err)
 		}
-		l.rep.count("solves", !exists, exists && (oldAt != at || oldFlag.String != s.Flag))
+		l.rep.count("solves", !exists, exists && (oldAt != at || oldFlag.String != s.Flag || oldPractice != s.Practice))
 	}
 	return nil
 }
@@ -75,8 +77,8 @@ func (l *loader) loadAttempts() error {
 		if id == "" {
 			id = newID()
 		}
-		if _, err := l.tx.ExecContext(l.ctx, "INSERT INTO attempts (id, user_id, challenge_id, flag, created_at, door, key_id) VALUES (?, ?, ?, ?, ?, ?, ?)",
-			id, uid, cid, a.Flag, ms(l.stamp(a.At)), a.Door, nullString(a.Key)); err != nil {
+		if _, err := l.tx.ExecContext(l.ctx, `INSERT INTO attempts (id, user_id, challenge_id, flag, created_at, door, key_id, practice)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, id, uid, cid, a.Flag, ms(l.stamp(a.At)), a.Door, nullString(a.Key), a.Practice); err != nil {
 			return fmt.Errorf("load attempt: %w", err)
 		}
 		l.rep.count("attempts", true, false)

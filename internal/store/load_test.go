@@ -154,6 +154,7 @@ func sameDump(t *testing.T, before, after *dataset.Dataset) {
 		{"users", before.Users, after.Users}, {"challenges", before.Challenges, after.Challenges},
 		{"solves", before.Solves, after.Solves}, {"attempts", before.Attempts, after.Attempts},
 		{"writeups", before.Writeups, after.Writeups}, {"reviews", before.Reviews, after.Reviews},
+		{"event", before.Event, after.Event}, {"announcements", before.Announcements, after.Announcements},
 	}
 	for _, p := range parts {
 		if !reflect.DeepEqual(p.a, p.b) {
@@ -401,6 +402,52 @@ solves:
   - {user: bob, challenge: warmup}
 `,
 			entry: "solves[1]", field: []string{"challenge"}, inValidator: true,
+		},
+		{
+			name: "announcement of an unknown challenge",
+			file: `
+event: {name: Changed, practice: true}
+challenges:
+  - {slug: wave-2, title: Wave 2, categories: [misc], points: 10, flags: [f], releaseAt: 2026-02-01T00:00:00Z}
+announcements:
+  - {title: Wave 2 is out, challenge: Wave 2}
+  - {title: Wave 3 is out, challenge: wave-3}
+`,
+			entry: `announcements[1] (title "Wave 3 is out")`, field: []string{"challenge"},
+		},
+		{
+			name: "announcement naming an ambiguous title",
+			file: `
+challenges:
+  - {slug: warmup-2, title: Warm-up, categories: [misc], points: 10, flags: [f]}
+announcements:
+  - {title: Hint, challenge: Warm-up}
+`,
+			entry: `announcements[0] (title "Hint")`, field: []string{"challenge"},
+		},
+		{
+			name: "announcement by an unknown author",
+			file: `
+announcements:
+  - {title: Welcome, author: carol}
+  - {title: Hint, author: mallory}
+`,
+			entry: `announcements[1] (title "Hint")`, field: []string{"author"},
+		},
+		{
+			name: "event ending before it starts",
+			file: `
+event: {start: 2026-02-01T00:00:00Z, end: 2026-01-01T00:00:00Z}
+`,
+			entry: "event", field: []string{"end"}, inValidator: true,
+		},
+		{
+			name: "practice solve not a boolean",
+			file: `
+solves:
+  - {user: bob, challenge: warmup, practice: 'no'}
+`,
+			entry: "solves[0]", field: []string{"practice"}, inValidator: true,
 		},
 		{
 			name: "missing challenge file",

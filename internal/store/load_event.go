@@ -1,0 +1,105 @@
+package store
+
+import (
+	"fmt"
+
+	"github.com/flagshipctf/flagship/internal/ctf"
+)
+
+// The event's keys of a dataset: its settings and its announcements.
+
+// loadEvent replaces the event's settings with the dataset's, when it gives
+// them. Like an admin's edit, it keeps the unfreeze mark while the freeze
+// time stays the same: reloading the organisers' event file must not freeze
+// a board again that an admin has unfrozen.
+func (l *loader) loadEvent() error {
+	if l.ds.Event == nil {
+		return nil // no event key: the settings are left alone
+	}
+	e := l.ds.Event.Settings()
+	var n int
+	if err := l.tx.QueryRowContext(l.ctx, "SELECT count(*) FROM event").Scan(&n); err != nil {
+		return fmt.Errorf("load the event's settings: %w", err)
+	}
+	old, err := queryEvent(l.ctx, l.tx)
+	if err != nil {
+		return err
+	}
+	if e.Unfrozen == nil && old.Unfrozen != nil && e.Freeze != nil && old.Freeze != nil && e.Freeze.Equal(*old.Freeze) {
+		e.Unfrozen = old.Unfrozen
+	}
+	if err := putEvent(l.ctx, l.tx, e); err != nil {
+		return err
+	}
+	l.rep.count("event", n == 0, n > 0 && !sameEvent(old, e))
+	return nil
+}
+
+func sameEvent(a, b ctf.Event) bool {
+	return a.Name == b.Name && sameTime(a.Start, b.Start) && sameTime(a.End, b.End) && sameTime(a.Freeze, b.Freeze) &&
+		a.UnfreezeAtEnd == b.UnfreezeAtEnd && sameTime(a.Unfrozen, b.Unfrozen) && a.Practice == b.Practice && a.FlagFormat == b.FlagFormat
+}
+
+// loadAnnouncements upserts the announcements by id or, without one, by
+// title (and createdAt when given), so that loading a hand-written file
+// twice does not post its announcements twice. A load restores or syncs
+// an event: it adds nothing to the live stream, so no webhook posts an old
+// announcement again; replicas show them once they rebuild their state.
+func (l *loader) loadAnnouncements() error {
+	for i, a := range l.ds.Announcements {
+		const k = "announcements"
+		na := ctf.Announcement{ID: a.ID, Title: a.Title, Body: a.Body}
+		var err error
+		if a.Challenge != "" {
+			if na.ChallengeID, err = l.challengeNamed(k, i, "challenge", a.Challenge); err != nil {
+				return err
+			}
+		}
+		if a.Author != "" {
+			if na.AuthorID, err = l.userID(a.Author); err != nil {
+				return err
+			}
+			if na.AuthorID == "" {
+				return l.fail(k, i, "author", "no user %q in the dataset or the database", a.Author)
+			}
+		}
+		var old []ctf.Announcement
+		switch {
+		case a.ID != "":
+			old, err = queryAnnouncements(l.ctx, l.tx, "WHERE id = ?", a.ID)
+		case a.CreatedAt != nil:
+			old, err = queryAnnouncements(l.ctx, l.tx, "WHERE title = ? AND created_at = ?", a.Title, ms(ctf.Millis(*a.CreatedAt)))
+		default:
+			old, err = queryAnnouncements(l.ctx, l.tx, "WHERE title = ?", a.Title)
+		}
+		if err != nil {
+			return err
+		}
+		exists := len(old) > 0
+		switch {
+		case exists:
+			na.ID, na.CreatedAt = old[0].ID, old[0].CreatedAt
+			if a.CreatedAt != nil {
+				na.CreatedAt = ctf.Millis(*a.CreatedAt)
+			}
+		case na.ID == "":
+			na.ID = newID()
+			fallthrough
+		default:
+			na.CreatedAt = l.stamp(a.CreatedAt)
+		}
+		if _, err := l.tx.ExecContext(l.ctx, `INSERT INTO announcements (id, title, body, challenge_id, author_id, created_at)
+			VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET title = excluded.title, body = excluded.body,
+			challenge_id = excluded.challenge_id, author_id = excluded.author_id, created_at = excluded.created_at`,
+			na.ID, na.Title, na.Body, nullString(na.ChallengeID), nullString(na.AuthorID), ms(na.CreatedAt)); err != nil {
+			return fmt.Errorf("load announcement %q: %w", a.Title, err)
+		}
+		l.rep.count(k, !exists, exists && !sameAnnouncement(old[0], na))
+	}
+	return nil
+}
+
+func sameAnnouncement(a, b ctf.Announcement) bool {
+	return a.ID == b.ID && a.Title == b.Title && a.Body == b.Body && a.ChallengeID == b.ChallengeID && a.AuthorID == b.AuthorID &&
+		a.CreatedAt.Equal(b.CreatedAt)
+}
