@@ -3,15 +3,8 @@ package platform
 import (
 	"context"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/flagshipctf/flagship/internal/ctf"
-)
-
-// Announcement limits: the domain's, which a dataset's announcements obey too.
-const (
-	MaxAnnouncementTitle = ctf.MaxAnnouncementTitleChars
-	MaxAnnouncementBody  = ctf.MaxAnnouncementBodyChars
 )
 
 // PostAnnouncement posts a message to the players (admins and the
@@ -22,15 +15,8 @@ func (s *Service) PostAnnouncement(ctx context.Context, v Viewer, title, body, c
 		return AnnouncementView{}, errNotAdmin
 	}
 	title, body, challengeSlug = strings.TrimSpace(title), strings.TrimSpace(body), strings.TrimSpace(challengeSlug)
-	switch {
-	case title == "":
-		return AnnouncementView{}, ctf.FieldErrorf("title", "is required")
-	case utf8.RuneCountInString(title) > MaxAnnouncementTitle:
-		return AnnouncementView{}, ctf.FieldErrorf("title", "must be at most %d characters", MaxAnnouncementTitle)
-	case utf8.RuneCountInString(body) > MaxAnnouncementBody:
-		return AnnouncementView{}, ctf.FieldErrorf("body", "must be at most %d characters", MaxAnnouncementBody)
-	case !utf8.ValidString(title) || !utf8.ValidString(body):
-		return AnnouncementView{}, ctf.FieldErrorf("body", "must be valid UTF-8")
+	if err := ctf.ValidateAnnouncement(title, body); err != nil {
+		return AnnouncementView{}, err
 	}
 	a := ctf.Announcement{ID: ctf.NewID(), Title: title, Body: body, CreatedAt: ctf.Millis(s.now())}
 	if v.User != nil {
