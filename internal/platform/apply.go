@@ -240,6 +240,7 @@ func (st *state) putChallenge(nc ctf.Challenge, dirty dirtySet) {
 	dirty[c] = true
 	st.solveVer++
 	st.listVer++
+	st.rearm() // its release time may be the clock's next instant now
 }
 
 // applyEntities applies a catch-up's changed entities, in an order where
