@@ -211,6 +211,8 @@ type ChallengeInput struct {
 	DockerPort               *int
 	Tags                     []string
 	ConnectionInfo           string
+	// ReleaseAt, when set, keeps the challenge pending until then.
+	ReleaseAt *time.Time
 }
 
 // FileInput is a challenge's handout: uploaded bytes, or a link.
@@ -275,7 +277,7 @@ func (s *Service) ChallengeForEdit(ctx context.Context, v Viewer, slug string) (
 	in := ChallengeInput{ID: c.ID, Slug: c.Slug, Title: c.Title, Description: c.Description, Type: c.Type,
 		Categories: append([]string(nil), c.Categories...), Difficulty: c.Difficulty, Points: c.Points,
 		HasInstance: c.HasInstance, Hidden: c.Hidden, DockerPort: c.DockerPort, Tags: append([]string(nil), c.Tags...),
-		ConnectionInfo: c.ConnectionInfo}
+		ConnectionInfo: c.ConnectionInfo, ReleaseAt: c.ReleaseAt}
 	for _, f := range c.Flags {
 		in.Flags = append(in.Flags, ctf.Flag{Kind: f.Kind, Content: f.Content, CaseInsensitive: f.CaseInsensitive})
 	}
@@ -296,6 +298,10 @@ func (s *Service) checkChallenge(in ChallengeInput) (ctf.Challenge, []byte, erro
 	c := ctf.Challenge{ID: in.ID, Slug: strings.TrimSpace(in.Slug), Title: strings.TrimSpace(in.Title), Description: in.Description,
 		Difficulty: in.Difficulty, Points: in.Points, Type: strings.TrimSpace(in.Type), HasInstance: in.HasInstance,
 		DockerPort: in.DockerPort, Hidden: in.Hidden, Tags: in.Tags, ConnectionInfo: strings.TrimSpace(in.ConnectionInfo)}
+	if in.ReleaseAt != nil {
+		at := ctf.Millis(*in.ReleaseAt)
+		c.ReleaseAt = &at
+	}
 	if c.Title == "" {
 		return c, nil, ctf.FieldErrorf("title", "is required")
 	}
@@ -570,8 +576,9 @@ func (s *Service) Overview(ctx context.Context, v Viewer) (Overview, error) {
 	return o, nil
 }
 
-// AdminChallenges lists every challenge, hidden ones included, in list
-// order (hidden last).
+// AdminChallenges lists every challenge, pending and hidden ones included,
+// in list order (pending, then hidden, last): an organiser sets up the
+// event before it opens.
 func (s *Service) AdminChallenges(ctx context.Context, v Viewer) ([]ChallengeCount, error) {
 	if !v.admin() {
 		return nil, errNotAdmin
@@ -580,16 +587,19 @@ func (s *Service) AdminChallenges(ctx context.Context, v Viewer) ([]ChallengeCou
 	st.mu.RLock()
 	defer st.mu.RUnlock()
 	out := []ChallengeCount{}
-	for _, c := range st.listFor(v) {
-		out = append(out, ChallengeCount{Slug: c.Slug, Title: c.Title, Solves: len(c.playerSolves), Attempts: c.attempts(),
-			Pending: c.pending, ReleaseAt: c.ReleaseAt})
+	for _, c := range st.visible {
+		out = append(out, ChallengeCount{Slug: c.Slug, Title: c.Title, Solves: len(c.playerSolves), Attempts: c.attempts(), ReleaseAt: c.ReleaseAt})
 	}
-	var hidden []ChallengeCount
+	var pending, hidden []ChallengeCount
 	for _, c := range st.chals {
-		if c.Hidden {
-			hidden = append(hidden, ChallengeCount{Slug: c.Slug, Title: c.Title, Hidden: true, Attempts: c.wrong})
+		switch {
+		case c.Hidden:
+			hidden = append(hidden, ChallengeCount{Slug: c.Slug, Title: c.Title, Hidden: true, Attempts: c.wrong, ReleaseAt: c.ReleaseAt})
+		case c.pending:
+			pending = append(pending, ChallengeCount{Slug: c.Slug, Title: c.Title, Pending: true, Attempts: c.wrong, ReleaseAt: c.ReleaseAt})
 		}
 	}
+	sort.Slice(pending, func(i, j int) bool { return pending[i].Slug < pending[j].Slug })
 	sort.Slice(hidden, func(i, j int) bool { return hidden[i].Slug < hidden[j].Slug })
-	return append(out, hidden...), nil
+	return append(append(out, pending...), hidden...), nil
 }

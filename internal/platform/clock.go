@@ -114,6 +114,13 @@ func clockRow(kind string, at *time.Time, now time.Time, about string) store.Str
 	return r
 }
 
+func later(a, b time.Time) time.Time {
+	if a.Before(b) {
+		return b
+	}
+	return a
+}
+
 func msKey(t time.Time) string { return fmt.Sprint(t.UnixMilli()) }
 
 // rearm computes the next instant at which the clock decides otherwise.
@@ -194,7 +201,9 @@ type EventView struct {
 	Frozen bool // the public standings are frozen now
 	// FrozenAt is the freeze time in force when Frozen.
 	FrozenAt time.Time
-	Now      time.Time
+	// Now is the service's clock at the read (never before the state's
+	// last move), for countdowns computed server-side.
+	Now time.Time
 }
 
 // Event returns the event's settings and where its clock stands.
@@ -202,7 +211,7 @@ func (s *Service) Event() EventView {
 	st := s.state()
 	st.mu.RLock()
 	defer st.mu.RUnlock()
-	return EventView{Event: st.event, Phase: st.phase, Frozen: st.frozen, FrozenAt: st.freezeAt, Now: s.now()}
+	return EventView{Event: st.event, Phase: st.phase, Frozen: st.frozen, FrozenAt: st.freezeAt, Now: later(s.now(), st.clockAt)}
 }
 
 // SetEvent replaces the event's settings (admins and the operator). The

@@ -81,6 +81,7 @@ type challengeForm struct {
 	Port         string
 	Difficulties []string
 	MaxMiB       int
+	Release      string // the release time as typed (UTC), "" for none
 }
 
 func (h *Handler) challengeFormPage(w http.ResponseWriter, r *http.Request, v platform.Viewer, f challengeForm, p page) {
@@ -92,6 +93,9 @@ func (h *Handler) challengeFormPage(w http.ResponseWriter, r *http.Request, v pl
 	}
 	if f.Tags == "" {
 		f.Tags = strings.Join(f.In.Tags, ", ")
+	}
+	if f.Release == "" {
+		f.Release = inputTime(f.In.ReleaseAt)
 	}
 	if f.Port == "" && f.In.DockerPort != nil {
 		f.Port = strconv.Itoa(*f.In.DockerPort)
@@ -145,7 +149,8 @@ func (h *Handler) adminSaveChallenge(w http.ResponseWriter, r *http.Request) {
 		h.error(w, r, v, ctf.Errorf(ctf.Invalid, "%s", msg))
 		return
 	}
-	f := challengeForm{New: r.FormValue("id") == "", Categories: r.FormValue("categories"), Tags: r.FormValue("tags"), Port: r.FormValue("dockerPort")}
+	f := challengeForm{New: r.FormValue("id") == "", Categories: r.FormValue("categories"), Tags: r.FormValue("tags"), Port: r.FormValue("dockerPort"),
+		Release: r.FormValue("releaseAt")}
 	in := platform.ChallengeInput{ID: r.FormValue("id"), Slug: r.FormValue("slug"), Title: r.FormValue("title"),
 		Description: r.FormValue("description"), Type: r.FormValue("type"), Difficulty: r.FormValue("difficulty"),
 		Author: strings.TrimSpace(r.FormValue("author")), HasInstance: r.FormValue("hasInstance") == "1",
@@ -154,6 +159,11 @@ func (h *Handler) adminSaveChallenge(w http.ResponseWriter, r *http.Request) {
 	var err error
 	if in.Points, err = strconv.Atoi(strings.TrimSpace(r.FormValue("points"))); err != nil {
 		err = ctf.FieldErrorf("points", "must be a whole number")
+	}
+	if at, rerr := parseInputTime("releaseAt", "Release at", f.Release); rerr != nil && err == nil {
+		err = rerr
+	} else {
+		in.ReleaseAt = at
 	}
 	if p := strings.TrimSpace(f.Port); p != "" && err == nil {
 		n, perr := strconv.Atoi(p)

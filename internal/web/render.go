@@ -30,6 +30,11 @@ type page struct {
 	Notice  string
 	Status  int
 	NoIndex bool
+	// Clock is where the event's clock stands; Unread counts the
+	// announcements this browser has not seen (none when allRead).
+	Clock   clockView
+	Unread  int
+	allRead bool
 }
 
 // parsePages parses each page template with the layout.
@@ -60,8 +65,11 @@ func (h *Handler) funcs() template.FuncMap {
 			}
 			return strconv.FormatFloat(*avg, 'f', 1, 64)
 		},
-		"lower": strings.ToLower,
-		"add":   func(a, b int) int { return a + b },
+		"lower":     strings.ToLower,
+		"utc":       utcText,
+		"iso":       isoTime,
+		"inputTime": inputTime,
+		"add":       func(a, b int) int { return a + b },
 		"hasString": func(list []string, s string) bool {
 			for _, x := range list {
 				if x == s {
@@ -81,6 +89,10 @@ func (h *Handler) render(w http.ResponseWriter, r *http.Request, name string, p 
 		p.Theme = theme(r)
 	}
 	p.Path = r.URL.RequestURI()
+	p.Clock = h.clock()
+	if !p.allRead {
+		p.Unread = h.unreadCount(seenAt(r))
+	}
 	var buf bytes.Buffer
 	if err := t.Execute(&buf, p); err != nil {
 		h.log.Error("render page", "page", name, "err", err)

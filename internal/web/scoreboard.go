@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/flagshipctf/flagship/internal/ctf"
 	"github.com/flagshipctf/flagship/internal/platform"
 )
 
@@ -25,6 +26,7 @@ type scoreboardData struct {
 	MyPage      int
 	Graph       template.HTML
 	Top         []platform.RankedEntry
+	Live        bool // an admin's view of the live standings during a freeze
 }
 
 func (h *Handler) scoreboard(w http.ResponseWriter, r *http.Request) {
@@ -38,8 +40,22 @@ func (h *Handler) scoreboard(w http.ResponseWriter, r *http.Request) {
 	case "agents":
 		who, whoName = platform.Agents, "agents"
 	}
-	total, rows := h.svc.LeaderboardPageOf(who, (pageNo-1)*scorePageSize, scorePageSize, false)
-	d := scoreboardData{Who: whoName, Rows: rows, Page: pageNo, Total: total, Pages: max((total+scorePageSize-1)/scorePageSize, 1)}
+	// During a freeze admins see the live standings (the use case says
+	// who may), and the page says so. Their graph is drawn for them: the
+	// cached one is the public, frozen one.
+	live := v.User != nil && v.User.Role == ctf.RoleAdmin && h.svc.Event().Frozen
+	var total int
+	var rows []platform.RankedEntry
+	if live {
+		var err error
+		if total, rows, err = h.svc.LiveLeaderboardPageOf(v, who, (pageNo-1)*scorePageSize, scorePageSize, false); err != nil {
+			h.error(w, r, v, err)
+			return
+		}
+	} else {
+		total, rows = h.svc.LeaderboardPageOf(who, (pageNo-1)*scorePageSize, scorePageSize, false)
+	}
+	d := scoreboardData{Who: whoName, Rows: rows, Page: pageNo, Total: total, Pages: max((total+scorePageSize-1)/scorePageSize, 1), Live: live}
 	if v.User != nil && who.Includes(v.User) {
 		// The caller's row is on the page of their place among those listed.
 		if rank := h.svc.RankOf(v.User.ID); rank > 0 {
@@ -48,6 +64,11 @@ func (h *Handler) scoreboard(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	d.Top, d.Graph = h.graph[who].get(h.svc, who)
+	if live {
+		if _, top, err := h.svc.LiveLeaderboardPageOf(v, who, 0, graphSeries, true); err == nil {
+			d.Top, d.Graph = top, scoreGraph(top)
+		}
+	}
 	h.render(w, r, "scoreboard", page{Title: "Scoreboard", Viewer: v, Data: d})
 }
 

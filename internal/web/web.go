@@ -115,6 +115,12 @@ func (h *Handler) routes() {
 	h.mux.HandleFunc("GET /admin/webhooks/{id}", h.adminWebhooks)
 	h.mux.HandleFunc("POST /admin/webhooks", h.adminWebhookAction)
 	h.mux.HandleFunc("POST /admin/webhooks/new", h.adminCreateWebhook)
+	h.mux.HandleFunc("GET /admin/event", h.adminEvent)
+	h.mux.HandleFunc("POST /admin/event", h.adminSaveEvent)
+	h.mux.HandleFunc("POST /admin/event/unfreeze", h.adminUnfreeze)
+	h.mux.HandleFunc("GET /admin/announcements", h.adminAnnouncements)
+	h.mux.HandleFunc("POST /admin/announcements", h.adminPostAnnouncement)
+	h.mux.HandleFunc("GET /announcements", h.announcements)
 	h.mux.HandleFunc("GET /static/{name}", h.static)
 	h.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		h.error(w, r, h.viewer(w, r), ctf.Errorf(ctf.NotFound, "there is no page here"))

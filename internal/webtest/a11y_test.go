@@ -55,17 +55,29 @@ func TestAccessibility(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The event's clock as it runs: started, frozen (the scoreboard's
+	// notices, the unfreeze button), with a flag format and an
+	// announcement about a challenge (the unread count and mark).
+	began, froze, ends := time.Now().Add(-24*time.Hour), time.Now().Add(-time.Minute), time.Now().Add(24*time.Hour)
+	if _, err := s.Svc.SetEvent(context.Background(), platform.Operator, ctf.Event{Name: "Axe CTF", Start: &began, End: &ends,
+		Freeze: &froze, FlagFormat: "flag{...}"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Svc.PostAnnouncement(context.Background(), platform.Operator, "Baby RSA fixed",
+		"The modulus was **wrong**; see [the challenge](/challenges/baby-rsa).", "baby-rsa"); err != nil {
+		t.Fatal(err)
+	}
 	ctx := newBrowser(t)
 	// Everyone's pages; a profile here is seen by whoever is signed in (no
 	// one, a player, an admin), and /nope is the 404 page.
-	pages := []string{"/", "/?category=crypto", "/challenges/baby-rsa", "/scoreboard", "/users/" + other.ID, "/nope"}
+	pages := []string{"/", "/?category=crypto", "/challenges/baby-rsa", "/scoreboard", "/users/" + other.ID, "/nope", "/announcements"}
 	visitor := []string{"/login", "/signup"}
 	// The demo player solved sanity-check and cookie-monster: their pages
 	// show the rating and writeup forms, and others' writeups.
 	player := []string{"/?unsolved=1", "/challenges/cookie-monster", "/challenges/sanity-check", "/settings", "/me",
 		"/settings/agents", "/scoreboard?who=agents", "/scoreboard?who=people"}
 	admin := []string{"/settings", "/me", "/admin", "/admin/challenges", "/admin/challenges/baby-rsa", "/admin/challenges/new",
-		"/admin/writeups", "/admin/users", "/admin/audit"}
+		"/admin/writeups", "/admin/users", "/admin/audit", "/admin/event", "/admin/announcements"}
 	// run checks the page the tab shows.
 	run := func(label, theme string) {
 		t.Helper()
@@ -184,5 +196,17 @@ func TestAccessibility(t *testing.T) {
 			chromedp.SendKeys(chromedp.CSS(`form[action="/admin/users/new"] input[name=email]`), "ax-"+theme+"@example.com"),
 			chromedp.Click(chromedp.CSS(`form[action="/admin/users/new"] button`)), contains(".alert.notice", "Created the player account"))
 		run("the users page with an account made", theme)
+	}
+
+	// Before the start: the board's countdown, and the event page saying so.
+	starts := time.Now().Add(2 * time.Hour)
+	if _, err := s.Svc.SetEvent(context.Background(), platform.Operator, ctf.Event{Name: "Axe CTF", Start: &starts}); err != nil {
+		t.Fatal(err)
+	}
+	for _, theme := range []string{"light", "dark"} {
+		toTheme(theme)
+		for _, p := range []string{"/", "/admin/event", "/admin/challenges"} {
+			check(p, theme)
+		}
 	}
 }

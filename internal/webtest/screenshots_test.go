@@ -21,6 +21,10 @@ func TestScreenshots(t *testing.T) {
 		Email: "organiser2@example.com", Password: "organiser-password", Role: ctf.RoleAdmin}); err != nil {
 		t.Fatal(err)
 	}
+	if _, err := s.Svc.PostAnnouncement(context.Background(), platform.Operator, "Baby RSA: a new handout",
+		"The first handout had the **wrong modulus**. Download it again; earlier solves stand.", "baby-rsa"); err != nil {
+		t.Fatal(err)
+	}
 	ctx := newBrowser(t)
 	step(t, ctx, "log in", append([]chromedp.Action[chromedp.Void]{chromedp.Navigate(s.URL + "/login")},
 		fill(map[string]string{"username": "demo", "password": demo.DemoPassword}, `form[action="/login"] button[type=submit]`)...)...)
@@ -39,4 +43,8 @@ func TestScreenshots(t *testing.T) {
 		fill(map[string]string{"username": "organiser2", "password": "organiser-password"}, `form[action="/login"] button[type=submit]`)...)...)
 	step(t, admin, "overview", chromedp.WaitVisible(chromedp.CSS("dl.stats")))
 	screenshot(t, admin, "admin-overview")
+	step(t, admin, "event", chromedp.Navigate(s.URL+"/admin/event"), chromedp.WaitVisible(chromedp.CSS("#clock-h")))
+	screenshot(t, admin, "admin-event")
+	step(t, ctx, "announcements", chromedp.Navigate(s.URL+"/announcements"), chromedp.WaitVisible(chromedp.CSS("[data-live]")))
+	screenshot(t, ctx, "announcements")
 }

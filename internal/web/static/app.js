@@ -71,3 +71,43 @@ function waitText(s) {
   if (s < 120) return "a minute";
   return Math.ceil(s / 60) + " minutes";
 }
+
+// Times: a <time datetime data-local> written in UTC also says the
+// viewer's own time, which only the browser knows.
+for (const el of document.querySelectorAll("time[data-local]")) {
+  const t = new Date(el.getAttribute("datetime"));
+  if (isNaN(t)) continue;
+  const local = document.createElement("span");
+  local.className = "local";
+  local.textContent = " (your time: " + t.toLocaleString(undefined, {dateStyle: "medium", timeStyle: "short"}) + ")";
+  el.after(local);
+}
+
+// Countdowns: <span data-countdown="seconds left when the page was
+// made"> ticks every second, said as the server says it (web.countdown).
+// It counts from the server's figure, not the browser's clock, which may be
+// wrong; at zero the page is reloaded once to show what the start opened.
+const countdowns = document.querySelectorAll("[data-countdown]");
+if (countdowns.length) {
+  const began = performance.now();
+  const tick = () => {
+    const gone = Math.floor((performance.now() - began) / 1000);
+    for (const el of countdowns) {
+      const left = Math.max(0, parseInt(el.dataset.countdown, 10) - gone);
+      el.textContent = countdownText(left);
+      if (left === 0 && !el.dataset.done) {
+        el.dataset.done = "1";
+        setTimeout(() => location.reload(), 1500);
+      }
+    }
+  };
+  setInterval(tick, 1000);
+}
+
+function countdownText(s) {
+  const d = Math.floor(s / 86400), h = Math.floor(s % 86400 / 3600), m = Math.floor(s % 3600 / 60);
+  if (d > 0) return d + " d " + h + " h";
+  if (h > 0) return h + " h " + m + " min";
+  if (m > 0) return m + " min " + (s % 60) + " s";
+  return (s % 60) + " s";
+}

@@ -1,0 +1,315 @@
+package web
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/flagshipctf/flagship/internal/ctf"
+	"github.com/flagshipctf/flagship/internal/platform"
+)
+
+// The event's clock in the web app: the organisers' page that sets it
+// (/admin/event) and what every page says about it. What the clock means
+// (the phase, the freeze) is the platform's; this file only shows it and
+// passes the form to SetEvent and Unfreeze.
+
+// clockView is where the event's clock stands, as the templates need it.
+type clockView struct {
+	Name          string
+	Before, Ended bool
+	Running       bool
+	Start, End    *time.Time
+	Freeze        *time.Time
+	Frozen        bool
+	FrozenAt      time.Time
+	UnfreezeAtEnd bool
+	Practice      bool
+	FlagFormat    string
+	Now           time.Time
+}
+
+func (h *Handler) clock() clockView {
+	ev := h.svc.Event()
+	return clockView{Name: ev.Name, Before: ev.Phase == ctf.BeforeStart, Running: ev.Phase == ctf.Running,
+		Ended: ev.Phase == ctf.Ended, Start: ev.Start, End: ev.End, Freeze: ev.Freeze, Frozen: ev.Frozen,
+		FrozenAt: ev.FrozenAt, UnfreezeAtEnd: ev.UnfreezeAtEnd, Practice: ev.Practice, FlagFormat: ev.FlagFormat, Now: ev.Now}
+}
+
+// Until is the wait from the clock's now to t, as the countdown says it.
+func (c clockView) Until(t time.Time) string { return countdown(t.Sub(c.Now)) }
+
+// SecondsUntil is the wait to t in whole seconds, for app.js's countdown:
+// a wait rather than an instant, so a browser's wrong clock does not skew it.
+func (c clockView) SecondsUntil(t time.Time) int64 {
+	return int64(max(t.Sub(c.Now), 0).Round(time.Second) / time.Second)
+}
+
+// FreezesLater reports whether a freeze time is still to come.
+func (c clockView) FreezesLater() bool { return c.Freeze != nil && c.Now.Before(*c.Freeze) }
+
+// countdown says a wait for a person: "2 d 4 h", "2 h 13 min", "5 min
+// 12 s", "12 s". app.js says it the same way as it ticks.
+func countdown(d time.Duration) string {
+	s := int64(max(d, 0).Round(time.Second) / time.Second)
+	days, hours, mins, secs := s/86400, s%86400/3600, s%3600/60, s%60
+	switch {
+	case days > 0:
+		return fmt.Sprintf("%d d %d h", days, hours)
+	case hours > 0:
+		return fmt.Sprintf("%d h %d min", hours, mins)
+	case mins > 0:
+		return fmt.Sprintf("%d min %d s", mins, secs)
+	}
+	return fmt.Sprintf("%d s", secs)
+}
+
+// utcText and isoTime say an instant in UTC: for people, and for a
+// <time datetime> element (which app.js also shows in the viewer's own
+// time zone).
+func utcText(t time.Time) string { return t.UTC().Format("Mon 2 Jan 2006, 15:04:05") + " UTC" }
+func isoTime(t time.Time) string { return ctf.FormatTime(t) }
+
+// inputTime is t as a datetime-local input's value, in UTC (the form says
+// so): seconds only when it has some, since an input whose step is a
+// minute would refuse them.
+func inputTime(t *time.Time) string {
+	if t == nil {
+		return ""
+	}
+	u := t.UTC()
+	if u.Second() == 0 && u.Nanosecond() == 0 {
+		return u.Format("2006-01-02T15:04")
+	}
+	return u.Format("2006-01-02T15:04:05")
+}
+
+// parseInputTime reads a datetime-local value as UTC; empty is no time.
+// An RFC 3339 time with its own offset is taken as written.
+func parseInputTime(field, label, s string) (*time.Time, error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return nil, nil
+	}
+	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
+		return &t, nil
+	}
+	for _, layout := range []string{"2006-01-02T15:04", "2006-01-02T15:04:05", "2006-01-02T15:04:05.999999999", "2006-01-02 15:04", "2006-01-02 15:04:05"} {
+		if t, err := time.ParseInLocation(layout, s, time.UTC); err == nil {
+			return &t, nil
+		}
+	}
+	return nil, &ctf.Error{Code: ctf.Invalid, Field: field, Message: label + " must be a date and time such as 2026-12-01T18:00 (UTC)"}
+}
+
+// eventLabels name the use case's fields as the form labels them, so a
+// refusal reads as the page does.
+var eventLabels = map[string]string{"name": "Name", "start": "Start", "end": "End", "freeze": "Freeze",
+	"unfreezeAtEnd": "Unfreeze at the end", "flagFormat": "Flag format"}
+
+// eventForm is the event's form as typed, with the refusal beside it.
+type eventForm struct {
+	Name, Start, End, Freeze, FlagFormat string
+	UnfreezeAtEnd, Practice              bool
+	Error, Field                         string
+	MaxName, MaxFormat                   int
+}
+
+func formOfEvent(e ctf.Event) eventForm {
+	return eventForm{Name: e.Name, Start: inputTime(e.Start), End: inputTime(e.End), Freeze: inputTime(e.Freeze),
+		FlagFormat: e.FlagFormat, UnfreezeAtEnd: e.UnfreezeAtEnd, Practice: e.Practice}
+}
+
+type adminEventData struct {
+	Form  eventForm
+	Clock clockView
+	// Unfrozen is when an admin lifted the current freeze time, if so.
+	Unfrozen *time.Time
+}
+
+func (h *Handler) adminEvent(w http.ResponseWriter, r *http.Request) {
+	v, ok := h.admin(w, r)
+	if !ok {
+		return
+	}
+	p := page{}
+	switch r.URL.Query().Get("done") {
+	case "saved":
+		p.Notice = "The event's settings are saved."
+	case "unfrozen":
+		p.Notice = "The scoreboard is unfrozen: everyone sees the live standings."
+	}
+	h.eventPage(w, r, v, p, formOfEvent(h.svc.Event().Event))
+}
+
+func (h *Handler) eventPage(w http.ResponseWriter, r *http.Request, v platform.Viewer, p page, f eventForm) {
+	f.MaxName, f.MaxFormat = ctf.MaxEventNameChars, ctf.MaxFlagFormatChars
+	ev := h.svc.Event()
+	p.Title, p.Viewer, p.Data = "Event · Admin", v, adminEventData{Form: f, Clock: h.clock(), Unfrozen: ev.Unfrozen}
+	h.render(w, r, "admin-event", p)
+}
+
+// adminSaveEvent sets the event from the form; a refusal keeps what was
+// typed and changes nothing.
+func (h *Handler) adminSaveEvent(w http.ResponseWriter, r *http.Request) {
+	v, ok := h.admin(w, r)
+	if !ok {
+		return
+	}
+	f := eventForm{Name: r.PostFormValue("name"), Start: r.PostFormValue("start"), End: r.PostFormValue("end"),
+		Freeze: r.PostFormValue("freeze"), FlagFormat: r.PostFormValue("flagFormat"),
+		UnfreezeAtEnd: r.PostFormValue("unfreezeAtEnd") == "1", Practice: r.PostFormValue("practice") == "1"}
+	e := ctf.Event{Name: strings.TrimSpace(f.Name), FlagFormat: strings.TrimSpace(f.FlagFormat), UnfreezeAtEnd: f.UnfreezeAtEnd, Practice: f.Practice}
+	var err error
+	for _, x := range []struct {
+		field, label, value string
+		to                  **time.Time
+	}{{"start", "Start", f.Start, &e.Start}, {"end", "End", f.End, &e.End}, {"freeze", "Freeze", f.Freeze, &e.Freeze}} {
+		if *x.to, err = parseInputTime(x.field, x.label, x.value); err != nil {
+			break
+		}
+	}
+	if err == nil {
+		if _, err = h.svc.SetEvent(r.Context(), v, e); err == nil {
+			redirect(w, r, "/admin/event?done=saved")
+			return
+		}
+	}
+	f.Error, f.Field = h.refusal(r, err)
+	if rest, ok := strings.CutPrefix(f.Error, f.Field); ok && eventLabels[f.Field] != "" {
+		f.Error = eventLabels[f.Field] + rest
+	}
+	h.eventPage(w, r, v, page{Status: statusOf(err)}, f)
+}
+
+// refusal is a form's refusal as the page shows it beside the form: the
+// message and the field at fault ("" for none). An internal error is
+// logged; its message says nothing more.
+func (h *Handler) refusal(r *http.Request, err error) (msg, field string) {
+	if statusOf(err) == http.StatusInternalServerError {
+		h.log.Error("web form failed", "path", r.URL.Path, "err", err)
+	}
+	var fe *ctf.Error
+	if errors.As(err, &fe) {
+		field = fe.Field
+	}
+	return ctf.ErrorMessage(err), field
+}
+
+// adminUnfreeze lifts the freeze now.
+func (h *Handler) adminUnfreeze(w http.ResponseWriter, r *http.Request) {
+	v, ok := h.admin(w, r)
+	if !ok {
+		return
+	}
+	if err := h.svc.Unfreeze(r.Context(), v); err != nil {
+		msg, _ := h.refusal(r, err)
+		h.eventPage(w, r, v, page{Status: statusOf(err), Error: msg}, formOfEvent(h.svc.Event().Event))
+		return
+	}
+	redirect(w, r, "/admin/event?done=unfrozen")
+}
+
+// seenCookie holds, in Unix milliseconds, the newest announcement this
+// browser has seen on /announcements: newer ones are unread. A cookie, not
+// an account's setting, so it works signed out and without a script; it
+// is no secret, so live.js may read it to update the count.
+const seenCookie = "flagship_seen"
+
+func seenAt(r *http.Request) int64 {
+	c, err := r.Cookie(seenCookie)
+	if err != nil {
+		return 0
+	}
+	ms, _ := strconv.ParseInt(c.Value, 10, 64)
+	return ms
+}
+
+// unreadCount is how many announcements are newer than seen.
+func (h *Handler) unreadCount(seen int64) int {
+	n := 0
+	for _, a := range h.svc.Announcements() { // newest first
+		if a.CreatedAt.UnixMilli() <= seen {
+			break
+		}
+		n++
+	}
+	return n
+}
+
+type announcementItem struct {
+	platform.AnnouncementView
+	Unread bool
+}
+
+// announcements lists the announcements, newest first, marking those the
+// browser has not seen, and then notes them seen.
+func (h *Handler) announcements(w http.ResponseWriter, r *http.Request) {
+	v := h.viewer(w, r)
+	seen := seenAt(r)
+	list := h.svc.Announcements()
+	items := make([]announcementItem, len(list))
+	for i, a := range list {
+		items[i] = announcementItem{AnnouncementView: a, Unread: a.CreatedAt.UnixMilli() > seen}
+	}
+	if len(list) > 0 && list[0].CreatedAt.UnixMilli() > seen {
+		http.SetCookie(w, &http.Cookie{Name: seenCookie, Value: strconv.FormatInt(list[0].CreatedAt.UnixMilli(), 10), Path: "/",
+			MaxAge: 365 * 24 * 3600, SameSite: http.SameSiteLaxMode, Secure: h.opts.SecureCookies})
+	}
+	// Once shown, nothing is unread: the list itself marks what was new.
+	h.render(w, r, "announcements", page{Title: "Announcements", Viewer: v, Data: items, allRead: true})
+}
+
+type adminAnnouncementsData struct {
+	Title, Body, Challenge string
+	Error, Field           string
+	Challenges             []platform.ChallengeCount
+	List                   []platform.AnnouncementView
+	MaxTitle, MaxBody      int
+}
+
+func (h *Handler) adminAnnouncements(w http.ResponseWriter, r *http.Request) {
+	v, ok := h.admin(w, r)
+	if !ok {
+		return
+	}
+	p := page{}
+	if r.URL.Query().Get("posted") == "1" {
+		p.Notice = "The announcement is posted."
+	}
+	h.announcementsPage(w, r, v, p, adminAnnouncementsData{})
+}
+
+func (h *Handler) announcementsPage(w http.ResponseWriter, r *http.Request, v platform.Viewer, p page, d adminAnnouncementsData) {
+	all, err := h.svc.AdminChallenges(r.Context(), v)
+	if err != nil {
+		h.error(w, r, v, err)
+		return
+	}
+	for _, c := range all {
+		if !c.Hidden { // a hidden challenge cannot be announced
+			d.Challenges = append(d.Challenges, c)
+		}
+	}
+	d.List, d.MaxTitle, d.MaxBody = h.svc.Announcements(), ctf.MaxAnnouncementTitleChars, ctf.MaxAnnouncementBodyChars
+	p.Title, p.Viewer, p.Data = "Announcements · Admin", v, d
+	h.render(w, r, "admin-announcements", p)
+}
+
+func (h *Handler) adminPostAnnouncement(w http.ResponseWriter, r *http.Request) {
+	v, ok := h.admin(w, r)
+	if !ok {
+		return
+	}
+	d := adminAnnouncementsData{Title: r.PostFormValue("title"), Body: r.PostFormValue("body"), Challenge: r.PostFormValue("challenge")}
+	_, err := h.svc.PostAnnouncement(r.Context(), v, d.Title, d.Body, d.Challenge)
+	if err == nil {
+		redirect(w, r, "/admin/announcements?posted=1")
+		return
+	}
+	d.Error, d.Field = h.refusal(r, err)
+	h.announcementsPage(w, r, v, page{Status: statusOf(err)}, d)
+}
