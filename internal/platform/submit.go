@@ -46,16 +46,10 @@ func (s *Service) Submit(ctx context.Context, v Viewer, slug, rawFlag string) (S
 		return SubmitResult{}, ErrNoChallenge
 	case u == nil:
 		return SubmitResult{}, ctf.Errorf(ctf.Unauthorized, "authentication required")
-	case u.Banned:
-		return SubmitResult{}, ErrBanned
-	case v.ReadOnly:
-		return SubmitResult{}, ErrReadOnlyKey
-	case over && !practice:
-		return SubmitResult{}, ErrEventOver
-	case locked:
-		return SubmitResult{}, ErrLocked
-	case solved:
-		return SubmitResult{}, ctf.Errorf(ctf.Conflict, "challenge already solved")
+	}
+	if err := refusal(u, v, over && !practice, locked, solved); err != nil {
+		s.obs.Submitted("refused")
+		return SubmitResult{}, err
 	}
 
 	correct := check.CheckFlag(flag)
@@ -110,6 +104,24 @@ func (s *Service) Submit(ctx context.Context, v Viewer, slug, rawFlag string) (S
 		res.NewBadges = append(res.NewBadges, BadgeAward{ID: a.ID, Title: a.Title, Icon: a.Icon, Image: a.Image})
 	}
 	return res, nil
+}
+
+// refusal is Submit's answer to a submission it will not check, in
+// PRODUCT.md's order: the 403s, then the 409.
+func refusal(u *user, v Viewer, over, locked, solved bool) error {
+	switch {
+	case u.Banned:
+		return ErrBanned
+	case v.ReadOnly:
+		return ErrReadOnlyKey
+	case over:
+		return ErrEventOver
+	case locked:
+		return ErrLocked
+	case solved:
+		return ctf.Errorf(ctf.Conflict, "challenge already solved")
+	}
+	return nil
 }
 
 // The refusals of Submit that a front door may want to tell apart from
