@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/flagshipctf/flagship/internal/api"
+	"github.com/flagshipctf/flagship/internal/events"
 	"github.com/flagshipctf/flagship/internal/mcp"
 	"github.com/flagshipctf/flagship/internal/platform"
 	"github.com/flagshipctf/flagship/internal/web"
@@ -64,6 +65,7 @@ func (s *Server) routes(opts Options) {
 	s.mux.Handle("/api/public", apiHandler)
 	s.mux.Handle("/files/", apiHandler)
 	s.mux.Handle("/mcp", mcp.New(s.svc, s.log))
+	s.mux.Handle("/api/events", events.New(s.svc, s.log))
 	s.mux.Handle("/", web.New(s.svc, web.Options{Log: s.log, SecureCookies: opts.SecureCookies}))
 }
 
