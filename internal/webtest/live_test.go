@@ -35,6 +35,8 @@ func TestScoreboardIsLive(t *testing.T) {
 	if got := evalString(t, ctx, `window.__live_mark = "kept"`); got != "kept" {
 		t.Fatalf("marking the page: %q", got)
 	}
+	// A keyboard user's place: focus stays on the same link after the swap.
+	evalString(t, ctx, `document.querySelector('[data-live] a[href="/scoreboard?who=people"]').focus(), "ok"`)
 
 	body, _ := json.Marshal(map[string]string{"flag": "flag{c1}"})
 	r := s.Do("POST", "/api/public/challenges/crypto-one/submit", body, "Content-Type: application/json", apitest.Bearer(s.Key("newcomer")))
@@ -45,6 +47,9 @@ func TestScoreboardIsLive(t *testing.T) {
 	step(t, ctx, "the solve appears", contains("[data-live] table.board", "Nora Newcomer"))
 	if mark := evalString(t, ctx, `window.__live_mark || "reloaded"`); mark != "kept" {
 		t.Fatalf("the page was reloaded (mark %q)", mark)
+	}
+	if f := evalString(t, ctx, `document.activeElement.getAttribute("href") || document.activeElement.tagName`); f != "/scoreboard?who=people" {
+		t.Errorf("focus after the update: %q", f)
 	}
 	if first := text(t, ctx, "table.board tbody tr:first-child"); !strings.Contains(first, "Nora Newcomer") {
 		t.Errorf("first row %q: Nora (200 points) should lead reader (50)", first)

@@ -51,8 +51,8 @@
     const x = window.scrollX, y = window.scrollY;
     el.replaceChildren(...Array.from(fresh.childNodes, (n) => document.importNode(n, true)));
     if (path) {
-      const again = (focused.id && document.getElementById(focused.id)) || follow(el, path);
-      if (again && again.tagName === focused.tagName) again.focus({preventScroll: true});
+      const same = (focused.id && document.getElementById(focused.id)) || follow(el, path);
+      if (same && same.tagName === focused.tagName) same.focus({preventScroll: true});
     }
     window.scrollTo(x, y);
   }
