@@ -15,6 +15,7 @@ import (
 
 	"github.com/flagshipctf/flagship/internal/api"
 	"github.com/flagshipctf/flagship/internal/ctftime"
+	"github.com/flagshipctf/flagship/internal/events"
 	"github.com/flagshipctf/flagship/internal/mcp"
 	"github.com/flagshipctf/flagship/internal/platform"
 	"github.com/flagshipctf/flagship/internal/web"
@@ -77,6 +78,7 @@ func (s *Server) routes(opts Options) {
 	} else {
 		s.mux.Handle("/api/ctftime", ctftime.New(s.svc, s.log))
 	}
+	s.mux.Handle("/api/events", events.New(s.svc, s.log))
 	s.mux.Handle("/", web.New(s.svc, web.Options{Log: s.log, SecureCookies: opts.SecureCookies}))
 }
 

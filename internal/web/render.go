@@ -70,6 +70,9 @@ func (h *Handler) funcs() template.FuncMap {
 		"iso":       isoTime,
 		"inputTime": inputTime,
 		"add":       func(a, b int) int { return a + b },
+		// liveAfter is the live stream's position a page is rendered at, so
+		// that live.js resumes from it (data-live-after).
+		"liveAfter": h.svc.LastEvent,
 		"hasString": func(list []string, s string) bool {
 			for _, x := range list {
 				if x == s {
