@@ -103,6 +103,16 @@ func (c *Cache) openVerified(sha, path string) (*os.File, error) {
 // fillOnce fills path, or waits for the fill already under way.
 func (c *Cache) fillOnce(ctx context.Context, sha, path string, fill Fill) error {
 	c.mu.Lock()
+	if c.verified[sha] {
+		// A fill finished between this caller's failed open and now:
+		// the file is in place, so opening again finds it (unless it was
+		// removed behind the cache's back: then fill it again).
+		if _, err := os.Stat(path); err == nil {
+			c.mu.Unlock()
+			return nil
+		}
+		delete(c.verified, sha)
+	}
 	if r := c.filling[sha]; r != nil {
 		c.mu.Unlock()
 		select {
