@@ -3,6 +3,7 @@ package platform
 import (
 	"context"
 	"strings"
+	"time"
 
 	"github.com/flagshipctf/flagship/internal/ctf"
 )
@@ -48,6 +49,19 @@ func (s *Service) PostAnnouncement(ctx context.Context, v Viewer, title, body, c
 	})
 	s.Wake() // relay its stream event now
 	return view, nil
+}
+
+// AnnouncementsAfter counts the announcements posted after t: a page's
+// unread mark, counted without building their views.
+func (s *Service) AnnouncementsAfter(t time.Time) int {
+	st := s.state()
+	st.mu.RLock()
+	defer st.mu.RUnlock()
+	n := 0
+	for i := len(st.announcements) - 1; i >= 0 && st.announcements[i].CreatedAt.After(t); i-- {
+		n++
+	}
+	return n
 }
 
 // Announcements returns the announcements, newest first.

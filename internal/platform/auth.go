@@ -45,6 +45,10 @@ func (v Viewer) ID() string {
 }
 
 // admin reports whether v may run the admin use cases.
+// IsAdmin reports whether v may use the admin use cases (an admin who is
+// not banned, or the operator): front doors ask it to choose what to show.
+func (v Viewer) IsAdmin() bool { return v.admin() }
+
 func (v Viewer) admin() bool {
 	return v.Operator || (v.User != nil && v.User.Role == ctf.RoleAdmin && !v.User.Banned)
 }

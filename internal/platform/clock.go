@@ -105,11 +105,11 @@ func clockRow(kind string, at *time.Time, now time.Time, about string) store.Str
 		when = *at
 	}
 	r := store.StreamRow{Kind: kind, At: when, Key: fmt.Sprintf("%s:%d", kind, when.UnixMilli())}
+	if about != "" {
+		r.Key += ":" + about
+	}
 	if kind == EventReleased {
 		r.ChallengeID = about
-		r.Key += ":" + about
-	} else if about != "" {
-		r.Key += ":" + about
 	}
 	return r
 }
@@ -261,7 +261,7 @@ func (s *Service) Unfreeze(ctx context.Context, v Viewer) error {
 func (s *Service) putEvent(ctx context.Context, v Viewer, e ctf.Event, action string) error {
 	s.gate.RLock()
 	defer s.gate.RUnlock()
-	seqs, err := s.db.PutEvent(ctx, e, nil, s.audit(v, action, "event", eventDetail(e)))
+	seqs, err := s.db.PutEvent(ctx, e, s.audit(v, action, "event", eventDetail(e)))
 	s.noteWrite(err)
 	if err != nil {
 		return err

@@ -60,7 +60,7 @@ type Store interface {
 	PutChallenge(ctx context.Context, c ctf.Challenge, file []byte, audit *ctf.AuditEntry) ([]int64, error)
 	AuditLog(ctx context.Context, before int64, limit int) ([]ctf.AuditEntry, error)
 	AddAudit(ctx context.Context, a ctf.AuditEntry) error
-	PutEvent(ctx context.Context, e ctf.Event, stream *store.StreamRow, audit *ctf.AuditEntry) ([]int64, error)
+	PutEvent(ctx context.Context, e ctf.Event, audit *ctf.AuditEntry) ([]int64, error)
 	PostAnnouncement(ctx context.Context, a ctf.Announcement, audit *ctf.AuditEntry) ([]int64, error)
 	AppendStreamOnce(ctx context.Context, r store.StreamRow) (bool, error)
 	StreamAfter(ctx context.Context, after int64, limit int) ([]store.StreamRow, error)

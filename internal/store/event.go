@@ -30,17 +30,12 @@ func queryEvent(ctx context.Context, q querier) (ctf.Event, error) {
 // EventSettings reads the event's settings.
 func (db *DB) EventSettings(ctx context.Context) (ctf.Event, error) { return queryEvent(ctx, db.r) }
 
-// PutEvent replaces the event's settings; stream, when not nil, is an
-// event of the live stream recorded with them (an admin's unfreeze).
-func (db *DB) PutEvent(ctx context.Context, e ctf.Event, stream *StreamRow, audit *ctf.AuditEntry) ([]int64, error) {
+// PutEvent replaces the event's settings. The moves of the clock they
+// cause (an unfreeze) reach the stream as every replica notices them.
+func (db *DB) PutEvent(ctx context.Context, e ctf.Event, audit *ctf.AuditEntry) ([]int64, error) {
 	return db.write(ctx, audit, func(tx *sqlTx) ([]ChangeRef, error) {
 		if err := putEvent(ctx, tx, e); err != nil {
 			return nil, err
-		}
-		if stream != nil {
-			if _, err := appendStream(ctx, tx, *stream); err != nil {
-				return nil, err
-			}
 		}
 		return []ChangeRef{{Kind: ChangeEvent, Entity: "1"}}, nil
 	})

@@ -23,7 +23,7 @@ func (h *Handler) admin(w http.ResponseWriter, r *http.Request) (platform.Viewer
 	if !ok {
 		return v, false
 	}
-	if v.User.Role != ctf.RoleAdmin || v.User.Banned {
+	if !v.IsAdmin() {
 		h.error(w, r, v, ctf.Errorf(ctf.Forbidden, "only admins may see this page"))
 		return v, false
 	}

@@ -17,27 +17,16 @@ import (
 // (the phase, the freeze) is the platform's; this file only shows it and
 // passes the form to SetEvent and Unfreeze.
 
-// clockView is where the event's clock stands, as the templates need it.
-type clockView struct {
-	Name          string
-	Before, Ended bool
-	Running       bool
-	Start, End    *time.Time
-	Freeze        *time.Time
-	Frozen        bool
-	FrozenAt      time.Time
-	UnfreezeAtEnd bool
-	Practice      bool
-	FlagFormat    string
-	Now           time.Time
-}
+// clockView is where the event's clock stands, as the templates need it:
+// the use case's view with the phase as questions.
+type clockView struct{ platform.EventView }
 
-func (h *Handler) clock() clockView {
-	ev := h.svc.Event()
-	return clockView{Name: ev.Name, Before: ev.Phase == ctf.BeforeStart, Running: ev.Phase == ctf.Running,
-		Ended: ev.Phase == ctf.Ended, Start: ev.Start, End: ev.End, Freeze: ev.Freeze, Frozen: ev.Frozen,
-		FrozenAt: ev.FrozenAt, UnfreezeAtEnd: ev.UnfreezeAtEnd, Practice: ev.Practice, FlagFormat: ev.FlagFormat, Now: ev.Now}
-}
+func (h *Handler) clock() clockView { return clockView{h.svc.Event()} }
+
+// Before, Running and Ended say the phase.
+func (c clockView) Before() bool  { return c.Phase == ctf.BeforeStart }
+func (c clockView) Running() bool { return c.Phase == ctf.Running }
+func (c clockView) Ended() bool   { return c.Phase == ctf.Ended }
 
 // Until is the wait from the clock's now to t, as the countdown says it.
 func (c clockView) Until(t time.Time) string { return countdown(t.Sub(c.Now)) }
@@ -226,18 +215,6 @@ func seenAt(r *http.Request) int64 {
 	}
 	ms, _ := strconv.ParseInt(c.Value, 10, 64)
 	return ms
-}
-
-// unreadCount is how many announcements are newer than seen.
-func (h *Handler) unreadCount(seen int64) int {
-	n := 0
-	for _, a := range h.svc.Announcements() { // newest first
-		if a.CreatedAt.UnixMilli() <= seen {
-			break
-		}
-		n++
-	}
-	return n
 }
 
 type announcementItem struct {

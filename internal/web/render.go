@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/flagshipctf/flagship/internal/ctf"
 	"github.com/flagshipctf/flagship/internal/platform"
@@ -94,7 +95,7 @@ func (h *Handler) render(w http.ResponseWriter, r *http.Request, name string, p 
 	p.Path = r.URL.RequestURI()
 	p.Clock = h.clock()
 	if !p.allRead {
-		p.Unread = h.unreadCount(seenAt(r))
+		p.Unread = h.svc.AnnouncementsAfter(time.UnixMilli(seenAt(r)))
 	}
 	var buf bytes.Buffer
 	if err := t.Execute(&buf, p); err != nil {

@@ -9,7 +9,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/flagshipctf/flagship/internal/ctf"
 	"github.com/flagshipctf/flagship/internal/platform"
 )
 
@@ -43,7 +42,7 @@ func (h *Handler) scoreboard(w http.ResponseWriter, r *http.Request) {
 	// During a freeze admins see the live standings (the use case says
 	// who may), and the page says so. Their graph is drawn for them: the
 	// cached one is the public, frozen one.
-	live := v.User != nil && v.User.Role == ctf.RoleAdmin && h.svc.Event().Frozen
+	live := v.IsAdmin() && h.svc.Event().Frozen
 	var total int
 	var rows []platform.RankedEntry
 	if live {
