@@ -38,6 +38,8 @@ type Metrics struct {
 	stream      prometheus.Gauge
 	webhooks    *prometheus.CounterVec
 	delay       *prometheus.HistogramVec
+	batchSize   prometheus.Histogram
+	batchWait   prometheus.Histogram
 }
 
 var _ platform.Observer = (*Metrics)(nil)
@@ -91,8 +93,20 @@ func New(pools Pools) *Metrics {
 			// or one that was cut off for a while.
 			Buckets: []float64{.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30},
 		}, []string{"own"}),
+		batchSize: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name:    "flagship_submit_batch_size",
+			Help:    "Submissions recorded together in one transaction and one flush to disk (group commit).",
+			Buckets: []float64{1, 2, 4, 8, 16, 32, 64, 128, 256},
+		}),
+		batchWait: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name: "flagship_submit_batch_wait_seconds",
+			Help: "Time the oldest submission of a group commit waited for it to start (the latency group commit adds).",
+			// A lone submission waits microseconds; under load, about one
+			// batch's flush.
+			Buckets: []float64{.00001, .0001, .00025, .0005, .001, .0025, .005, .01, .025, .05, .1},
+		}),
 	}
-	m.reg.MustRegister(m.requests, m.latency, m.submissions, m.solves, m.firstBloods, m.stream, m.webhooks, m.delay,
+	m.reg.MustRegister(m.requests, m.latency, m.submissions, m.solves, m.firstBloods, m.stream, m.webhooks, m.delay, m.batchSize, m.batchWait,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	if pools != nil {
 		m.reg.MustRegister(poolCollector{pools})
@@ -135,6 +149,12 @@ func methodLabel(method string) string {
 
 // Submitted implements platform.Observer.
 func (m *Metrics) Submitted(outcome string) { m.submissions.WithLabelValues(outcome).Inc() }
+
+// SubmitBatch implements platform.Observer.
+func (m *Metrics) SubmitBatch(size int, wait time.Duration) {
+	m.batchSize.Observe(float64(size))
+	m.batchWait.Observe(wait.Seconds())
+}
 
 // SolveApplied implements platform.Observer.
 func (m *Metrics) SolveApplied(firstBlood, own bool, delay time.Duration) {

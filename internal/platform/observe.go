@@ -16,6 +16,9 @@ type Observer interface {
 	// the solve's recorded time to now (the propagation delay for another
 	// replica's solve; about zero for this replica's own).
 	SolveApplied(firstBlood bool, own bool, delay time.Duration)
+	// SubmitBatch tells of a group commit of size submissions, the oldest
+	// of which waited wait for it to start.
+	SubmitBatch(size int, wait time.Duration)
 	// StreamClients moves the number of live-stream clients by delta.
 	StreamClients(delta int)
 	// WebhookDelivery counts one try of a webhook delivery: ok when the
@@ -27,6 +30,7 @@ type noObserver struct{}
 
 func (noObserver) Submitted(string)                       {}
 func (noObserver) SolveApplied(bool, bool, time.Duration) {}
+func (noObserver) SubmitBatch(int, time.Duration)         {}
 func (noObserver) StreamClients(int)                      {}
 func (noObserver) WebhookDelivery(string, bool)           {}
 

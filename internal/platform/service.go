@@ -27,7 +27,7 @@ type Store interface {
 	Entities(ctx context.Context, refs []store.ChangeRef) (store.Entities, error)
 	SolvesSince(ctx context.Context, after int64, gaps []int64) ([]ctf.Solve, error)
 	WrongBaseline(ctx context.Context, userID string, max int64, unseen []int64) (map[string]int64, error)
-	RecordSubmission(ctx context.Context, s store.Submission, limit store.RateLimit) (store.Recorded, error)
+	RecordSubmissions(ctx context.Context, subs []store.Submission, limit store.RateLimit) ([]store.SubmitOutcome, error)
 	Submissions(ctx context.Context, userID string) ([]store.SubmissionRecord, error)
 	PruneChanges(ctx context.Context) error
 	FileSize(ctx context.Context, sha string) (int64, error)
@@ -109,8 +109,7 @@ type Service struct {
 	reloadMu sync.Mutex
 	rebuilds atomic.Int64
 
-	solveMu     sync.Mutex
-	lastSolveAt time.Time
+	batch batcher // submissions waiting for their group commit
 
 	touches  touches
 	missMu   sync.Mutex

@@ -76,16 +76,16 @@ func TestStateCountsAndBoard(t *testing.T) {
 func TestStateBodiesFollowSolvesNotWrongAttempts(t *testing.T) {
 	st := testState()
 	board1, list1, c1, c2 := st.solveVer, st.listVer, st.chals["c1"].ver, st.chals["c2"].ver
-	st.applyAttempt(11, "u1", "c1", false)
+	st.applyAttempts([]store.Submission{{UserID: "u1", ChallengeID: "c1"}}, []store.SubmitOutcome{{Recorded: store.Recorded{Seq: 11}}})
 	if st.solveVer != board1 {
 		t.Error("a wrong attempt changed the leaderboard's version")
 	}
 	if st.listVer == list1 || st.chals["c1"].ver == c1 || st.chals["c2"].ver != c2 {
 		t.Error("a wrong attempt must change the list and c1's entry (attemptsCount), and only it")
 	}
-	awards, _ := st.applySolve(ctf.Solve{Seq: 4, ID: "s4", UserID: "u1", ChallengeID: "c1", At: t0(3)}, nil, t0(3))
+	kept := st.applySolves([]ctf.Solve{{Seq: 4, ID: "s4", UserID: "u1", ChallengeID: "c1", At: t0(3)}}, nil, t0(3))
 	var ids []string
-	for _, a := range awards {
+	for _, a := range kept[0].awards {
 		ids = append(ids, a.ID)
 	}
 	// ann solved at 10:03, before bob's 10:05: she takes the first blood.
@@ -104,7 +104,7 @@ func TestStateBodiesFollowSolvesNotWrongAttempts(t *testing.T) {
 
 func TestStateCatchUpCountsEachRowOnce(t *testing.T) {
 	st := testState()
-	st.applyAttempt(11, "u1", "c1", false) // this process's own attempt
+	st.applyAttempts([]store.Submission{{UserID: "u1", ChallengeID: "c1"}}, []store.SubmitOutcome{{Recorded: store.Recorded{Seq: 11}}}) // this process's own attempt
 	st.catchUp(store.Entities{}, &store.Delta{
 		Solves:   []ctf.Solve{{Seq: 4, ID: "s4", UserID: "u1", ChallengeID: "c1", At: t0(7)}, {Seq: 1, ID: "s1", UserID: "u2", ChallengeID: "c1", At: t0(5)}},
 		Attempts: []store.AttemptRef{{Seq: 11, UserID: "u1", ChallengeID: "c1"}, {Seq: 12, UserID: "u2", ChallengeID: "c2"}, {Seq: 13, UserID: "u3", ChallengeID: "c1"}},

@@ -26,8 +26,9 @@ func (s *Service) Submit(ctx context.Context, v Viewer, slug, rawFlag string) (S
 		return SubmitResult{}, err
 	}
 
+	// The hot state refuses what it can without the database; the gate is
+	// held only while it is read, since the batch takes it again.
 	s.gate.RLock()
-	defer s.gate.RUnlock()
 	st := s.state()
 	st.mu.RLock()
 	c := st.openBySlug(slug, v)
@@ -41,6 +42,7 @@ func (s *Service) Submit(ctx context.Context, v Viewer, slug, rawFlag string) (S
 	}
 	over, practice := st.phase == ctf.Ended && !v.admin(), st.event.Practice
 	st.mu.RUnlock()
+	s.gate.RUnlock()
 	switch {
 	case c == nil:
 		return SubmitResult{}, ErrNoChallenge
@@ -51,59 +53,9 @@ func (s *Service) Submit(ctx context.Context, v Viewer, slug, rawFlag string) (S
 		s.obs.Submitted("refused")
 		return SubmitResult{}, err
 	}
-
-	correct := check.CheckFlag(flag)
-	sub := store.Submission{UserID: u.ID, ChallengeID: check.ID, Flag: flag, Correct: correct, At: s.now(),
+	sub := store.Submission{UserID: u.ID, ChallengeID: check.ID, Flag: flag, Correct: check.CheckFlag(flag),
 		Door: v.Door, KeyID: v.KeyID, Practice: over}
-	if correct {
-		// Solves of this process are recorded and applied one at a time,
-		// with times that never go backwards, so the order in which the
-		// hot state sees them is their (time, seq) order: the badges a
-		// solve announces (first blood) are the badges it keeps.
-		s.solveMu.Lock()
-		defer s.solveMu.Unlock()
-		sub.At = s.now()
-		if sub.At.Before(s.lastSolveAt) {
-			sub.At = s.lastSolveAt
-		}
-		s.lastSolveAt = sub.At
-	}
-	rec, err := s.db.RecordSubmission(ctx, sub, s.opts.RateLimit)
-	s.noteWrite(err)
-	if err != nil {
-		s.obs.Submitted("refused")
-		return SubmitResult{}, err
-	}
-	if !correct {
-		st.applyAttempt(rec.Seq, u.ID, check.ID, over)
-		s.obs.Submitted("wrong")
-		return SubmitResult{}, ErrWrongFlag
-	}
-	defer s.Wake() // relay the solve's stream event now
-	// The database orders each challenge's solves by commit, so every solve
-	// before this one is committed: read those other replicas recorded,
-	// so the first blood (and any badge) this solve announces is the one
-	// it keeps. The gate and solveMu keep this process's own rows out.
-	st.mu.RLock()
-	after, gaps := st.solveSeqs.query()
-	st.mu.RUnlock()
-	others, err := s.db.SolvesSince(ctx, after, gaps)
-	if err != nil {
-		s.log.Warn("read other replicas' solves before announcing badges", "err", err)
-		others = nil
-	}
-	awards, first := st.applySolve(*rec.Solve, others, s.now())
-	if over {
-		s.obs.Submitted("practice")
-	} else {
-		s.obs.Submitted("correct")
-		s.obs.SolveApplied(first, true, s.now().Sub(rec.Solve.At))
-	}
-	res := SubmitResult{Success: true, Points: check.Points, NewBadges: make([]BadgeAward, 0, len(awards))}
-	for _, a := range awards {
-		res.NewBadges = append(res.NewBadges, BadgeAward{ID: a.ID, Title: a.Title, Icon: a.Icon, Image: a.Image})
-	}
-	return res, nil
+	return s.record(&pending{sub: sub, points: check.Points})
 }
 
 // refusal is Submit's answer to a submission it will not check, in
@@ -133,16 +85,6 @@ var (
 	ErrWrongFlag   = ctf.Errorf(ctf.Invalid, "wrong flag")
 	ErrEventOver   = ctf.Errorf(ctf.Forbidden, "the event is over")
 )
-
-// applyAttempt counts a wrong submission this process recorded.
-func (st *state) applyAttempt(seq int64, userID, chalID string, practice bool) {
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	st.attemptSeqs.markOwn(seq)
-	if c := st.countAttempt(userID, chalID, practice); c != nil {
-		st.changedChal(c)
-	}
-}
 
 // countAttempt counts a wrong submission and returns the challenge to
 // mark changed, or nil when it counts in no public aggregate (an admin's, a
@@ -222,27 +164,4 @@ func (st *state) applySolvesLocked(solves []ctf.Solve, now time.Time, dirty dirt
 	}
 	st.solveSeqs.advance(seqs, now)
 	return added
-}
-
-// applySolve adds a solve this process recorded, after others: the solves
-// other processes recorded that the state has not seen yet. It returns the
-// badges the solve earned, and whether it is a first blood.
-func (st *state) applySolve(sv ctf.Solve, others []ctf.Solve, now time.Time) ([]ctf.Award, bool) {
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	st.solveSeqs.markOwn(sv.Seq)
-	dirty := dirtySet{}
-	st.applySolvesLocked(others, now, dirty)
-	st.changed(dirty)
-	u := st.users[sv.UserID]
-	if u == nil {
-		return nil, false
-	}
-	before := st.badges(u)
-	x := st.addSolve(sv)
-	if x == nil {
-		return nil, false
-	}
-	st.changedChal(x.chal)
-	return ctf.NewBadges(before, st.badges(u)), x.isFirstBlood()
 }

@@ -111,27 +111,39 @@ func discardConn(conn *sql.Conn) {
 	conn.Raw(func(any) error { return driver.ErrBadConn })
 }
 
-// lockSubmission takes, on PostgreSQL, the transaction's lock on one user's
-// submissions to one challenge: the solve check, the rate-limit count and
-// the insert that follow are then exact across processes. SQLite's single
-// writer has serialised the transaction already.
-func lockSubmission(ctx context.Context, tx *sqlTx, userID, challengeID string) error {
+// lockSubmissions takes, on PostgreSQL, the transaction's locks on each
+// user's submissions to each challenge of a batch, then on recording the
+// solves of each challenge the batch may solve: the solve checks, the
+// rate-limit counts and the inserts that follow are then exact across
+// processes, and each challenge's solves are ordered by (solved_at, seq) as
+// they commit. Every transaction takes its locks in one order (user and
+// challenge pairs, then challenges, each sorted by key; the stream's
+// counter last), so two batches never wait for each other in a cycle.
+// SQLite's single writer has serialised the transaction already.
+func lockSubmissions(ctx context.Context, tx *sqlTx, subs []Submission) error {
 	if !tx.d.postgres() {
 		return nil
 	}
-	// The two-int key space: apart from the single-bigint keys below.
-	_, err := tx.ExecContext(ctx, "SELECT pg_advisory_xact_lock(hashtext(?), hashtext(?))", userID, challengeID)
-	return err
-}
-
-// lockChallengeSolves takes, on PostgreSQL, the transaction's lock on
-// recording solves of one challenge, so that their order by (solved_at,
-// seq) is their commit order.
-func lockChallengeSolves(ctx context.Context, tx *sqlTx, challengeID string) error {
-	if !tx.d.postgres() {
+	users := make([]string, len(subs))
+	chals := make([]string, len(subs))
+	var solving []string
+	for i, s := range subs {
+		users[i], chals[i] = s.UserID, s.ChallengeID
+		if s.Correct {
+			solving = append(solving, s.ChallengeID)
+		}
+	}
+	// The two-int key space: apart from the single-bigint keys below. The
+	// subquery's ORDER BY fixes the order in which the locks are taken.
+	if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(k1, k2) FROM (SELECT DISTINCT hashtext(u) AS k1, hashtext(c) AS k2
+		FROM unnest(CAST(? AS text[]), CAST(? AS text[])) AS t(u, c) ORDER BY 1, 2) s`, users, chals); err != nil {
+		return err
+	}
+	if len(solving) == 0 {
 		return nil
 	}
-	_, err := tx.ExecContext(ctx, "SELECT pg_advisory_xact_lock(hashtextextended(?, 0))", "solves of "+challengeID)
+	_, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(k) FROM (SELECT DISTINCT hashtextextended('solves of ' || c, 0) AS k
+		FROM unnest(CAST(? AS text[])) AS t(c) ORDER BY 1) s`, solving)
 	return err
 }
 

@@ -2,7 +2,10 @@ package store
 
 import (
 	"context"
+	"database/sql"
+	"errors"
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/flagshipctf/flagship/internal/ctf"
@@ -29,6 +32,14 @@ type Recorded struct {
 	Solve *ctf.Solve
 }
 
+// SubmitOutcome is what became of one submission of a batch: recorded, or
+// refused on its own (Err: Conflict or RateLimited) while the rest of the
+// batch went on.
+type SubmitOutcome struct {
+	Recorded
+	Err error
+}
+
 // RateLimit bounds wrong submissions per user and challenge in a window.
 // Max <= 0 disables it.
 type RateLimit struct {
@@ -40,36 +51,146 @@ type RateLimit struct {
 // transaction just before it commits.
 var testHookBeforeSubmitCommit func(ctx context.Context, tx *sqlTx)
 
-// RecordSubmission applies the database's part of the submit rules in one
-// transaction, in the order PRODUCT.md fixes: an existing solve is a
-// Conflict (whatever the flag), then too many recent wrong submissions is
-// RateLimited, then the submission is recorded, as a solve when correct (the
-// unique key turns a racing duplicate into Conflict) or as a wrong attempt.
-// It returns what it recorded, once it is durable: the commit waits for
-// the disk (SQLite synchronous=FULL, PostgreSQL synchronous_commit on), so
-// an acknowledged attempt or solve survives a crash or a power cut.
-//
-// The database keeps this exact across processes: SQLite runs one write
-// transaction at a time; PostgreSQL's transaction first takes an advisory
-// lock on the user and challenge. A solve's time is never before that of
-// the challenge's newest solve (it is moved up to it if need be), and on
-// PostgreSQL solves of one challenge are recorded under a lock on it, so
-// for each challenge the order by (time, seq) is the order in which the
-// solves were committed: the first in that order, the first blood, is
-// decided once. So when RecordSubmission returns a solve, every solve of
-// the challenge before it in that order is committed: a read made then
-// (ChangesSince) finds them all.
+// RecordSubmission records one submission: RecordSubmissions with a batch
+// of one.
 func (db *DB) RecordSubmission(ctx context.Context, s Submission, limit RateLimit) (Recorded, error) {
+	out, err := db.RecordSubmissions(ctx, []Submission{s}, limit)
+	if err != nil {
+		return Recorded{}, err
+	}
+	return out[0].Recorded, out[0].Err
+}
+
+// RecordSubmissions applies the database's part of the submit rules to a
+// batch of submissions in one transaction, so that the batch shares one
+// commit and one wait for the disk. For each submission, in the batch's
+// order and in the order PRODUCT.md fixes: an existing solve is a Conflict
+// (whatever the flag), then too many recent wrong submissions is
+// RateLimited, then the submission is recorded, as a solve when correct or
+// as a wrong attempt. A refusal is that submission's Outcome alone; an
+// error of the database fails the whole batch, and nothing of it is
+// recorded. It returns once the batch is durable: the commit waits for the
+// disk (SQLite synchronous=FULL, PostgreSQL synchronous_commit on), so an
+// acknowledged attempt or solve survives a crash or a power cut.
+//
+// Each submission is checked and recorded by one statement, which sees
+// what the batch recorded before it, so a batch may hold several
+// submissions of one user to one challenge. The database keeps the rules
+// exact across processes: SQLite runs one write transaction at a time;
+// on PostgreSQL the transaction first takes an advisory lock on each user
+// and challenge of the batch, in one order every process follows. A
+// solve's time is never before that of the challenge's newest solve (it is
+// moved up to it if need be), and on PostgreSQL solves of one challenge
+// are recorded under a lock on it, so for each challenge the order by
+// (time, seq) is the order in which the solves were committed: the first
+// in that order, the first blood, is decided once. So when
+// RecordSubmissions returns a solve, every solve of the challenge before
+// it in that order is committed: a read made then (SolvesSince) finds
+// them all.
+func (db *DB) RecordSubmissions(ctx context.Context, subs []Submission, limit RateLimit) ([]SubmitOutcome, error) {
 	tx, err := db.w.BeginTx(ctx, nil)
 	if err != nil {
-		return Recorded{}, fmt.Errorf("submit: %w", err)
+		return nil, fmt.Errorf("submit: %w", err)
 	}
 	defer tx.Rollback()
-	if err := lockSubmission(ctx, tx, s.UserID, s.ChallengeID); err != nil {
-		return Recorded{}, fmt.Errorf("submit: lock: %w", err)
+	if err := lockSubmissions(ctx, tx, subs); err != nil {
+		return nil, fmt.Errorf("submit: lock: %w", err)
 	}
-	// One round trip for both checks: already solved, then rate limited.
+	out := make([]SubmitOutcome, len(subs))
+	var stream []StreamRow
+	recorded := false
+	for i, s := range subs {
+		rec, refused, err := db.recordOne(ctx, tx, s, limit)
+		if err != nil {
+			return nil, fmt.Errorf("submit: %w", err)
+		}
+		if refused != nil {
+			out[i].Err = refused
+			continue
+		}
+		out[i].Recorded, recorded = rec, true
+		if rec.Solve != nil && !s.Practice {
+			stream = append(stream, StreamRow{Kind: "solve", UserID: s.UserID, ChallengeID: s.ChallengeID, Ref: rec.Solve.ID, At: rec.Solve.At})
+		}
+	}
+	if !recorded {
+		return out, nil
+	}
+	// Last, so the stream's counter is held only until the commit.
+	if err := appendStreams(ctx, tx, stream); err != nil {
+		return nil, fmt.Errorf("submit: %w", err)
+	}
+	if err := notifyChange(ctx, tx); err != nil {
+		return nil, fmt.Errorf("submit: %w", err)
+	}
+	if testHookBeforeSubmitCommit != nil {
+		testHookBeforeSubmitCommit(ctx, tx)
+	}
+	if err := tx.Commit(); err != nil {
+		return nil, fmt.Errorf("submit: commit: %w", err)
+	}
+	return out, nil
+}
+
+// The statements that check and record a submission. The SELECT's
+// parameters are cast so that PostgreSQL knows their types without a
+// VALUES list to infer them from. The solve check comes first (409 before
+// 429); ON CONFLICT keeps a racing duplicate from aborting the batch.
+const (
+	insertAttempt = `INSERT INTO attempts (id, user_id, challenge_id, flag, created_at, door, key_id, practice)
+		SELECT CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS BIGINT), CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS BOOLEAN)
+		WHERE NOT EXISTS (SELECT 1 FROM solves WHERE user_id = ? AND challenge_id = ?)
+		AND (SELECT count(*) FROM attempts WHERE user_id = ? AND challenge_id = ? AND created_at > ?) < ?
+		RETURNING seq`
+	insertSolve = `INSERT INTO solves (id, user_id, challenge_id, flag, door, key_id, practice, solved_at)
+		SELECT CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS BOOLEAN),
+			%s
+		WHERE NOT EXISTS (SELECT 1 FROM solves WHERE user_id = ? AND challenge_id = ?)
+		AND (SELECT count(*) FROM attempts WHERE user_id = ? AND challenge_id = ? AND created_at > ?) < ?
+		ON CONFLICT DO NOTHING
+		RETURNING seq, solved_at`
+)
+
+// recordOne checks and records one submission in tx, or says why it
+// refused to (Conflict or RateLimited).
+func (db *DB) recordOne(ctx context.Context, tx *sqlTx, s Submission, limit RateLimit) (Recorded, *ctf.Error, error) {
 	since := ms(s.At.Add(-limit.Window))
+	max := int64(limit.Max)
+	if max <= 0 {
+		max = math.MaxInt64
+	}
+	id := ctf.NewID()
+	var rec Recorded
+	var err error
+	if !s.Correct {
+		err = tx.QueryRowContext(ctx, insertAttempt, id, s.UserID, s.ChallengeID, s.Flag, ms(s.At), s.Door, nullString(s.KeyID), s.Practice,
+			s.UserID, s.ChallengeID, s.UserID, s.ChallengeID, since, max).Scan(&rec.Seq)
+	} else {
+		solve := &ctf.Solve{ID: id, UserID: s.UserID, ChallengeID: s.ChallengeID, Flag: s.Flag, Practice: s.Practice}
+		var at int64
+		err = tx.QueryRowContext(ctx, db.insertSolve(), id, s.UserID, s.ChallengeID, s.Flag, s.Door, nullString(s.KeyID), s.Practice, ms(s.At), s.ChallengeID,
+			s.UserID, s.ChallengeID, s.UserID, s.ChallengeID, since, max).Scan(&solve.Seq, &at)
+		solve.At = fromMs(at)
+		rec = Recorded{Seq: solve.Seq, Solve: solve}
+	}
+	if errors.Is(err, sql.ErrNoRows) {
+		refused, err := refusal(ctx, tx, s, limit, since)
+		return Recorded{}, refused, err
+	}
+	if err != nil {
+		return Recorded{}, nil, fmt.Errorf("record: %w", err)
+	}
+	return rec, nil, nil
+}
+
+func (db *DB) insertSolve() string {
+	return fmt.Sprintf(insertSolve, db.dialect.greatest("CAST(? AS BIGINT)", "COALESCE((SELECT max(solved_at) FROM solves WHERE challenge_id = ?), 0)"))
+}
+
+// refusal says why a submission's statement recorded nothing: the checks
+// again, in the same transaction, to tell a solve from the rate limit and
+// to compute when the limit lifts.
+func refusal(ctx context.Context, tx *sqlTx, s Submission, limit RateLimit, since int64) (*ctf.Error, error) {
 	var solved, recent int
 	var oldest *int64
 	if err := tx.QueryRowContext(ctx, `SELECT
@@ -77,71 +198,17 @@ func (db *DB) RecordSubmission(ctx context.Context, s Submission, limit RateLimi
 		(SELECT count(*) FROM attempts WHERE user_id = ? AND challenge_id = ? AND created_at > ?),
 		(SELECT min(created_at) FROM attempts WHERE user_id = ? AND challenge_id = ? AND created_at > ?)`,
 		s.UserID, s.ChallengeID, s.UserID, s.ChallengeID, since, s.UserID, s.ChallengeID, since).Scan(&solved, &recent, &oldest); err != nil {
-		return Recorded{}, fmt.Errorf("submit: checks: %w", err)
+		return nil, fmt.Errorf("checks: %w", err)
 	}
-	if solved > 0 {
-		return Recorded{}, ctf.Errorf(ctf.Conflict, "challenge already solved")
+	if solved > 0 || limit.Max <= 0 || recent < limit.Max {
+		// Nothing else stops the statement: a racing duplicate solve.
+		return ctf.Errorf(ctf.Conflict, "challenge already solved"), nil
 	}
-	if limit.Max > 0 && recent >= limit.Max {
-		retry := limit.Window
-		if oldest != nil {
-			retry = fromMs(*oldest).Add(limit.Window).Sub(s.At)
-		}
-		e := ctf.Errorf(ctf.RateLimited, "too many wrong submissions for this challenge; try again later")
-		e.RetryAfter = retry
-		return Recorded{}, e
+	retry := limit.Window
+	if oldest != nil {
+		retry = fromMs(*oldest).Add(limit.Window).Sub(s.At)
 	}
-	id := ctf.NewID()
-	if !s.Correct {
-		var rec Recorded
-		if err := tx.QueryRowContext(ctx, `INSERT INTO attempts (id, user_id, challenge_id, flag, created_at, door, key_id, practice)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING seq`, id, s.UserID, s.ChallengeID, s.Flag, ms(s.At), s.Door, nullString(s.KeyID), s.Practice).Scan(&rec.Seq); err != nil {
-			return Recorded{}, fmt.Errorf("submit: record attempt: %w", err)
-		}
-		if err := notifyChange(ctx, tx); err != nil {
-			return Recorded{}, fmt.Errorf("submit: %w", err)
-		}
-		if testHookBeforeSubmitCommit != nil {
-			testHookBeforeSubmitCommit(ctx, tx)
-		}
-		if err := tx.Commit(); err != nil {
-			return Recorded{}, fmt.Errorf("submit: commit: %w", err)
-		}
-		return rec, nil
-	}
-	if err := lockChallengeSolves(ctx, tx, s.ChallengeID); err != nil {
-		return Recorded{}, fmt.Errorf("submit: lock: %w", err)
-	}
-	solve := &ctf.Solve{ID: id, UserID: s.UserID, ChallengeID: s.ChallengeID, Flag: s.Flag, Practice: s.Practice}
-	var at int64
-	err = tx.QueryRowContext(ctx, `INSERT INTO solves (id, user_id, challenge_id, flag, door, key_id, practice, solved_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, `+db.dialect.greatest("?", "COALESCE((SELECT max(solved_at) FROM solves WHERE challenge_id = ?), 0)")+`)
-		RETURNING seq, solved_at`, id, s.UserID, s.ChallengeID, s.Flag, s.Door, nullString(s.KeyID), s.Practice, ms(s.At), s.ChallengeID).Scan(&solve.Seq, &at)
-	if isUniqueViolation(err) {
-		return Recorded{}, ctf.Errorf(ctf.Conflict, "challenge already solved")
-	}
-	if err != nil {
-		return Recorded{}, fmt.Errorf("submit: record solve: %w", err)
-	}
-	solve.At = fromMs(at)
-	if !s.Practice {
-		// Last, so the stream's counter is held only until the commit.
-		if _, err := appendStream(ctx, tx, StreamRow{Kind: "solve", UserID: s.UserID, ChallengeID: s.ChallengeID,
-			Ref: id, At: solve.At}); err != nil {
-			return Recorded{}, fmt.Errorf("submit: %w", err)
-		}
-	}
-	if err := notifyChange(ctx, tx); err != nil {
-		return Recorded{}, fmt.Errorf("submit: %w", err)
-	}
-	if testHookBeforeSubmitCommit != nil {
-		testHookBeforeSubmitCommit(ctx, tx)
-	}
-	if err := tx.Commit(); err != nil {
-		if isUniqueViolation(err) {
-			return Recorded{}, ctf.Errorf(ctf.Conflict, "challenge already solved")
-		}
-		return Recorded{}, fmt.Errorf("submit: commit: %w", err)
-	}
-	return Recorded{Seq: solve.Seq, Solve: solve}, nil
+	e := ctf.Errorf(ctf.RateLimited, "too many wrong submissions for this challenge; try again later")
+	e.RetryAfter = retry
+	return e, nil
 }

@@ -88,6 +88,7 @@ type counter struct{ clients atomic.Int64 }
 
 func (c *counter) Submitted(string)                       {}
 func (c *counter) SolveApplied(bool, bool, time.Duration) {}
+func (c *counter) SubmitBatch(int, time.Duration)         {}
 func (c *counter) StreamClients(d int)                    { c.clients.Add(int64(d)) }
 func (c *counter) WebhookDelivery(string, bool)           {}
 
