@@ -18,6 +18,7 @@ import (
 	"net/http"
 	"os"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/flagshipctf/flagship/internal/platform"
@@ -45,6 +46,26 @@ type Env struct {
 	UserIDs []string       // every user
 
 	GenerateTime, WriteTime, LoadTime time.Duration
+
+	// Batches counts the group commits of submissions and what they held.
+	Batches BatchCounter
+}
+
+// BatchCounter is a platform.Observer that counts group commits.
+type BatchCounter struct {
+	platform.Observer
+	batches, submissions atomic.Int64
+}
+
+// SubmitBatch implements platform.Observer.
+func (c *BatchCounter) SubmitBatch(size int, _ time.Duration) {
+	c.batches.Add(1)
+	c.submissions.Add(int64(size))
+}
+
+// Counts returns the batches and the submissions counted so far.
+func (c *BatchCounter) Counts() (batches, submissions int64) {
+	return c.batches.Load(), c.submissions.Load()
 }
 
 // Scale reads FLAGSHIP_BENCH_SCALE (default 1: the full-size event).
@@ -113,7 +134,8 @@ func Build(ctx context.Context, d *Database, cfg synth.Config, limit store.RateL
 	}
 
 	log := slog.New(slog.DiscardHandler)
-	e.Svc = platform.New(db, platform.Options{PublicURL: PublicURL, RateLimit: limit, Logger: log})
+	e.Batches.Observer = platform.NopObserver
+	e.Svc = platform.New(db, platform.Options{PublicURL: PublicURL, RateLimit: limit, Logger: log, Observer: &e.Batches})
 	t = time.Now()
 	if err := e.Svc.Load(ctx); err != nil {
 		db.Close()

@@ -28,6 +28,9 @@ type Observer interface {
 
 type noObserver struct{}
 
+// NopObserver observes nothing: embed it to observe only some things.
+var NopObserver Observer = noObserver{}
+
 func (noObserver) Submitted(string)                       {}
 func (noObserver) SolveApplied(bool, bool, time.Duration) {}
 func (noObserver) SubmitBatch(int, time.Duration)         {}

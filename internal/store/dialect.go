@@ -107,6 +107,27 @@ func (p *sqlDB) wholeRead(ctx context.Context) (*sqlTx, error) {
 type sqlDB struct {
 	raw *sql.DB
 	d   *dialect
+	// stmts holds the statements prepared once for the hottest writes, by
+	// query. SQLite's driver parses a query at every use otherwise (pgx
+	// keeps its own cache of prepared statements per connection).
+	stmts sync.Map
+}
+
+// prepared returns query prepared on p, once. Not inside a transaction of
+// p's: SQLite's writer has one connection, which the transaction holds.
+func (p *sqlDB) prepared(ctx context.Context, query string) (*sql.Stmt, error) {
+	if st, ok := p.stmts.Load(query); ok {
+		return st.(*sql.Stmt), nil
+	}
+	st, err := p.raw.PrepareContext(ctx, p.d.rebind(query))
+	if err != nil {
+		return nil, unavailable(err)
+	}
+	if prev, loaded := p.stmts.LoadOrStore(query, st); loaded {
+		st.Close()
+		return prev.(*sql.Stmt), nil
+	}
+	return st, nil
 }
 
 // The wrappers also turn the errors that mean "the database cannot serve
@@ -181,6 +202,15 @@ func (t *sqlTx) QueryRowContext(ctx context.Context, query string, args ...any) 
 
 func (t *sqlTx) PrepareContext(ctx context.Context, query string) (*sql.Stmt, error) {
 	return t.raw.PrepareContext(ctx, t.d.rebind(query))
+}
+
+// QueryRowStmt is QueryRowContext through a prepared statement (nil:
+// the query as text).
+func (t *sqlTx) QueryRowStmt(ctx context.Context, st *sql.Stmt, query string, args ...any) *row {
+	if st == nil {
+		return t.QueryRowContext(ctx, query, args...)
+	}
+	return &row{t.raw.StmtContext(ctx, st).QueryRowContext(ctx, args...)}
 }
 
 func (t *sqlTx) Commit() error   { return unavailable(t.raw.Commit()) }

@@ -37,6 +37,7 @@ type DB struct {
 	w, r    *sqlDB
 	dialect *dialect
 	now     func() time.Time
+	ckpt    *checkpointer // SQLite: copies the WAL back in the background
 }
 
 // Open connects to the database named by dsn.
@@ -74,8 +75,10 @@ func Open(ctx context.Context, dsn string) (*DB, error) {
 		return nil, errors.New("open database: :memory: is one database per connection; use a file")
 	}
 	// The writer syncs the WAL at every commit (FULL): an answered write
-	// survives a power cut, which NORMAL does not promise in WAL mode.
-	writer, reader, err := sqliteParams(extra, map[string]string{"synchronous": "FULL"}, map[string]string{"synchronous": "NORMAL", "query_only": "1"})
+	// survives a power cut, which NORMAL does not promise in WAL mode. It
+	// leaves checkpoints to the checkpointer (checkpoint.go).
+	writer, reader, err := sqliteParams(extra, map[string]string{"synchronous": "FULL", "wal_autocheckpoint": "0"},
+		map[string]string{"synchronous": "NORMAL", "query_only": "1"})
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", p, err)
 	}
@@ -99,6 +102,16 @@ func Open(ctx context.Context, dsn string) (*DB, error) {
 	if err := db.Ping(ctx); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("open %s: %w", p, err)
+	}
+	// The checkpointer's connection is the writer's but for the
+	// autocheckpoint: PRAGMAs only, query_only would refuse to checkpoint.
+	ckpt, _, err := sqliteParams(extra, map[string]string{"synchronous": "FULL"}, nil)
+	if err == nil {
+		db.ckpt, err = startCheckpointer("file:" + p + "?" + ckpt)
+	}
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open %s: checkpointer: %w", p, err)
 	}
 	return db, nil
 }
@@ -157,10 +170,14 @@ func redact(dsn string) string {
 
 // Close closes the database.
 func (db *DB) Close() error {
-	if db.r == db.w {
-		return db.w.raw.Close()
+	var ckpt error
+	if db.ckpt != nil {
+		ckpt = db.ckpt.close()
 	}
-	return errors.Join(db.r.raw.Close(), db.w.raw.Close())
+	if db.r == db.w {
+		return errors.Join(ckpt, db.w.raw.Close())
+	}
+	return errors.Join(ckpt, db.r.raw.Close(), db.w.raw.Close())
 }
 
 // Probe checks that the database serves: a read of a table (not just a

@@ -88,6 +88,10 @@ func (db *DB) RecordSubmission(ctx context.Context, s Submission, limit RateLimi
 // it in that order is committed: a read made then (SolvesSince) finds
 // them all.
 func (db *DB) RecordSubmissions(ctx context.Context, subs []Submission, limit RateLimit) ([]SubmitOutcome, error) {
+	st, err := db.submitStatements(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("submit: prepare: %w", err)
+	}
 	tx, err := db.w.BeginTx(ctx, nil)
 	if err != nil {
 		return nil, fmt.Errorf("submit: %w", err)
@@ -100,7 +104,7 @@ func (db *DB) RecordSubmissions(ctx context.Context, subs []Submission, limit Ra
 	var stream []StreamRow
 	recorded := false
 	for i, s := range subs {
-		rec, refused, err := db.recordOne(ctx, tx, s, limit)
+		rec, refused, err := db.recordOne(ctx, tx, st, s, limit)
 		if err != nil {
 			return nil, fmt.Errorf("submit: %w", err)
 		}
@@ -153,7 +157,7 @@ const (
 
 // recordOne checks and records one submission in tx, or says why it
 // refused to (Conflict or RateLimited).
-func (db *DB) recordOne(ctx context.Context, tx *sqlTx, s Submission, limit RateLimit) (Recorded, *ctf.Error, error) {
+func (db *DB) recordOne(ctx context.Context, tx *sqlTx, st submitStatements, s Submission, limit RateLimit) (Recorded, *ctf.Error, error) {
 	since := ms(s.At.Add(-limit.Window))
 	max := int64(limit.Max)
 	if max <= 0 {
@@ -163,12 +167,12 @@ func (db *DB) recordOne(ctx context.Context, tx *sqlTx, s Submission, limit Rate
 	var rec Recorded
 	var err error
 	if !s.Correct {
-		err = tx.QueryRowContext(ctx, insertAttempt, id, s.UserID, s.ChallengeID, s.Flag, ms(s.At), s.Door, nullString(s.KeyID), s.Practice,
+		err = tx.QueryRowStmt(ctx, st.attempt, insertAttempt, id, s.UserID, s.ChallengeID, s.Flag, ms(s.At), s.Door, nullString(s.KeyID), s.Practice,
 			s.UserID, s.ChallengeID, s.UserID, s.ChallengeID, since, max).Scan(&rec.Seq)
 	} else {
 		solve := &ctf.Solve{ID: id, UserID: s.UserID, ChallengeID: s.ChallengeID, Flag: s.Flag, Practice: s.Practice}
 		var at int64
-		err = tx.QueryRowContext(ctx, db.insertSolve(), id, s.UserID, s.ChallengeID, s.Flag, s.Door, nullString(s.KeyID), s.Practice, ms(s.At), s.ChallengeID,
+		err = tx.QueryRowStmt(ctx, st.solve, db.insertSolve(), id, s.UserID, s.ChallengeID, s.Flag, s.Door, nullString(s.KeyID), s.Practice, ms(s.At), s.ChallengeID,
 			s.UserID, s.ChallengeID, s.UserID, s.ChallengeID, since, max).Scan(&solve.Seq, &at)
 		solve.At = fromMs(at)
 		rec = Recorded{Seq: solve.Seq, Solve: solve}
@@ -181,6 +185,22 @@ func (db *DB) recordOne(ctx context.Context, tx *sqlTx, s Submission, limit Rate
 		return Recorded{}, nil, fmt.Errorf("record: %w", err)
 	}
 	return rec, nil, nil
+}
+
+// submitStatements are the two statements prepared, on SQLite, whose
+// driver parses a query at every use otherwise (on PostgreSQL, nil: pgx
+// keeps prepared statements per connection by itself).
+type submitStatements struct{ attempt, solve *sql.Stmt }
+
+func (db *DB) submitStatements(ctx context.Context) (st submitStatements, err error) {
+	if db.dialect.postgres() {
+		return st, nil
+	}
+	if st.attempt, err = db.w.prepared(ctx, insertAttempt); err != nil {
+		return st, err
+	}
+	st.solve, err = db.w.prepared(ctx, db.insertSolve())
+	return st, err
 }
 
 func (db *DB) insertSolve() string {
