@@ -12,7 +12,8 @@ import (
 // TestReplicasMixedLoadKillRestart is the multi-replica test of issue 3:
 // three `flagship serve` processes on one database, a bounded mixed player
 // workload spread over them with two first-blood races, one replica killed
-// with SIGKILL mid-load and restarted on a new port; then, once they have
+// with SIGKILL in the middle of a burst of group commits and restarted on
+// a new port; then, once they have
 // converged, the invariants of PRODUCT.md checked through the API of every
 // replica, and checked again after restarting all replicas from the
 // database, whose answers must be byte-identical to the live ones.
@@ -56,14 +57,17 @@ func TestReplicasMixedLoadKillRestart(t *testing.T) {
 	at(2500 * time.Millisecond)
 	const victim = 1
 	lost := led.lostCount()
-	first, wait := w.burst(cl.proc(victim), 24, seed)
+	// 64 submissions at once: with group commit they share batches, so the
+	// kill lands with batches in flight (recorded and not yet answered, or
+	// queued and never recorded).
+	first, wait := w.burst(cl.proc(victim), 64, seed)
 	select {
 	case <-first:
 	case <-time.After(time.Second):
 	}
 	p := cl.kill(victim)
 	wait()
-	t.Logf("t=%v: kill -9 %s (exit: %v) as soon as it answered the first of a burst of 24 submissions; the other two keep serving",
+	t.Logf("t=%v: kill -9 %s (exit: %v) as soon as it answered the first of a burst of 64 submissions; the other two keep serving",
 		time.Since(start).Round(time.Millisecond), p, p.waitErr)
 
 	at(3500 * time.Millisecond)

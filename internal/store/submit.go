@@ -75,7 +75,8 @@ func (db *DB) RecordSubmission(ctx context.Context, s Submission, limit RateLimi
 //
 // Each submission is checked and recorded by one statement, which sees
 // what the batch recorded before it, so a batch may hold several
-// submissions of one user to one challenge. The database keeps the rules
+// submissions of one user to one challenge (on PostgreSQL, the wrong
+// submissions alone on theirs share one statement: submit_postgres.go). The database keeps the rules
 // exact across processes: SQLite runs one write transaction at a time;
 // on PostgreSQL the transaction first takes an advisory lock on each user
 // and challenge of the batch, in one order every process follows. A
@@ -101,9 +102,17 @@ func (db *DB) RecordSubmissions(ctx context.Context, subs []Submission, limit Ra
 		return nil, fmt.Errorf("submit: lock: %w", err)
 	}
 	out := make([]SubmitOutcome, len(subs))
+	handled, err := recordLoneAttempts(ctx, tx, subs, limit, out)
+	if err != nil {
+		return nil, fmt.Errorf("submit: %w", err)
+	}
 	var stream []StreamRow
 	recorded := false
 	for i, s := range subs {
+		if handled[i] {
+			recorded = recorded || out[i].Err == nil
+			continue
+		}
 		rec, refused, err := db.recordOne(ctx, tx, st, s, limit)
 		if err != nil {
 			return nil, fmt.Errorf("submit: %w", err)

@@ -1,0 +1,98 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"math"
+)
+
+// On PostgreSQL every statement is a round trip to the server and a plan,
+// which would cost more than the rows a submission writes. So the wrong
+// submissions of a batch that are alone on their user and challenge in it
+// — nearly all of them — are checked and recorded by one statement over
+// arrays. Being alone on their pair, none of them can see another's row,
+// so one snapshot decides each as its own statement would.
+const insertLoneAttempts = `INSERT INTO attempts (id, user_id, challenge_id, flag, created_at, door, key_id, practice)
+	SELECT s.id, s.u, s.c, s.flag, s.at, s.door, s.key, s.practice
+	FROM unnest(CAST(? AS text[]), CAST(? AS text[]), CAST(? AS text[]), CAST(? AS text[]), CAST(? AS bigint[]),
+		CAST(? AS text[]), CAST(? AS text[]), CAST(? AS boolean[]), CAST(? AS bigint[]))
+		AS s(id, u, c, flag, at, door, key, practice, since)
+	WHERE NOT EXISTS (SELECT 1 FROM solves v WHERE v.user_id = s.u AND v.challenge_id = s.c)
+	AND (SELECT count(*) FROM attempts a WHERE a.user_id = s.u AND a.challenge_id = s.c AND a.created_at > s.since) < ?
+	RETURNING id, seq`
+
+// recordLoneAttempts records on PostgreSQL the wrong submissions of subs
+// that are alone on their user and challenge in the batch, filling their
+// outcomes, and reports which it handled; on SQLite, none (a statement
+// there costs no round trip).
+func recordLoneAttempts(ctx context.Context, tx *sqlTx, subs []Submission, limit RateLimit, out []SubmitOutcome) ([]bool, error) {
+	handled := make([]bool, len(subs))
+	if !tx.d.postgres() {
+		return handled, nil
+	}
+	type pair struct{ u, c string }
+	count := make(map[pair]int, len(subs))
+	for _, s := range subs {
+		count[pair{s.UserID, s.ChallengeID}]++
+	}
+	var ids, users, chals, flags, doors []string
+	var keys []*string
+	var ats, sinces []int64
+	var practice []bool
+	byID := map[string]int{}
+	for i, s := range subs {
+		if s.Correct || count[pair{s.UserID, s.ChallengeID}] > 1 {
+			continue
+		}
+		id := newID()
+		byID[id] = i
+		ids, users, chals, flags, doors = append(ids, id), append(users, s.UserID), append(chals, s.ChallengeID), append(flags, s.Flag), append(doors, s.Door)
+		var key *string
+		if s.KeyID != "" {
+			key = &s.KeyID
+		}
+		keys = append(keys, key)
+		ats, sinces = append(ats, ms(s.At)), append(sinces, ms(s.At.Add(-limit.Window)))
+		practice = append(practice, s.Practice)
+		handled[i] = true
+	}
+	if len(ids) == 0 {
+		return handled, nil
+	}
+	max := int64(limit.Max)
+	if max <= 0 {
+		max = math.MaxInt64
+	}
+	rows, err := tx.QueryContext(ctx, insertLoneAttempts, ids, users, chals, flags, ats, doors, keys, practice, sinces, max)
+	if err != nil {
+		return nil, fmt.Errorf("record attempts: %w", err)
+	}
+	recorded := map[int]bool{}
+	for rows.Next() {
+		var id string
+		var seq int64
+		if err := rows.Scan(&id, &seq); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("record attempts: %w", err)
+		}
+		i := byID[id]
+		out[i].Seq, recorded[i] = seq, true
+	}
+	if err := rows.Close(); err != nil {
+		return nil, fmt.Errorf("record attempts: %w", err)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("record attempts: %w", err)
+	}
+	for i, s := range subs {
+		if !handled[i] || recorded[i] {
+			continue
+		}
+		refused, err := refusal(ctx, tx, s, limit, ms(s.At.Add(-limit.Window)))
+		if err != nil {
+			return nil, err
+		}
+		out[i].Err = refused
+	}
+	return handled, nil
+}
