@@ -54,18 +54,20 @@ type Env struct {
 // BatchCounter is a platform.Observer that counts group commits.
 type BatchCounter struct {
 	platform.Observer
-	batches, submissions atomic.Int64
+	batches, submissions, waitNs atomic.Int64
 }
 
 // SubmitBatch implements platform.Observer.
-func (c *BatchCounter) SubmitBatch(size int, _ time.Duration) {
+func (c *BatchCounter) SubmitBatch(size int, wait time.Duration) {
 	c.batches.Add(1)
 	c.submissions.Add(int64(size))
+	c.waitNs.Add(int64(wait))
 }
 
-// Counts returns the batches and the submissions counted so far.
-func (c *BatchCounter) Counts() (batches, submissions int64) {
-	return c.batches.Load(), c.submissions.Load()
+// Counts returns the batches, the submissions and the total wait of the
+// batches' oldest submissions counted so far.
+func (c *BatchCounter) Counts() (batches, submissions int64, wait time.Duration) {
+	return c.batches.Load(), c.submissions.Load(), time.Duration(c.waitNs.Load())
 }
 
 // Scale reads FLAGSHIP_BENCH_SCALE (default 1: the full-size event).

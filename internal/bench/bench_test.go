@@ -354,6 +354,7 @@ func run(b *testing.B, name string) {
 		}
 	}
 	var bytes int64
+	b0, s0, w0 := e.Batches.Counts()
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
@@ -366,6 +367,11 @@ func run(b *testing.B, name string) {
 	}
 	b.StopTimer()
 	b.ReportMetric(float64(bytes)/float64(b.N), "body-B/op")
+	if b1, _, w1 := e.Batches.Counts(); b1 > b0 {
+		// One at a time: what group commit adds to a lone submission.
+		b.ReportMetric(float64((w1-w0).Nanoseconds())/float64(b1-b0), "queued-ns/op")
+		reportBatches(b, e, b0, s0)
+	}
 }
 
 func BenchmarkLeaderboardAnon(b *testing.B) {
@@ -645,7 +651,7 @@ func parallelism() int { return max(1, 64/runtime.GOMAXPROCS(0)) }
 // batch.
 func runParallel(b *testing.B, e *Env, calls []*call, want int) {
 	var next atomic.Int64
-	b0, s0 := e.Batches.Counts()
+	b0, s0, _ := e.Batches.Counts()
 	b.SetParallelism(parallelism())
 	b.ReportAllocs()
 	b.ResetTimer()
@@ -661,8 +667,13 @@ func runParallel(b *testing.B, e *Env, calls []*call, want int) {
 		}
 	})
 	b.StopTimer()
-	b1, s1 := e.Batches.Counts()
-	if b1 > b0 {
+	reportBatches(b, e, b0, s0)
+}
+
+// reportBatches reports the mean size of the group commits since the
+// counts b0 and s0.
+func reportBatches(b *testing.B, e *Env, b0, s0 int64) {
+	if b1, s1, _ := e.Batches.Counts(); b1 > b0 {
 		b.ReportMetric(float64(s1-s0)/float64(b1-b0), "subs/batch")
 	}
 }
