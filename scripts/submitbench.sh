@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# Wrong-flag submissions through the whole server on loopback (issue 10's
+# write target), bounded in time (about 2 minutes): builds flagship and
+# the 40-byte baseline, generates a 2,000-player event (40,000 solves,
+# 400,000 wrong attempts, 1,000 API keys) into SQLite and, when
+# FLAGSHIP_BENCH_PG names a PostgreSQL server, into a fresh database there,
+# starts one `flagship serve` on each in turn and runs wrk with
+# scripts/submit_wrong.lua against it (the default rate limit on, never
+# reached), then the baseline in the same run. It prints requests/s, p99,
+# and the server's CPU time per request (utime+stime of the process, so
+# that a busy machine shows as a lower rate, not a higher cost). Every
+# answered submission was durable before its answer (group commit).
+#
+#   scripts/submitbench.sh
+#   FLAGSHIP_BENCH_PG='postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable' scripts/submitbench.sh
+#
+# Knobs: DURATION (10s), CONNS (64), PLAYERS (2000), RUNS (2: wrk runs per
+# engine, alternating with the baseline). Figures: docs/performance.md.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+DURATION=${DURATION:-10s}
+CONNS=${CONNS:-64}
+PLAYERS=${PLAYERS:-2000}
+RUNS=${RUNS:-2}
+PORT=18080
+BASELINE_PORT=18089
+HOST=127.0.0.1 # loopback only, always
+
+command -v wrk >/dev/null || { apt-get update -qq && apt-get install -y -qq wrk >/dev/null; }
+command -v curl >/dev/null || { apt-get update -qq && apt-get install -y -qq curl >/dev/null; }
+
+work=$(mktemp -d /tmp/flagship-submitbench.XXXXXX)
+pids=()
+pgdb=""
+cleanup() {
+	for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+	wait 2>/dev/null || true
+	if [ -n "$pgdb" ]; then "$work/loadtool" dropdb --server "$FLAGSHIP_BENCH_PG" "$pgdb" >/dev/null || true; fi
+	rm -rf "$work"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+go build -o "$work/flagship" ./cmd/flagship
+go build -o "$work/baseline" ./internal/bench/baseline
+go build -o "$work/loadtool" ./internal/bench/loadtool
+"$work/baseline" --addr "$HOST:$BASELINE_PORT" &
+pids+=($!)
+
+synth() { # DSN PREFIX
+	"$work/flagship" --db "$1" synth --players "$PLAYERS" --solves $((PLAYERS * 20)) --attempts $((PLAYERS * 200)) \
+		--keys 1000 --keys-out "$work/$2-keys.txt" --targets-out "$work/$2-targets.txt" | tail -1
+}
+
+bench() { # NAME DSN PREFIX
+	local name=$1 dsn=$2 prefix=$3
+	FLAGSHIP_LOG_LEVEL=warn "$work/flagship" --db "$dsn" serve --addr "$HOST:$PORT" >"$work/serve.log" 2>&1 &
+	local sp=$!
+	pids+=($sp)
+	for _ in $(seq 1 300); do curl -fsS -o /dev/null "http://$HOST:$PORT/api/public/health" 2>/dev/null && break; sleep 0.1; done
+	for run in $(seq 1 "$RUNS"); do
+		local c0 c1 out n
+		c0=$(awk '{print $14+$15}' "/proc/$sp/stat")
+		out=$(wrk -t2 -c"$CONNS" -d"$DURATION" --latency --timeout 10s -s scripts/submit_wrong.lua "http://$HOST:$PORT" -- "$work/$prefix-targets.txt")
+		c1=$(awk '{print $14+$15}' "/proc/$sp/stat")
+		n=$(echo "$out" | awk '/^status 400:/ {print $3}')
+		printf '%-10s run %d: %8s req/s  p99 %-9s %6s × 400, others: %s; server CPU %d µs/request; load %s\n' "$name" "$run" \
+			"$(echo "$out" | awk '/^Requests\/sec/ {print $2}')" "$(echo "$out" | awk '$1 == "99%" {print $2}')" "$n" \
+			"$(echo "$out" | grep '^status' | grep -v '^status 400' | tr '\n' ' ' || true)" \
+			$(( (c1 - c0) * 1000000 / $(getconf CLK_TCK) / ${n:-1} )) "$(cut -d' ' -f1 /proc/loadavg)"
+		printf '%-10s run %d: %8s req/s  (40-byte body from memory, wrk -t1 -c64)\n' baseline "$run" \
+			"$(wrk -t1 -c64 -d"$DURATION" "http://$HOST:$BASELINE_PORT/" | awk '/^Requests\/sec/ {print $2}')"
+	done
+	kill "$sp"
+	wait "$sp" 2>/dev/null || true
+}
+
+echo "== $(nproc) cores, $(go version | cut -d' ' -f3), $(wrk --version 2>&1 | head -1 | cut -d' ' -f1-2), $PLAYERS players"
+synth "sqlite:$work/event.db" sqlite
+bench SQLite "sqlite:$work/event.db" sqlite
+if [ -n "${FLAGSHIP_BENCH_PG:-}" ]; then
+	read -r pgdb pgdsn < <("$work/loadtool" createdb --server "$FLAGSHIP_BENCH_PG" --owner $$)
+	synth "$pgdsn" pg
+	bench PostgreSQL "$pgdsn" pg
+fi
