@@ -2,6 +2,7 @@ package platform
 
 import (
 	"context"
+	"runtime/debug"
 	"sync"
 	"time"
 
@@ -95,8 +96,16 @@ func (s *Service) runBatch() {
 func (s *Service) commitBatch(batch []*pending) {
 	start := time.Now()
 	s.obs.SubmitBatch(len(batch), start.Sub(batch[0].queued))
-	solved := false
+	solved, answered := false, false
 	defer func() {
+		// A bug must not leave the batch's callers waiting forever, nor
+		// stop the batches behind it: they are told, and it is logged.
+		if r := recover(); r != nil || !answered {
+			s.log.Error("group commit failed", "panic", r, "stack", string(debug.Stack()))
+			for _, p := range batch {
+				p.res, p.err = SubmitResult{}, ctf.Errorf(ctf.Internal, "internal error")
+			}
+		}
 		for _, p := range batch {
 			close(p.done)
 		}
@@ -131,6 +140,7 @@ func (s *Service) commitBatch(batch []*pending) {
 			p.err = err
 			s.obs.Submitted("refused")
 		}
+		answered = true
 		return
 	}
 
@@ -187,6 +197,7 @@ func (s *Service) commitBatch(batch []*pending) {
 			}
 		}
 	}
+	answered = true
 }
 
 // applyAttempts counts the wrong submissions of a batch this process

@@ -152,3 +152,30 @@ func TestLoneSubmissionRunsAtOnce(t *testing.T) {
 		t.Errorf("batch sizes %v, want [1 1 1]", spy.sizes)
 	}
 }
+
+// panickyStore fails its first group commit with a panic, as a bug would.
+type panickyStore struct {
+	*store.DB
+	once sync.Once
+}
+
+func (p *panickyStore) RecordSubmissions(ctx context.Context, subs []store.Submission, limit store.RateLimit) ([]store.SubmitOutcome, error) {
+	p.once.Do(func() { panic("a bug") })
+	return p.DB.RecordSubmissions(ctx, subs, limit)
+}
+
+// TestGroupCommitSurvivesABug: a batch that panics answers its callers
+// with an internal error, and the batches after it still run.
+func TestGroupCommitSurvivesABug(t *testing.T) {
+	f := newFixture(t)
+	svc := New(&panickyStore{DB: f.db}, Options{Now: f.clock.Now, FilesDir: t.TempDir()})
+	if err := svc.Load(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.Submit(context.Background(), f.as("pat"), "a", "flag{x}"); ctf.ErrorCode(err) != ctf.Internal {
+		t.Fatalf("the batch that panicked answered %v, want an internal error", err)
+	}
+	if _, err := svc.Submit(context.Background(), f.as("pat"), "a", "flag{x}"); !errors.Is(err, ErrWrongFlag) {
+		t.Fatalf("the next batch answered %v, want a wrong flag", err)
+	}
+}
