@@ -172,10 +172,19 @@ func decodeJSONStream(r io.Reader, name string) (*Dataset, []error) {
 	if err != nil {
 		return syntax(err)
 	}
+	end := func() []error {
+		if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+			return []error{&Error{File: name, Msg: "json: unexpected data after the top-level value"}}
+		}
+		return nil
+	}
 	if tok != json.Delim('{') {
 		root, err := jsonValueFrom(dec, tok)
 		if err != nil {
 			return syntax(err)
+		}
+		if errs := end(); errs != nil {
+			return nil, errs
 		}
 		d.pairs(root, "") // reports the root's kind
 		return ds, d.errs
@@ -215,10 +224,10 @@ func decodeJSONStream(r io.Reader, name string) (*Dataset, []error) {
 		}
 	}
 	if _, err := dec.Token(); err != nil { // }
-		return syntax(unexpectedEOF(err))
+		return syntax(err)
 	}
-	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		return nil, []error{&Error{File: name, Msg: "json: unexpected data after the top-level value"}}
+	if errs := end(); errs != nil {
+		return nil, errs
 	}
 	return ds, d.errs
 }
@@ -257,7 +266,8 @@ var topKeyLine = regexp.MustCompile(`^([A-Za-z]+)[ \t]*:(?:[ \t].*)?$`)
 // top-level key, a directive, a second document...).
 func cutRuns(br *bufio.Reader, stop <-chan struct{}, out chan<- *yamlRun) (ok bool, err error) {
 	var cur *yamlRun
-	indent := -1 // the entries' indentation in the current list; -1 before its first entry
+	var lead []byte // what comes before the first key: parsed with the first run
+	indent := -1    // the entries' indentation in the current list; -1 before its first entry
 	seen := map[string]bool{}
 	send := func() bool {
 		if cur == nil || len(cur.text) == 0 {
@@ -279,10 +289,10 @@ func cutRuns(br *bufio.Reader, stop <-chan struct{}, out chan<- *yamlRun) (ok bo
 			blank := len(bytes.TrimSpace(body)) == 0 || body[0] == '#'
 			item := !blank && body[0] == '-' && (len(body) == 1 || body[1] == ' ' || body[1] == '\n' || body[1] == '\r')
 			switch {
+			case blank && cur == nil:
+				lead = append(lead, line...)
 			case blank:
-				if cur != nil {
-					cur.text = append(cur.text, line...)
-				}
+				cur.text = append(cur.text, line...)
 			case cur != nil && cur.count > 0 && item && ind == indent:
 				// The next entry of the list.
 				if cur.count >= runEntries || len(cur.text) >= runBytes {
@@ -298,12 +308,15 @@ func cutRuns(br *bufio.Reader, stop <-chan struct{}, out chan<- *yamlRun) (ok bo
 				if m == nil || seen[string(m[1])] {
 					return false, nil
 				}
+				if cur != nil && indent == -2 {
+					cur.text = append(cur.text, cur.key+":\n"...) // a key with nothing under it: null
+				}
 				if !send() {
 					return true, nil
 				}
 				key := string(m[1])
 				seen[key] = true
-				cur, indent = &yamlRun{key: key}, -1
+				cur, indent, lead = &yamlRun{key: key, text: lead}, -1, nil
 				rest := bytes.TrimSpace(bytes.TrimPrefix(bytes.TrimSpace(line), m[1]))[1:]
 				if (len(rest) > 0 && rest[0] != '#') || key == "event" || !contains(topKeys, key) {
 					// A value on the key's line or not a list: the whole key.
@@ -319,7 +332,7 @@ func cutRuns(br *bufio.Reader, stop <-chan struct{}, out chan<- *yamlRun) (ok bo
 				cur.text = append(cur.text, line...)
 			case indent == -2:
 				// Not a list after all (or a mapping): the whole key.
-				cur.text = append([]byte(cur.key+":\n"), line...)
+				cur.text = append(append(cur.text, cur.key+":\n"...), line...)
 				indent = 0
 			case cur.count > 0 && ind < indent:
 				return false, nil
@@ -331,8 +344,11 @@ func cutRuns(br *bufio.Reader, stop <-chan struct{}, out chan<- *yamlRun) (ok bo
 			if !errors.Is(rerr, io.EOF) {
 				return false, rerr
 			}
+			if cur == nil && len(lead) > 0 {
+				return false, nil // no key: the parser says what the document is
+			}
 			if cur != nil && indent == -2 {
-				cur.text = []byte(cur.key + ":\n") // a key with nothing under it: null
+				cur.text = append(cur.text, cur.key+":\n"...) // a key with nothing under it: null
 			}
 			send()
 			return true, nil
