@@ -130,6 +130,9 @@ type loader struct {
 	chals map[string]string // slug -> id
 	bulk  *bulkLoader       // for the multi-row INSERTs of new rows
 	stmts map[string]*sql.Stmt
+	// solved holds the (user id, challenge id) of the dataset's solves,
+	// which its writeups and reviews need.
+	solved map[[2]string]bool
 }
 
 // stmt returns query prepared in the load's transaction, once: the per-row
