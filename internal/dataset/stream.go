@@ -14,7 +14,7 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// Decoding a big dataset (a dump of 400,000 submissions is some 80 MB of
+// Decoding a big dataset (a dump of 400,000 submissions is some 77 MB of
 // YAML) as one yaml.Node tree costs about ten times the file in memory. So
 // the lists are decoded a run of entries at a time: JSON token by token,
 // YAML by cutting each top-level list into runs of entries at the lines
@@ -96,8 +96,8 @@ func looksJSON(br *bufio.Reader, name string) (bool, error) {
 	}
 }
 
-// decodeEntries turns the decoded top-level key's value or entries into ds.
-// It is the one place that knows the top-level keys, for the whole-tree
+// topValue decodes a whole top-level key's value into ds; with listEntry
+// it is the one place that knows the top-level keys, for the whole-tree
 // walk and the streams alike.
 func (d *decoder) topValue(ds *Dataset, key string, val *yaml.Node) {
 	d.entry = ""
