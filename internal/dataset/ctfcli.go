@@ -110,18 +110,23 @@ func ReadPaths(paths []string) (*Dataset, error) {
 			}
 			continue
 		}
-		name, data, err := p, []byte(nil), error(nil)
+		name, open := p, opener(func() (io.ReadCloser, error) { return os.Open(p) })
 		if p == "-" {
+			// Standard input is read once, and kept for a second reading.
 			name = "<stdin>"
-			data, err = io.ReadAll(os.Stdin)
-		} else {
-			data, err = os.ReadFile(p)
-		}
-		if err != nil {
-			errs = append(errs, &Error{File: name, Msg: pathErr(err)})
-			continue
+			data, err := io.ReadAll(os.Stdin)
+			if err != nil {
+				errs = append(errs, &Error{File: name, Msg: pathErr(err)})
+				continue
+			}
+			open = bytesOpener(data)
 		}
 		if isCtfcliName(p) {
+			data, err := os.ReadFile(p)
+			if err != nil {
+				errs = append(errs, &Error{File: name, Msg: pathErr(err)})
+				continue
+			}
 			c, cerrs := decodeCtfcli(data, name)
 			errs = append(errs, cerrs...)
 			if c != nil {
@@ -129,7 +134,7 @@ func ReadPaths(paths []string) (*Dataset, error) {
 			}
 			continue
 		}
-		ds, derrs := decodeDataset(data, name)
+		ds, derrs := decodeStream(open, name)
 		errs = append(errs, derrs...)
 		if ds != nil && ds.Event != nil && all.Event != nil {
 			// The key replaces the settings as a whole: two would silently

@@ -15,7 +15,7 @@ import (
 // slugs of this document's challenges. Errors are *Error values, joined with
 // errors.Join when there are several.
 func Decode(data []byte, name string) (*Dataset, error) {
-	ds, errs := decodeDataset(data, name)
+	ds, errs := decodeStream(bytesOpener(data), name)
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
@@ -34,7 +34,9 @@ func newDecoder(name string, ctfcli bool) *decoder {
 
 var topKeys = []string{"event", "users", "challenges", "solves", "attempts", "writeups", "reviews", "announcements"}
 
-// decodeDataset decodes without cross-entry validation (ReadPaths merges first).
+// decodeDataset decodes a whole document as one tree, without
+// cross-entry validation (ReadPaths merges first). decodeStream is the
+// usual way in; this is its fallback.
 func decodeDataset(data []byte, name string) (*Dataset, []error) {
 	root, err := parse(data, name)
 	if err != nil {
@@ -44,55 +46,7 @@ func decodeDataset(data []byte, name string) (*Dataset, []error) {
 	ds := &Dataset{}
 	keys, vals := d.pairs(root, "")
 	for k, key := range keys {
-		d.entry = ""
-		if !contains(topKeys, key) {
-			d.unknown(key, key, topKeys)
-			continue
-		}
-		if key == "event" { // one mapping, not a list
-			d.entry = "event"
-			if !isNull(vals[k]) {
-				e := d.event(vals[k])
-				e.Source = Source{File: name}
-				ds.Event = &e
-			}
-			continue
-		}
-		list := d.items(vals[k], key)
-		for i, n := range list {
-			d.entry = label(key, Source{File: name, Index: i}, entryKey(key, n))
-			src := Source{File: name, Index: i}
-			switch key {
-			case "users":
-				u := d.user(n)
-				u.Source = src
-				ds.Users = append(ds.Users, u)
-			case "challenges":
-				c := d.challenge(n)
-				c.Source = src
-				ds.Challenges = append(ds.Challenges, c)
-			case "solves":
-				s := Solve(d.submission(n))
-				s.Source = src
-				ds.Solves = append(ds.Solves, s)
-			case "attempts":
-				a := d.submission(n)
-				a.Source = src
-				ds.Attempts = append(ds.Attempts, a)
-			case "writeups":
-				w := d.writeup(n)
-				w.Source = src
-				ds.Writeups = append(ds.Writeups, w)
-			case "reviews":
-				r := d.review(n)
-				r.Source = src
-				ds.Reviews = append(ds.Reviews, r)
-			case "announcements":
-				a := d.announcement(n)
-				a.Source = src
-				ds.Announcements = append(ds.Announcements, a)
-			}
-		}
+		d.topValue(ds, key, vals[k])
 	}
 	return ds, d.errs
 }
@@ -251,9 +205,9 @@ func (d *decoder) submission(n *yaml.Node) Attempt {
 		case "id":
 			a.ID = d.str(v, k)
 		case "user":
-			a.User = strings.TrimSpace(d.str(v, k))
+			a.User = d.name(v, k)
 		case "challenge":
-			a.Challenge = strings.TrimSpace(d.str(v, k))
+			a.Challenge = d.name(v, k)
 		case "at":
 			a.At = d.timestamp(v, k)
 		case "flag":
@@ -282,9 +236,9 @@ func (d *decoder) writeup(n *yaml.Node) Writeup {
 		case "id":
 			w.ID = d.str(v, k)
 		case "user":
-			w.User = strings.TrimSpace(d.str(v, k))
+			w.User = d.name(v, k)
 		case "challenge":
-			w.Challenge = strings.TrimSpace(d.str(v, k))
+			w.Challenge = d.name(v, k)
 		case "title":
 			w.Title = d.str(v, k)
 		case "content":
@@ -320,9 +274,9 @@ func (d *decoder) review(n *yaml.Node) Review {
 		case "id":
 			r.ID = d.str(v, k)
 		case "user":
-			r.User = strings.TrimSpace(d.str(v, k))
+			r.User = d.name(v, k)
 		case "challenge":
-			r.Challenge = strings.TrimSpace(d.str(v, k))
+			r.Challenge = d.name(v, k)
 		case "stars":
 			r.Stars, _ = d.integer(v, k)
 		case "difficulty":

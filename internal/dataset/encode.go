@@ -41,7 +41,7 @@ func Encode(w io.Writer, d *Dataset, format string) error {
 // Merge appends the entries of other to d (as ReadPaths does for each file);
 // other's event settings, if any, replace d's (ReadPaths refuses two files
 // that both give them). It neither resolves requires nor validates; call
-// Validate afterwards.
+// Validate afterwards. d may take over other's lists: leave other alone.
 func (d *Dataset) Merge(other *Dataset) {
 	if other == nil {
 		return
@@ -49,13 +49,23 @@ func (d *Dataset) Merge(other *Dataset) {
 	if other.Event != nil {
 		d.Event = other.Event
 	}
-	d.Announcements = append(d.Announcements, other.Announcements...)
-	d.Users = append(d.Users, other.Users...)
-	d.Challenges = append(d.Challenges, other.Challenges...)
-	d.Solves = append(d.Solves, other.Solves...)
-	d.Attempts = append(d.Attempts, other.Attempts...)
-	d.Writeups = append(d.Writeups, other.Writeups...)
-	d.Reviews = append(d.Reviews, other.Reviews...)
+	d.Announcements = merge(d.Announcements, other.Announcements)
+	d.Users = merge(d.Users, other.Users)
+	d.Challenges = merge(d.Challenges, other.Challenges)
+	d.Solves = merge(d.Solves, other.Solves)
+	d.Attempts = merge(d.Attempts, other.Attempts)
+	d.Writeups = merge(d.Writeups, other.Writeups)
+	d.Reviews = merge(d.Reviews, other.Reviews)
+}
+
+// merge appends b to a, taking b as it is when a is empty: a dump's lists
+// are hundreds of thousands of entries long, and a copy would hold them
+// twice for a moment.
+func merge[T any](a, b []T) []T {
+	if len(a) == 0 {
+		return b
+	}
+	return append(a, b...)
 }
 
 // ChallengeIndex returns the index of the challenge with this slug, or -1.

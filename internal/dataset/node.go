@@ -22,6 +22,30 @@ type decoder struct {
 	ctfcli bool   // decoding a ctfcli challenge.yml: unknown keys are ignored
 	entry  string // label of the entry being decoded
 	errs   []error
+	// names holds one copy of each username and slug that activity
+	// names, and of each solve's flag: a dump names each of them
+	// thousands of times.
+	names map[string]string
+}
+
+// name reads a username or slug that an entry refers to, trimmed.
+func (d *decoder) name(n *yaml.Node, field string) string {
+	return d.intern(strings.TrimSpace(d.str(n, field)))
+}
+
+// intern returns the first copy of s it was given.
+func (d *decoder) intern(s string) string {
+	if s == "" {
+		return s
+	}
+	if c, ok := d.names[s]; ok {
+		return c
+	}
+	if d.names == nil {
+		d.names = map[string]string{}
+	}
+	d.names[s] = s
+	return s
 }
 
 func (d *decoder) fail(field, format string, args ...any) {
@@ -80,11 +104,13 @@ func parseJSON(data []byte) (*yaml.Node, error) {
 func jsonValue(dec *json.Decoder) (*yaml.Node, error) {
 	tok, err := dec.Token()
 	if err != nil {
-		if errors.Is(err, io.EOF) {
-			err = io.ErrUnexpectedEOF
-		}
-		return nil, err
+		return nil, unexpectedEOF(err)
 	}
+	return jsonValueFrom(dec, tok)
+}
+
+// jsonValueFrom is jsonValue of the value that starts with tok, already read.
+func jsonValueFrom(dec *json.Decoder, tok json.Token) (*yaml.Node, error) {
 	switch t := tok.(type) {
 	case json.Delim:
 		n := &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq"}
@@ -263,7 +289,11 @@ func (d *decoder) timestamp(n *yaml.Node, field string) *time.Time {
 	var err error
 	switch {
 	case n.Kind == yaml.ScalarNode && n.Tag == "!!timestamp":
-		err = n.Decode(&t)
+		// The library's own decoding goes through reflection; a dump's
+		// times are RFC 3339, and its other forms are left to it.
+		if t, err = time.Parse(time.RFC3339Nano, n.Value); err != nil {
+			err = n.Decode(&t)
+		}
 	case n.Kind == yaml.ScalarNode && n.Tag == "!!str":
 		if t, err = time.Parse(time.RFC3339Nano, n.Value); err != nil {
 			t, err = time.Parse(time.DateOnly, n.Value)

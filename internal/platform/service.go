@@ -9,6 +9,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"runtime/debug"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -168,6 +169,11 @@ func (s *Service) Load(ctx context.Context) error {
 	s.st.Store(newState(snap, s.opts.PublicURL, s.now()))
 	s.rebuilds.Add(1)
 	s.hub.publish(nil, snap.Stream)
+	// The snapshot, as big as the state, is garbage now. Give the memory
+	// back at once: the runtime would keep it for minutes, and a replica's
+	// resident size would be that of its rebuild, not of its state.
+	snap = nil
+	debug.FreeOSMemory()
 	return nil
 }
 

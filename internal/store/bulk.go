@@ -221,9 +221,10 @@ func (l *bulkLoader) rotate() error {
 
 // bulkInsert batches rows of one table into multi-row INSERTs: one
 // statement of batch rows, prepared once per transaction, and a one-off for
-// the remainder. They are INSERT OR ROLLBACK: a duplicate fails the whole
-// transaction rather than the statement, so again SQLite needs no
-// statement journal.
+// the remainder. On SQLite they are INSERT OR ROLLBACK: a duplicate fails
+// the whole transaction rather than the statement, so again SQLite needs no
+// statement journal. (PostgreSQL has no such clause, and a failed statement
+// fails its transaction anyway.)
 type bulkInsert struct {
 	l      *bulkLoader
 	table  string
@@ -241,8 +242,12 @@ func (l *bulkLoader) inserter(table, cols string, count *int64) *bulkInsert {
 	// SQLite allows 32766 parameters a statement; a few hundred rows take
 	// the per-statement overhead out of the picture.
 	batch := min(256, 30000/ncol)
+	verb := "INSERT OR ROLLBACK INTO "
+	if l.tx.d.postgres() {
+		verb = "INSERT INTO "
+	}
 	return &bulkInsert{l: l, table: table, cols: cols, ncol: ncol, batch: batch, count: count,
-		prefix: "INSERT OR ROLLBACK INTO " + table + " (" + cols + ") VALUES ", args: make([]any, 0, batch*ncol)}
+		prefix: verb + table + " (" + cols + ") VALUES ", args: make([]any, 0, batch*ncol)}
 }
 
 func (b *bulkInsert) sql(rows int) string {

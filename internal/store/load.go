@@ -10,7 +10,9 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"runtime"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/flagshipctf/flagship/internal/ctf"
@@ -45,12 +47,13 @@ func (r *LoadReport) count(kind string, created, changed bool) {
 // database, settings and announcements included.
 func (db *DB) Load(ctx context.Context, ds *dataset.Dataset) (LoadReport, error) {
 	rep := LoadReport{Created: map[string]int{}, Updated: map[string]int{}, Unchanged: map[string]int{}}
-	err := db.writeTx(ctx, func(tx *sqlTx) error {
+	err := db.loadTx(ctx, func(tx *sqlTx) error {
 		if err := lockLoads(ctx, tx); err != nil {
 			return fmt.Errorf("load: %w", err)
 		}
 		l := &loader{ctx: ctx, tx: tx, ds: ds, rep: &rep, now: ctf.Millis(db.now()),
-			users: map[string]string{}, chals: map[string]string{}}
+			users: map[string]string{}, chals: map[string]string{}, bulk: &bulkLoader{ctx: ctx, tx: tx}}
+		defer l.closeStmts()
 		steps := []func() error{l.loadEvent, l.loadUsers, l.loadChallenges, l.loadSolves, l.loadAttempts, l.loadWriteups, l.loadReviews,
 			l.loadAnnouncements}
 		for _, step := range steps {
@@ -63,6 +66,60 @@ func (db *DB) Load(ctx context.Context, ds *dataset.Dataset) (LoadReport, error)
 	return rep, err
 }
 
+// loadTx runs fn in the load's one write transaction. On SQLite it takes
+// the writer connection for itself and sets it up for a transaction of
+// many rows: foreign keys are checked once before the commit (PRAGMA
+// foreign_key_check) instead of by every statement, since SQLite checks an
+// immediate foreign key of a multi-row INSERT at the end of the statement
+// and keeps a statement journal to undo it, which costs more than the
+// inserts; and a larger page cache, since with the default 2 MB such a
+// transaction spills its pages to the log and reads them back for every
+// index insert. Durability is untouched: the commit syncs as any other.
+func (db *DB) loadTx(ctx context.Context, fn func(*sqlTx) error) error {
+	if db.dialect.postgres() {
+		return db.writeTx(ctx, fn)
+	}
+	raw, err := db.w.raw.Conn(ctx)
+	if err != nil {
+		return fmt.Errorf("begin: %w", unavailable(err))
+	}
+	defer raw.Close()
+	conn := &sqlConn{raw: raw, d: db.dialect}
+	var cache int64
+	if err := raw.QueryRowContext(ctx, "PRAGMA cache_size").Scan(&cache); err != nil {
+		return fmt.Errorf("begin: %w", unavailable(err))
+	}
+	defer func() {
+		// Back to the settings Open gave the connection, or never reuse it.
+		for _, p := range []string{"PRAGMA foreign_keys = ON", fmt.Sprintf("PRAGMA cache_size = %d", cache)} {
+			if _, err := raw.ExecContext(context.Background(), p); err != nil {
+				discardConn(raw)
+				return
+			}
+		}
+	}()
+	for _, p := range []string{"PRAGMA foreign_keys = OFF", "PRAGMA cache_size = -32768"} {
+		if _, err := raw.ExecContext(ctx, p); err != nil {
+			return fmt.Errorf("begin: %w", unavailable(err))
+		}
+	}
+	tx, err := conn.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("begin: %w", err)
+	}
+	defer tx.Rollback()
+	if err := fn(tx); err != nil {
+		return err
+	}
+	if err := (&bulkLoader{ctx: ctx, tx: tx}).foreignKeyCheck(); err != nil {
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("commit: %w", err)
+	}
+	return nil
+}
+
 type loader struct {
 	ctx   context.Context
 	tx    *sqlTx
@@ -71,6 +128,48 @@ type loader struct {
 	now   time.Time
 	users map[string]string // username -> id
 	chals map[string]string // slug -> id
+	bulk  *bulkLoader       // for the multi-row INSERTs of new rows
+	stmts map[string]*sql.Stmt
+	// solved holds the (user id, challenge id) of the dataset's solves,
+	// which its writeups and reviews need.
+	solved map[[2]string]bool
+}
+
+// stmt returns query prepared in the load's transaction, once: the per-row
+// lookups run hundreds of thousands of times.
+func (l *loader) stmt(query string) (*sql.Stmt, error) {
+	if st, ok := l.stmts[query]; ok {
+		return st, nil
+	}
+	st, err := l.tx.PrepareContext(l.ctx, query)
+	if err != nil {
+		return nil, unavailable(err)
+	}
+	if l.stmts == nil {
+		l.stmts = map[string]*sql.Stmt{}
+	}
+	l.stmts[query] = st
+	return st, nil
+}
+
+func (l *loader) closeStmts() {
+	for _, st := range l.stmts {
+		st.Close()
+	}
+	for _, b := range l.bulk.stmts {
+		b.close()
+	}
+}
+
+// fresh reports whether table holds no row yet: then no entry of the
+// dataset can match a stored one, and the load skips looking.
+func (l *loader) fresh(table string) (bool, error) {
+	var n int
+	err := l.tx.QueryRowContext(l.ctx, "SELECT count(*) FROM (SELECT 1 FROM "+table+" LIMIT 1) t").Scan(&n)
+	if err != nil {
+		return false, fmt.Errorf("load %s: %w", table, err)
+	}
+	return n == 0, nil
 }
 
 func (l *loader) fail(kind string, i int, field, format string, args ...any) error {
@@ -135,12 +234,28 @@ func (l *loader) refs(kind string, i int, username, slug string) (uid, cid strin
 }
 
 func (l *loader) loadUsers() error {
+	// An empty table (a restore, a first load): the users go into
+	// multi-row INSERTs, their API keys after them.
+	fresh, err := l.fresh("users")
+	if err != nil {
+		return err
+	}
+	hashes, err := l.passwordHashes(fresh)
+	if err != nil {
+		return err
+	}
+	var n int64
+	ins := l.bulk.inserter("users", "id, username, name, email, email_lower, password_hash, role, banned, created_at, kind, owner_id, model, harness", &n)
+	var keyed []int // users with API keys, loaded after the users when fresh
 	for i, u := range l.ds.Users {
 		var old ctf.User
-		old, err := scanUser(l.tx.QueryRowContext(l.ctx, "SELECT "+userColumns+" FROM users WHERE username = ?", u.Username))
-		exists := err == nil
-		if err != nil && !errors.Is(err, sql.ErrNoRows) {
-			return fmt.Errorf("load user %q: %w", u.Username, err)
+		exists := false
+		if !fresh {
+			old, err = scanUser(l.tx.QueryRowContext(l.ctx, "SELECT "+userColumns+" FROM users WHERE username = ?", u.Username))
+			exists = err == nil
+			if err != nil && !errors.Is(err, sql.ErrNoRows) {
+				return fmt.Errorf("load user %q: %w", u.Username, err)
+			}
 		}
 		nu := old
 		if !exists {
@@ -168,8 +283,22 @@ func (l *loader) loadUsers() error {
 		switch {
 		case u.PasswordHash != "":
 			nu.PasswordHash = u.PasswordHash
-		case u.Password != "" && !secret.CheckPassword(old.PasswordHash, u.Password):
-			nu.PasswordHash = secret.HashPassword(u.Password)
+		case hashes[i] != "":
+			nu.PasswordHash = hashes[i]
+		}
+		l.users[u.Username] = nu.ID
+		if fresh {
+			// The dataset's usernames, emails and ids are unique (Validate)
+			// and the table is empty: nothing can conflict.
+			if err := ins.add(nu.ID, nu.Username, nu.Name, nullString(nu.Email), nullString(strings.ToLower(nu.Email)), nu.PasswordHash,
+				nu.Role, nu.Banned, ms(nu.CreatedAt), nu.Kind, nullString(nu.OwnerID), nu.Model, nu.Harness); err != nil {
+				return fmt.Errorf("load user %q: %w", u.Username, err)
+			}
+			l.rep.count("users", true, false)
+			if len(u.APIKeys) > 0 {
+				keyed = append(keyed, i)
+			}
+			continue
 		}
 		// In a savepoint: a failure is explained by a further query.
 		err = l.tx.savepoint(l.ctx, func() error {
@@ -193,7 +322,6 @@ func (l *loader) loadUsers() error {
 		if err != nil {
 			return fmt.Errorf("load user %q: %w", u.Username, err)
 		}
-		l.users[u.Username] = nu.ID
 		l.rep.count("users", !exists, exists && nu != old)
 		for j, k := range u.APIKeys {
 			if err := l.apiKey(i, j, nu.ID, k); err != nil {
@@ -201,7 +329,59 @@ func (l *loader) loadUsers() error {
 			}
 		}
 	}
+	if err := ins.flush(); err != nil {
+		return fmt.Errorf("load users: %w", err)
+	}
+	for _, i := range keyed {
+		u := l.ds.Users[i]
+		for j, k := range u.APIKeys {
+			if err := l.apiKey(i, j, l.users[u.Username], k); err != nil {
+				return err
+			}
+		}
+	}
 	return nil
+}
+
+// passwordHashes hashes the users' plaintext passwords, on every core:
+// argon2id is made to be slow. Item i is the new hash of user i, or ""
+// when the user gives none or the stored hash already matches.
+func (l *loader) passwordHashes(fresh bool) ([]string, error) {
+	hashes := make([]string, len(l.ds.Users))
+	var todo []int
+	stored := map[int]string{}
+	for i, u := range l.ds.Users {
+		if u.Password == "" || u.PasswordHash != "" {
+			continue
+		}
+		todo = append(todo, i)
+		if fresh {
+			continue
+		}
+		var h string
+		err := l.tx.QueryRowContext(l.ctx, "SELECT password_hash FROM users WHERE username = ?", u.Username).Scan(&h)
+		if err != nil && !errors.Is(err, sql.ErrNoRows) {
+			return nil, fmt.Errorf("load user %q: %w", u.Username, err)
+		}
+		stored[i] = h
+	}
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for range min(len(todo), runtime.GOMAXPROCS(0)) {
+		wg.Go(func() {
+			for i := range next {
+				if pw := l.ds.Users[i].Password; !secret.CheckPassword(stored[i], pw) {
+					hashes[i] = secret.HashPassword(pw)
+				}
+			}
+		})
+	}
+	for _, i := range todo {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	return hashes, nil
 }
 
 func (l *loader) apiKey(i, j int, userID string, k dataset.APIKey) error {
