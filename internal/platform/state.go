@@ -4,6 +4,7 @@ import (
 	"math"
 	"net/url"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -248,14 +249,18 @@ func (s *state) addSolve(sv ctf.Solve) *solve {
 	// The state holds every solve of the event: its strings are shared
 	// with its user and challenge (and, for the usual static flag, with
 	// the challenge's flag) rather than each solve's copies from the
-	// database, some 20 MB at 200,000 solves.
-	x.UserID, x.ChallengeID = u.ID, c.ID
+	// database, some 20 MB at 200,000 solves. The strings it keeps of its
+	// own are copied: the database's were allocated row by row between
+	// the ones it drops, and would keep a page of garbage around each.
+	x.ID, x.UserID, x.ChallengeID = strings.Clone(x.ID), u.ID, c.ID
+	flag := strings.Clone(x.Flag)
 	for _, f := range c.Flags {
 		if f.Content == x.Flag {
-			x.Flag = f.Content
+			flag = f.Content
 			break
 		}
 	}
+	x.Flag = flag
 	u.solved[c.ID] = x
 	c.solves = insertSolve(c.solves, x)
 	if s.counts(x) {
