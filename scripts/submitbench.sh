@@ -23,8 +23,8 @@ DURATION=${DURATION:-10s}
 CONNS=${CONNS:-64}
 PLAYERS=${PLAYERS:-2000}
 RUNS=${RUNS:-2}
-PORT=18080
-BASELINE_PORT=18089
+PORT=${PORT:-18080}
+BASELINE_PORT=${BASELINE_PORT:-18089}
 HOST=127.0.0.1 # loopback only, always
 
 command -v wrk >/dev/null || { apt-get update -qq && apt-get install -y -qq wrk >/dev/null; }
