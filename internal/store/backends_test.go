@@ -344,3 +344,13 @@ func TestSubmissionsCommitDurably(t *testing.T) {
 		t.Errorf("%s: wrong flag %q, right flag %q; want %q for both", query, wrong, right, want)
 	}
 }
+
+// TestCloseTwice: closing a database twice is harmless (the probes close it
+// under the server, and the test's cleanup closes it again).
+func TestCloseTwice(t *testing.T) {
+	db := storetest.OpenDSN(t, storetest.DSN(t))
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+}

@@ -24,9 +24,11 @@ import (
 const checkpointEvery = time.Second
 
 type checkpointer struct {
-	conn *sql.DB
-	stop chan struct{}
-	done sync.WaitGroup
+	conn    *sql.DB
+	stop    chan struct{}
+	done    sync.WaitGroup
+	closing sync.Once
+	err     error
 }
 
 // startCheckpointer runs PASSIVE checkpoints of the SQLite file at dsn
@@ -69,8 +71,13 @@ func (c *checkpointer) checkpoint(ctx context.Context) (frames, copied int, err 
 	return frames, copied, nil
 }
 
+// close stops the checkpointer; a second close (a DB closed twice) does
+// nothing more.
 func (c *checkpointer) close() error {
-	close(c.stop)
-	c.done.Wait()
-	return c.conn.Close()
+	c.closing.Do(func() {
+		close(c.stop)
+		c.done.Wait()
+		c.err = c.conn.Close()
+	})
+	return c.err
 }
