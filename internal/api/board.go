@@ -16,7 +16,7 @@ import (
 // the leaderboard's bytes while solves keep coming: a burst of solves costs
 // one build per interval, not one per solve, and each solve is served at
 // most this long (plus a build) after this replica applied it.
-const DefaultLeaderboardInterval = 100 * time.Millisecond
+const DefaultLeaderboardInterval = 50 * time.Millisecond
 
 // boardCache holds the leaderboard's bytes at the newest version built
 // (see boardbytes.go) and builds the next one when the service says the

@@ -29,18 +29,26 @@ import (
 // have many chunks on a small board).
 const chunkEvery = 64
 
-// piece is part of a leaderboard body: its bytes, their CRCs and, once
-// asked for, their deflate blocks.
+// piece is part of a leaderboard body: its bytes, their CRCs (and what
+// appending them does to a CRC) and, once asked for, their deflate blocks.
 type piece struct {
-	plain     []byte
-	crc, crcC uint32 // IEEE (gzip's), Castagnoli
+	plain         []byte
+	crc, crcC     uint32 // IEEE (gzip's), Castagnoli
+	shift, shiftC uint32
 
 	gzOnce sync.Once
 	gz     []byte
 }
 
 func newPiece(plain []byte) *piece {
-	return &piece{plain: plain, crc: crc32.ChecksumIEEE(plain), crcC: crc32.Checksum(plain, castagnoli)}
+	p := &piece{}
+	p.set(plain)
+	return p
+}
+
+func (p *piece) set(plain []byte) {
+	p.plain, p.crc, p.crcC = plain, crc32.ChecksumIEEE(plain), crc32.Checksum(plain, castagnoli)
+	p.shift, p.shiftC = crcIEEE.shift(len(plain)), crcCastagnoli.shift(len(plain))
 }
 
 // deflated returns the piece's deflate blocks, compressing them once.
@@ -76,7 +84,9 @@ type boardChunk struct {
 }
 
 func newChunk(entries []*boardEntry) *boardChunk {
-	return &boardChunk{piece: *newPiece(joinEntries(entries)), entries: entries}
+	c := &boardChunk{entries: entries}
+	c.set(joinEntries(entries))
+	return c
 }
 
 func joinEntries(entries []*boardEntry) []byte {
@@ -122,11 +132,10 @@ func newBoardBody(pieces []*piece) *boardBody {
 	b := &boardBody{pieces: pieces, body: splice{parts: make([][]byte, len(pieces))}}
 	var crcC uint32
 	for i, p := range pieces {
-		n := len(p.plain)
-		b.crc = crcIEEE.combine(b.crc, p.crc, n)
-		crcC = crcCastagnoli.combine(crcC, p.crcC, n)
+		b.crc = crcIEEE.append(b.crc, p.crc, p.shift)
+		crcC = crcCastagnoli.append(crcC, p.crcC, p.shiftC)
 		b.body.parts[i] = p.plain
-		b.body.size += n
+		b.body.size += len(p.plain)
 	}
 	b.tag = etagOf(crcC, b.crc, b.body.size)
 	return b

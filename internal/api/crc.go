@@ -50,14 +50,21 @@ func (p *crcPoly) mulmod(a, b uint32) uint32 {
 // combine returns the CRC of A followed by B, given A's CRC, B's CRC and
 // B's length in bytes.
 func (p *crcPoly) combine(crcA, crcB uint32, lenB int) uint32 {
-	if lenB <= 0 {
-		return crcA
-	}
+	return p.append(crcA, crcB, p.shift(lenB))
+}
+
+// shift is x^(8n) modulo the polynomial: what appending n bytes does to a
+// CRC, kept with a piece so that appending it costs one multiplication.
+func (p *crcPoly) shift(n int) uint32 {
 	x := uint32(1) << 31 // x^0
-	for n, k := uint64(lenB), 3; n != 0; n, k = n>>1, k+1 {
+	for n, k := uint64(max(n, 0)), 3; n != 0; n, k = n>>1, k+1 {
 		if n&1 != 0 {
 			x = p.mulmod(p.x2n[k&31], x)
 		}
 	}
-	return p.mulmod(x, crcA) ^ crcB
+	return x
 }
+
+// append returns the CRC of A followed by B, given A's CRC, B's CRC and
+// B's shift.
+func (p *crcPoly) append(crcA, crcB, shiftB uint32) uint32 { return p.mulmod(shiftB, crcA) ^ crcB }

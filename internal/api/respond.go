@@ -2,6 +2,7 @@ package api
 
 import (
 	"encoding/json"
+	"io"
 	"log/slog"
 	"net/http"
 	"strconv"
@@ -79,13 +80,45 @@ func writeShared(w http.ResponseWriter, r *http.Request, b sharedBody, a audienc
 	}
 	hd.Set("Content-Length", strconv.Itoa(body.size))
 	w.WriteHeader(http.StatusOK)
-	if r.Method == http.MethodHead {
+	if r.Method != http.MethodHead {
+		writeParts(w, body.parts)
+	}
+}
+
+// spliceWrite is the size of the writes of a spliced body: a write (a
+// system call) per piece of a few kilobytes costs more than copying the
+// pieces into fewer, larger writes.
+const spliceWrite = 128 << 10
+
+var spliceBufs = sync.Pool{New: func() any { b := make([]byte, 0, spliceWrite); return &b }}
+
+// writeParts writes parts one after another, copying the small ones
+// together.
+func writeParts(w io.Writer, parts [][]byte) {
+	if len(parts) == 1 {
+		w.Write(parts[0])
 		return
 	}
-	for _, p := range body.parts {
-		if _, err := w.Write(p); err != nil {
-			return // the client left
+	bp := spliceBufs.Get().(*[]byte)
+	defer spliceBufs.Put(bp)
+	buf := (*bp)[:0]
+	for _, p := range parts {
+		if len(buf)+len(p) > cap(buf) && len(buf) > 0 {
+			if _, err := w.Write(buf); err != nil {
+				return // the client left
+			}
+			buf = buf[:0]
 		}
+		if len(p) >= cap(buf) {
+			if _, err := w.Write(p); err != nil {
+				return
+			}
+			continue
+		}
+		buf = append(buf, p...)
+	}
+	if len(buf) > 0 {
+		w.Write(buf)
 	}
 }
 
