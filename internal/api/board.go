@@ -148,7 +148,7 @@ func (c *boardCache) build() *boardSnap {
 		start = i + 1
 	}
 	s.full = s.span(0, len(s.entries))
-	s.full.gzipped()
+	s.full.gzipped() // here rather than in a reader
 	c.chunks = chunks
 	c.cur.Store(s)
 	c.builds.Add(1)

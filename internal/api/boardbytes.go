@@ -14,7 +14,9 @@ import (
 // boundary), and a version of the body is spliced from them: a gzip header,
 // the chunks' blocks, an empty final block and a trailer whose CRC is
 // combined from the chunks'. A solve compresses again only the chunk its
-// player left and the one they joined.
+// player left and the one they joined. The gzip form of a version is put
+// together once (a copy of a few megabytes), so that a response is one
+// write; the plain form is written from the chunks themselves.
 //
 // Where a chunk ends depends on the entries alone, never on positions: it
 // ends after each entry whose user id hashes to 0 modulo chunkEvery. An
@@ -32,7 +34,10 @@ const chunkEvery = 64
 // piece is part of a leaderboard body: its bytes, their CRCs (and what
 // appending them does to a CRC) and, once asked for, their deflate blocks.
 type piece struct {
-	plain         []byte
+	plain []byte
+	// comma is plain and a comma after it, in the same array, when there
+	// was room: a chunk and the comma that follows it are one write.
+	comma         []byte
 	crc, crcC     uint32 // IEEE (gzip's), Castagnoli
 	shift, shiftC uint32
 
@@ -47,6 +52,9 @@ func newPiece(plain []byte) *piece {
 }
 
 func (p *piece) set(plain []byte) {
+	if len(plain) < cap(plain) {
+		p.comma = append(plain, ',')
+	}
 	p.plain, p.crc, p.crcC = plain, crc32.ChecksumIEEE(plain), crc32.Checksum(plain, castagnoli)
 	p.shift, p.shiftC = crcIEEE.shift(len(plain)), crcCastagnoli.shift(len(plain))
 }
@@ -117,48 +125,57 @@ func (c *boardChunk) holds(entries []*boardEntry) bool {
 	return true
 }
 
-// boardBody is a leaderboard body spliced from pieces.
+// boardBody is a leaderboard body spliced from pieces: the plain bytes are
+// the pieces' own (never copied), the gzip form is put together once, so
+// that it is one write.
 type boardBody struct {
 	pieces []*piece
-	body   splice
-	crc    uint32
+	parts  [][]byte // the plain bytes
+	n      int
+	crc    uint32 // IEEE, for the gzip trailer
 	tag    string
 
 	gzOnce sync.Once
-	gz     splice
+	gz     []byte
 }
 
 func newBoardBody(pieces []*piece) *boardBody {
-	b := &boardBody{pieces: pieces, body: splice{parts: make([][]byte, len(pieces))}}
+	b := &boardBody{pieces: pieces, parts: make([][]byte, 0, len(pieces))}
 	var crcC uint32
 	for i, p := range pieces {
 		b.crc = crcIEEE.append(b.crc, p.crc, p.shift)
 		crcC = crcCastagnoli.append(crcC, p.crcC, p.shiftC)
-		b.body.parts[i] = p.plain
-		b.body.size += len(p.plain)
+		b.n += len(p.plain)
+		switch {
+		case p == boardComma && i > 0 && pieces[i-1].comma != nil: // written with the piece before
+		case p.comma != nil && i+1 < len(pieces) && pieces[i+1] == boardComma:
+			b.parts = append(b.parts, p.comma)
+		default:
+			b.parts = append(b.parts, p.plain)
+		}
 	}
-	b.tag = etagOf(crcC, b.crc, b.body.size)
+	b.tag = etagOf(crcC, b.crc, b.n)
 	return b
 }
 
-func (b *boardBody) etag() string  { return b.tag }
-func (b *boardBody) plain() splice { return b.body }
+func (b *boardBody) etag() string    { return b.tag }
+func (b *boardBody) size() int       { return b.n }
+func (b *boardBody) plain() [][]byte { return b.parts }
 
 // gzipped is one gzip member around the pieces' deflate blocks.
-func (b *boardBody) gzipped() splice {
+func (b *boardBody) gzipped() []byte {
 	b.gzOnce.Do(func() {
-		parts := make([][]byte, 0, len(b.pieces)+2)
-		parts = append(parts, gzHeader)
-		size := len(gzHeader)
+		size := len(gzHeader) + len(gzFinal) + 8
 		for _, p := range b.pieces {
-			gz := p.deflated()
-			parts = append(parts, gz)
-			size += len(gz)
+			size += len(p.deflated())
 		}
-		end := append(make([]byte, 0, len(gzFinal)+8), gzFinal...)
-		end = binary.LittleEndian.AppendUint32(end, b.crc)
-		end = binary.LittleEndian.AppendUint32(end, uint32(b.body.size))
-		b.gz = splice{parts: append(parts, end), size: size + len(end)}
+		gz := append(make([]byte, 0, size), gzHeader...)
+		for _, p := range b.pieces {
+			gz = append(gz, p.deflated()...)
+		}
+		gz = append(gz, gzFinal...)
+		gz = binary.LittleEndian.AppendUint32(gz, b.crc)
+		b.gz = binary.LittleEndian.AppendUint32(gz, uint32(b.n))
 	})
 	return b.gz
 }

@@ -10,18 +10,13 @@ import (
 
 // sharedBody is a response that many callers get alike: its validator,
 // its bytes and their gzip form are computed once, not per request (see
-// writeShared).
+// writeShared). The plain bytes may be in a few large parts, written one
+// after another: a leaderboard of megabytes is not copied into one buffer.
 type sharedBody interface {
 	etag() string
-	plain() splice
-	gzipped() splice
-}
-
-// splice is a body as the pieces it is made of, written one after another:
-// a leaderboard of megabytes is never copied into one buffer.
-type splice struct {
-	parts [][]byte
-	size  int
+	size() int // of the plain bytes
+	plain() [][]byte
+	gzipped() []byte
 }
 
 // Body is a response body shared by every caller who gets the same answer,
@@ -30,21 +25,21 @@ type Body struct {
 	JSON []byte
 	ETag string
 
-	one    [][]byte // JSON as a splice's parts
+	parts  [][]byte // JSON, as sharedBody gives it
 	gzOnce sync.Once
-	gz     [][]byte
+	gz     []byte
 }
 
 // Gzip returns the body compressed, computing it once per body.
-func (b *Body) Gzip() []byte { return b.gzipped().parts[0] }
-
-func (b *Body) etag() string  { return b.ETag }
-func (b *Body) plain() splice { return splice{b.one, len(b.JSON)} }
-
-func (b *Body) gzipped() splice {
-	b.gzOnce.Do(func() { b.gz = [][]byte{Compress(b.JSON)} })
-	return splice{b.gz, len(b.gz[0])}
+func (b *Body) Gzip() []byte {
+	b.gzOnce.Do(func() { b.gz = Compress(b.JSON) })
+	return b.gz
 }
+
+func (b *Body) etag() string    { return b.ETag }
+func (b *Body) size() int       { return len(b.JSON) }
+func (b *Body) plain() [][]byte { return b.parts }
+func (b *Body) gzipped() []byte { return b.Gzip() }
 
 // Compress gzips p at the fastest level: bodies change with every solve, so
 // compressing quickly matters more than the last few percent.
@@ -80,4 +75,4 @@ func etagOf(crcC, crc uint32, n int) string {
 }
 
 // NewBody wraps bytes shared by many responses.
-func NewBody(p []byte) *Body { return &Body{JSON: p, ETag: ETag(p), one: [][]byte{p}} }
+func NewBody(p []byte) *Body { return &Body{JSON: p, ETag: ETag(p), parts: [][]byte{p}} }

@@ -2,7 +2,6 @@ package api
 
 import (
 	"encoding/json"
-	"io"
 	"log/slog"
 	"net/http"
 	"strconv"
@@ -65,8 +64,7 @@ func setCaching(hd http.Header, a audience) {
 func writeShared(w http.ResponseWriter, r *http.Request, b sharedBody, a audience) {
 	hd := w.Header()
 	setCaching(hd, a)
-	body := b.plain()
-	gz := body.size >= gzipMin && acceptsGzip(r)
+	gz := b.size() >= gzipMin && acceptsGzip(r)
 	tag := b.etag()
 	hd.Set("ETag", codedTag(tag, gz))
 	if notModified(r, tag) {
@@ -74,51 +72,21 @@ func writeShared(w http.ResponseWriter, r *http.Request, b sharedBody, a audienc
 		return
 	}
 	hd.Set("Content-Type", contentTypeJSON)
+	parts, n := b.plain(), b.size()
 	if gz {
-		body = b.gzipped()
+		gzipped := b.gzipped()
+		parts, n = [][]byte{gzipped}, len(gzipped)
 		hd.Set("Content-Encoding", "gzip")
 	}
-	hd.Set("Content-Length", strconv.Itoa(body.size))
+	hd.Set("Content-Length", strconv.Itoa(n))
 	w.WriteHeader(http.StatusOK)
-	if r.Method != http.MethodHead {
-		writeParts(w, body.parts)
-	}
-}
-
-// spliceWrite is the size of the writes of a spliced body: a write (a
-// system call) per piece of a few kilobytes costs more than copying the
-// pieces into fewer, larger writes.
-const spliceWrite = 128 << 10
-
-var spliceBufs = sync.Pool{New: func() any { b := make([]byte, 0, spliceWrite); return &b }}
-
-// writeParts writes parts one after another, copying the small ones
-// together.
-func writeParts(w io.Writer, parts [][]byte) {
-	if len(parts) == 1 {
-		w.Write(parts[0])
+	if r.Method == http.MethodHead {
 		return
 	}
-	bp := spliceBufs.Get().(*[]byte)
-	defer spliceBufs.Put(bp)
-	buf := (*bp)[:0]
 	for _, p := range parts {
-		if len(buf)+len(p) > cap(buf) && len(buf) > 0 {
-			if _, err := w.Write(buf); err != nil {
-				return // the client left
-			}
-			buf = buf[:0]
+		if _, err := w.Write(p); err != nil {
+			return // the client left
 		}
-		if len(p) >= cap(buf) {
-			if _, err := w.Write(p); err != nil {
-				return
-			}
-			continue
-		}
-		buf = append(buf, p...)
-	}
-	if len(buf) > 0 {
-		w.Write(buf)
 	}
 }
 
