@@ -3,6 +3,7 @@ package api
 import (
 	"context"
 	"encoding/json"
+	"runtime"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -131,6 +132,7 @@ func (c *boardCache) build() *boardSnap {
 		}
 	}
 	chunks := make(map[string]*boardChunk, len(c.chunks)+1)
+	var fresh []*boardChunk
 	start := 0
 	for i, e := range s.entries {
 		if !e.last && i < len(s.entries)-1 {
@@ -140,15 +142,16 @@ func (c *boardCache) build() *boardSnap {
 		ch := c.chunks[e.id]
 		if ch == nil || !ch.holds(run) {
 			ch = newChunk(append([]*boardEntry(nil), run...))
-			ch.deflated() // here rather than in a reader
+			fresh = append(fresh, ch)
 		}
 		chunks[e.id] = ch
 		s.chunks = append(s.chunks, ch)
 		s.ends = append(s.ends, i+1)
 		start = i + 1
 	}
+	deflateAll(fresh) // here rather than in a reader
 	s.full = s.span(0, len(s.entries))
-	s.full.gzipped() // here rather than in a reader
+	s.full.gzipped()
 	c.chunks = chunks
 	c.cur.Store(s)
 	c.builds.Add(1)
@@ -157,6 +160,24 @@ func (c *boardCache) build() *boardSnap {
 	c.published = make(chan struct{})
 	c.schedMu.Unlock()
 	return s
+}
+
+// deflateAll compresses chunks on every processor: a burst of solves
+// leaves a build several chunks to compress, and the solves wait for it.
+func deflateAll(chunks []*boardChunk) {
+	workers := min(len(chunks), runtime.GOMAXPROCS(0))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := int(next.Add(1)) - 1; i < len(chunks); i = int(next.Add(1)) - 1 {
+				chunks[i].deflated()
+			}
+		}()
+	}
+	wg.Wait()
 }
 
 // wait returns once the version published is the service's current one.
