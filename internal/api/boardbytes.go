@@ -199,9 +199,10 @@ type boardPage struct {
 	body *boardBody
 }
 
-// maxPages bounds the pages a version keeps: the popular ones (the top
-// 10, 100, the first pages) are asked again and again; any other is built
-// for its request, from at most two partial chunks and whole ones.
+// maxPages bounds the pages a version keeps. When it is full, any one
+// makes room: the popular pages (the top 10, the top 100, the first pages)
+// are asked again and again and soon back, and building a page costs at
+// most two partial chunks.
 const maxPages = 64
 
 // span is the body of entries[lo:hi]: whole chunks as they are, the parts

@@ -6,9 +6,9 @@ import (
 	"net/url"
 )
 
-// MaxLeaderboardLimit is the largest page of the leaderboard one request
+// maxLeaderboardLimit is the largest page of the leaderboard one request
 // may ask for with limit.
-const MaxLeaderboardLimit = 1000
+const maxLeaderboardLimit = 1000
 
 // leaderboard serves the board, or with limit and offset (an extension of
 // the contract: without them the answer is the contract's) a page of it:
@@ -45,8 +45,8 @@ func pageParams(q url.Values) (offset, limit int, err error) {
 		return 0, 0, err
 	} else if ok {
 		n, valid := digits(v)
-		if !valid || n < 1 || n > MaxLeaderboardLimit {
-			return 0, 0, fmt.Errorf("limit must be a whole number from 1 to %d, not %s", MaxLeaderboardLimit, quoteParam(v))
+		if !valid || n < 1 || n > maxLeaderboardLimit {
+			return 0, 0, fmt.Errorf("limit must be a whole number from 1 to %d, not %s", maxLeaderboardLimit, quoteParam(v))
 		}
 		limit = n
 	}
