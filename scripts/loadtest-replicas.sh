@@ -37,6 +37,7 @@
 # Figures are in docs/performance.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/loadlib.sh # stop, cleanup, the event's knobs, HOST
 
 SERVER=${1:-${FLAGSHIP_BENCH_DB:-}}
 case "$SERVER" in
@@ -49,16 +50,9 @@ esac
 DURATION=${DURATION:-10s}
 PORT=${PORT:-18080}
 PORT2=$((PORT + 1))
-PLAYERS=${PLAYERS:-10000}
-CHALLENGES=${CHALLENGES:-200}
-SOLVES=${SOLVES:-200000}
-ATTEMPTS=${ATTEMPTS:-2000000}
-KEYS=${KEYS:-1000}
-SEED=${SEED:-1}
 RATE_LIMIT=${RATE_LIMIT:-10}
 SOLVES_VISIBLE=${SOLVES_VISIBLE:-20}
 POLL=${POLL:-5ms}
-HOST=127.0.0.1 # loopback only, always
 
 if ! command -v wrk >/dev/null; then
 	echo "== installing wrk (Debian package)"
@@ -69,26 +63,6 @@ command -v curl >/dev/null || { apt-get update -qq && apt-get install -y -qq cur
 work=$(mktemp -d /tmp/flagship-loadtest-replicas.XXXXXX)
 pids=()
 dbname=""
-# stop ends a process this script started, by its id: politely, then, after
-# ten seconds, not.
-stop() {
-	local pid=$1
-	kill "$pid" 2>/dev/null || return 0
-	for _ in $(seq 1 100); do
-		kill -0 "$pid" 2>/dev/null || return 0
-		sleep 0.1
-	done
-	kill -9 "$pid" 2>/dev/null || true
-}
-cleanup() {
-	local pid
-	for pid in "${pids[@]}"; do stop "$pid"; done
-	if [ -n "$dbname" ]; then
-		"$work/loadtool" dropdb --server "$SERVER" "$dbname" && echo "== dropped database $dbname" ||
-			echo "!! could not drop database $dbname: drop it by hand" >&2
-	fi
-	rm -rf "$work"
-}
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 

@@ -20,20 +20,14 @@
 # On PostgreSQL, with one replica and with two: scripts/loadtest-replicas.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/loadlib.sh # stop, the event's knobs, HOST
 
 DURATION=${DURATION:-10s}
 THREADS=${THREADS:-2}
 CONNS=${CONNS:-64}
 PORT=${PORT:-18080}
 BASELINE_PORT=${BASELINE_PORT:-18089}
-PLAYERS=${PLAYERS:-10000}
-CHALLENGES=${CHALLENGES:-200}
-SOLVES=${SOLVES:-200000}
-ATTEMPTS=${ATTEMPTS:-2000000}
-KEYS=${KEYS:-1000}
-SEED=${SEED:-1}
 RATE_LIMIT=${RATE_LIMIT:-10}
-HOST=127.0.0.1 # loopback only, always
 
 if ! command -v wrk >/dev/null; then
 	echo "== installing wrk (Debian package)"
@@ -44,17 +38,6 @@ command -v curl >/dev/null || { apt-get update -qq && apt-get install -y -qq cur
 work=$(mktemp -d /tmp/flagship-loadtest.XXXXXX)
 server_pid=""
 baseline_pid=""
-# stop ends a process this script started, by its id: politely, then, after
-# ten seconds, not.
-stop() {
-	local pid=$1
-	kill "$pid" 2>/dev/null || return 0
-	for _ in $(seq 1 100); do
-		kill -0 "$pid" 2>/dev/null || return 0
-		sleep 0.1
-	done
-	kill -9 "$pid" 2>/dev/null || true
-}
 cleanup() {
 	if [ -n "$server_pid" ]; then stop "$server_pid"; fi
 	if [ -n "$baseline_pid" ]; then stop "$baseline_pid"; fi

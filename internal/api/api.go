@@ -3,9 +3,11 @@
 package api
 
 import (
+	"context"
 	"log/slog"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/flagshipctf/flagship/internal/openapi"
 	"github.com/flagshipctf/flagship/internal/platform"
@@ -21,7 +23,7 @@ type Handler struct {
 	mux  *http.ServeMux
 	csrf *http.CrossOriginProtection
 	// The public lists' bytes, kept per version (see board.go, list.go).
-	board boardCache
+	board *boardCache
 	list  listCache
 	// SecureCookies marks cleared session cookies Secure (behind TLS).
 	SecureCookies bool
@@ -29,10 +31,22 @@ type Handler struct {
 
 // New returns the API handler for svc.
 func New(svc *platform.Service, log *slog.Logger) *Handler {
-	h := &Handler{svc: svc, log: log, mux: http.NewServeMux(), csrf: http.NewCrossOriginProtection()}
+	h := &Handler{svc: svc, log: log, mux: http.NewServeMux(), csrf: http.NewCrossOriginProtection(), board: newBoardCache(svc)}
 	h.routes()
 	return h
 }
+
+// SetLeaderboardInterval sets how long at least separates two builds of
+// the leaderboard's bytes under a stream of solves (default
+// DefaultLeaderboardInterval; 0: build after every move, as benchmarks of
+// a build's cost want).
+func (h *Handler) SetLeaderboardInterval(d time.Duration) { h.board.setInterval(d) }
+
+// WaitLeaderboard returns once the leaderboard this handler serves shows
+// every change the service has applied so far, or when ctx ends. Readers
+// never wait for the board (they get the newest version built, at most an
+// interval old); tests and benchmarks that check what a write did to it do.
+func (h *Handler) WaitLeaderboard(ctx context.Context) error { return h.board.wait(ctx) }
 
 // routes is the whole public surface on one screen. Each path also has a
 // method-less pattern so a wrong method gets a JSON 405 with Allow.

@@ -1,64 +1,205 @@
 package api
 
 import (
+	"context"
 	"encoding/json"
+	"runtime"
 	"strconv"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/flagshipctf/flagship/internal/ctf"
 	"github.com/flagshipctf/flagship/internal/platform"
 )
 
-// boardCache is the leaderboard's body at one version, and the JSON of
-// each entry at its version: a solve re-encodes only the entries it
-// changed (at ten thousand players, reflection over every entry after each
-// solve would dominate).
+// DefaultLeaderboardInterval is how long, at least, separates two builds of
+// the leaderboard's bytes while solves keep coming: a burst of solves costs
+// one build per interval, not one per solve, and each solve is served at
+// most this long (plus a build) after this replica applied it.
+const DefaultLeaderboardInterval = 50 * time.Millisecond
+
+// boardCache holds the leaderboard's bytes at the newest version built
+// (see boardbytes.go) and builds the next one when the service says the
+// board moved: at once after a quiet spell, else at most once per
+// interval. Readers always get the newest complete version and never wait
+// for a build, except for the very first.
 type boardCache struct {
-	mu      sync.Mutex
-	version uint64
-	body    *Body
-	entries map[string]cachedEntry
+	svc   *platform.Service
+	every uint32 // entries per chunk, on average (chunkEvery)
+	cur   atomic.Pointer[boardSnap]
+
+	// buildMu lets one build run at a time; the fields below it are the
+	// builder's, what the next build reuses: each player's entry at its
+	// version, and the chunks by the id of their last entry.
+	buildMu sync.Mutex
+	entries map[string]*boardEntry
+	chunks  map[string]*boardChunk
+
+	schedMu   sync.Mutex
+	interval  time.Duration
+	wanted    bool          // someone read the board: keep it current
+	timer     *time.Timer   // set while armed
+	armed     bool          // a build is due and will see every move so far
+	lastStart time.Time     // of the last scheduled build
+	published chan struct{} // closed when a version is published
+
+	builds atomic.Int64 // versions built
 }
 
-type cachedEntry struct {
-	version uint64
-	json    []byte
+func newBoardCache(svc *platform.Service) *boardCache {
+	c := &boardCache{svc: svc, every: chunkEvery, interval: DefaultLeaderboardInterval, published: make(chan struct{})}
+	svc.OnLeaderboardChange(c.kick)
+	return c
 }
 
-// get returns the leaderboard body, rebuilt when its version moved.
-// Concurrent callers wait for one build instead of each doing it.
-func (c *boardCache) get(svc *platform.Service) *Body {
-	v := svc.LeaderboardVersion()
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.body != nil && c.version == v {
-		return c.body
+// get returns the newest version built; the first call builds it.
+func (c *boardCache) get() *boardSnap {
+	if s := c.cur.Load(); s != nil {
+		// Also moves the event's clock if an instant passed (a freeze
+		// starting), which then calls kick.
+		c.svc.LeaderboardVersion()
+		return s
 	}
-	v, rows := svc.Leaderboard(func(id string, ver uint64) bool {
-		e, ok := c.entries[id]
-		return ok && e.version == ver
+	return c.build()
+}
+
+// kick schedules a build after the board moved. The service calls it with
+// its state locked, so it only arms a timer. Until someone reads the board
+// there is nothing to keep current.
+func (c *boardCache) kick() {
+	c.schedMu.Lock()
+	defer c.schedMu.Unlock()
+	if c.armed || !c.wanted {
+		return
+	}
+	c.armed = true
+	c.timer = time.AfterFunc(c.delay(), c.scheduled)
+}
+
+// delay is how long the next build waits; the caller holds schedMu.
+func (c *boardCache) delay() time.Duration { return max(0, c.interval-time.Since(c.lastStart)) }
+
+func (c *boardCache) scheduled() {
+	c.schedMu.Lock()
+	// A move from here on arms the next build: this one may not see it.
+	c.armed, c.lastStart = false, time.Now()
+	c.schedMu.Unlock()
+	c.build()
+}
+
+func (c *boardCache) setInterval(d time.Duration) {
+	c.schedMu.Lock()
+	defer c.schedMu.Unlock()
+	c.interval = d
+	if c.armed && c.timer.Stop() { // a build due later is due by the new interval
+		c.timer = time.AfterFunc(c.delay(), c.scheduled)
+	}
+}
+
+// build makes and publishes the board at the service's version, encoding
+// only the entries whose version moved and compressing only the chunks
+// whose entries changed.
+func (c *boardCache) build() *boardSnap {
+	c.buildMu.Lock()
+	defer c.buildMu.Unlock()
+	if s := c.cur.Load(); s != nil && s.version >= c.svc.LeaderboardVersion() {
+		return s
+	}
+	c.schedMu.Lock()
+	c.wanted = true // from here on, a move arms the next build
+	c.schedMu.Unlock()
+	if c.entries == nil {
+		c.entries = map[string]*boardEntry{}
+	}
+	v, rows := c.svc.Leaderboard(func(id string, ver uint64) bool {
+		e := c.entries[id]
+		return e != nil && e.version == ver
 	})
-	entries := make(map[string]cachedEntry, len(rows))
-	size := 16
-	for _, r := range rows {
+	s := &boardSnap{version: v, entries: make([]*boardEntry, len(rows))}
+	for i, r := range rows {
 		e := c.entries[r.UserID]
 		if r.Entry != nil {
-			e = cachedEntry{version: r.Version, json: appendLeaderboardEntry(nil, r.Entry)}
+			e = &boardEntry{id: r.UserID, version: r.Version, json: appendLeaderboardEntry(nil, r.Entry), last: chunkEnds(r.UserID, c.every)}
+			c.entries[r.UserID] = e
 		}
-		entries[r.UserID] = e
-		size += len(e.json) + 1
+		s.entries[i] = e
 	}
-	b := make([]byte, 0, size)
-	b = append(b, `{"leaderboard":[`...)
-	for i, r := range rows {
-		if i > 0 {
-			b = append(b, ',')
+	if len(c.entries) != len(rows) { // players left the board
+		c.entries = make(map[string]*boardEntry, len(rows))
+		for _, e := range s.entries {
+			c.entries[e.id] = e
 		}
-		b = append(b, entries[r.UserID].json...)
 	}
-	b = append(b, "]}"...)
-	c.entries, c.body, c.version = entries, NewBody(b), v
-	return c.body
+	chunks := make(map[string]*boardChunk, len(c.chunks)+1)
+	var fresh []*boardChunk
+	start := 0
+	for i, e := range s.entries {
+		if !e.last && i < len(s.entries)-1 {
+			continue
+		}
+		run := s.entries[start : i+1]
+		ch := c.chunks[e.id]
+		if ch == nil || !ch.holds(run) {
+			ch = newChunk(append([]*boardEntry(nil), run...))
+			fresh = append(fresh, ch)
+		}
+		chunks[e.id] = ch
+		s.chunks = append(s.chunks, ch)
+		s.ends = append(s.ends, i+1)
+		start = i + 1
+	}
+	deflateAll(fresh) // here rather than in a reader
+	s.full = s.span(0, len(s.entries))
+	s.full.gzipped()
+	c.chunks = chunks
+	c.cur.Store(s)
+	c.builds.Add(1)
+	c.schedMu.Lock()
+	close(c.published)
+	c.published = make(chan struct{})
+	c.schedMu.Unlock()
+	return s
+}
+
+// deflateAll compresses chunks on every processor: a burst of solves
+// leaves a build several chunks to compress, and the solves wait for it.
+func deflateAll(chunks []*boardChunk) {
+	workers := min(len(chunks), runtime.GOMAXPROCS(0))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := int(next.Add(1)) - 1; i < len(chunks); i = int(next.Add(1)) - 1 {
+				chunks[i].deflated()
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// wait returns once the version published is the service's current one.
+func (c *boardCache) wait(ctx context.Context) error {
+	for {
+		c.schedMu.Lock()
+		published := c.published
+		c.schedMu.Unlock()
+		s := c.cur.Load()
+		if s == nil {
+			s = c.build()
+		}
+		if s.version >= c.svc.LeaderboardVersion() {
+			return nil
+		}
+		c.kick()
+		select {
+		case <-published:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
 }
 
 // appendLeaderboardEntry writes the contract's LeaderboardEntry by hand.

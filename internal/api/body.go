@@ -8,12 +8,24 @@ import (
 	"sync"
 )
 
+// sharedBody is a response that many callers get alike: its validator,
+// its bytes and their gzip form are computed once, not per request (see
+// writeShared). The plain bytes may be in a few large parts, written one
+// after another: a leaderboard of megabytes is not copied into one buffer.
+type sharedBody interface {
+	etag() string
+	size() int // of the plain bytes
+	plain() [][]byte
+	gzipped() []byte
+}
+
 // Body is a response body shared by every caller who gets the same answer,
 // with its ETag and, once someone asked for it, its gzip form.
 type Body struct {
 	JSON []byte
 	ETag string
 
+	parts  [][]byte // JSON, as sharedBody gives it
 	gzOnce sync.Once
 	gz     []byte
 }
@@ -23,6 +35,11 @@ func (b *Body) Gzip() []byte {
 	b.gzOnce.Do(func() { b.gz = Compress(b.JSON) })
 	return b.gz
 }
+
+func (b *Body) etag() string    { return b.ETag }
+func (b *Body) size() int       { return len(b.JSON) }
+func (b *Body) plain() [][]byte { return b.parts }
+func (b *Body) gzipped() []byte { return b.Gzip() }
 
 // Compress gzips p at the fastest level: bodies change with every solve, so
 // compressing quickly matters more than the last few percent.
@@ -41,15 +58,21 @@ var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 // gives the same body the same tag. Two hardware-assisted CRCs and the
 // length make an accidental match between two versions vanishingly rare.
 func ETag(p []byte) string {
+	return etagOf(crc32.Checksum(p, castagnoli), crc32.ChecksumIEEE(p), len(p))
+}
+
+// etagOf is ETag from the body's CRCs (Castagnoli, IEEE) and length, for a
+// body whose CRCs were combined from its pieces'.
+func etagOf(crcC, crc uint32, n int) string {
 	b := make([]byte, 0, 40)
 	b = append(b, '"')
-	b = strconv.AppendUint(b, uint64(crc32.Checksum(p, castagnoli)), 36)
+	b = strconv.AppendUint(b, uint64(crcC), 36)
 	b = append(b, '-')
-	b = strconv.AppendUint(b, uint64(crc32.ChecksumIEEE(p)), 36)
+	b = strconv.AppendUint(b, uint64(crc), 36)
 	b = append(b, '-')
-	b = strconv.AppendInt(b, int64(len(p)), 36)
+	b = strconv.AppendInt(b, int64(n), 36)
 	return string(append(b, '"'))
 }
 
 // NewBody wraps bytes shared by many responses.
-func NewBody(p []byte) *Body { return &Body{JSON: p, ETag: ETag(p)} }
+func NewBody(p []byte) *Body { return &Body{JSON: p, ETag: ETag(p), parts: [][]byte{p}} }

@@ -80,10 +80,6 @@ func (h *Handler) writeups(w http.ResponseWriter, r *http.Request) {
 	writeValue(w, r, caller, http.StatusOK, list)
 }
 
-func (h *Handler) leaderboard(w http.ResponseWriter, r *http.Request) {
-	writeShared(w, r, h.board.get(h.svc), anyone)
-}
-
 func (h *Handler) me(w http.ResponseWriter, r *http.Request) {
 	v, err := h.viewer(w, r, true)
 	if err != nil {

@@ -61,25 +61,32 @@ func setCaching(hd http.Header, a audience) {
 
 // writeShared writes a body that many callers share: its ETag and gzip
 // form are computed once, not per request.
-func writeShared(w http.ResponseWriter, r *http.Request, b *Body, a audience) {
+func writeShared(w http.ResponseWriter, r *http.Request, b sharedBody, a audience) {
 	hd := w.Header()
 	setCaching(hd, a)
-	gz := len(b.JSON) >= gzipMin && acceptsGzip(r)
-	hd.Set("ETag", codedTag(b.ETag, gz))
-	if notModified(r, b.ETag) {
+	gz := b.size() >= gzipMin && acceptsGzip(r)
+	tag := b.etag()
+	hd.Set("ETag", codedTag(tag, gz))
+	if notModified(r, tag) {
 		w.WriteHeader(http.StatusNotModified)
 		return
 	}
 	hd.Set("Content-Type", contentTypeJSON)
-	body := b.JSON
+	parts, n := b.plain(), b.size()
 	if gz {
-		body = b.Gzip()
+		gzipped := b.gzipped()
+		parts, n = [][]byte{gzipped}, len(gzipped)
 		hd.Set("Content-Encoding", "gzip")
 	}
-	hd.Set("Content-Length", strconv.Itoa(len(body)))
+	hd.Set("Content-Length", strconv.Itoa(n))
 	w.WriteHeader(http.StatusOK)
-	if r.Method != http.MethodHead {
-		w.Write(body)
+	if r.Method == http.MethodHead {
+		return
+	}
+	for _, p := range parts {
+		if _, err := w.Write(p); err != nil {
+			return // the client left
+		}
 	}
 }
 

@@ -203,6 +203,7 @@ func cxGetMe(t testing.TB, s *Server, key string) cxProfile {
 
 func cxGetLeaderboard(t testing.TB, s *Server) []cxLeaderboardEntry {
 	t.Helper()
+	s.WaitLeaderboard()
 	var v struct {
 		Leaderboard []cxLeaderboardEntry `json:"leaderboard"`
 	}

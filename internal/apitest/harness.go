@@ -48,6 +48,7 @@ type Server struct {
 	HTTP      *httptest.Server
 	Metrics   *metrics.Metrics // with Options.Metrics
 	now       func() time.Time // the clock Options gave, shared by replicas
+	front     *server.Server
 }
 
 // Start loads datasetYAML (may be empty; the files it names are inside
@@ -106,7 +107,8 @@ func Start(t testing.TB, datasetYAML string, opts ...Options) *Server {
 	if err := s.Svc.Load(ctx); err != nil {
 		t.Fatal(err)
 	}
-	s.HTTP.Config.Handler = server.New(s.Svc, server.Options{Log: log, Requests: reqs, CTFtimeOff: o.CTFtimeOff}).Handler()
+	s.front = server.New(s.Svc, server.Options{Log: log, Requests: reqs, CTFtimeOff: o.CTFtimeOff})
+	s.HTTP.Config.Handler = s.front.Handler()
 	t.Cleanup(s.HTTP.Close)
 	return s
 }
@@ -162,6 +164,7 @@ type Response struct {
 
 // Do sends a request and validates the response against the OpenAPI
 // document, failing the test on any drift. headers are "Name: value" pairs.
+// A read of the leaderboard first waits for it to catch up (WaitLeaderboard).
 func (s *Server) Do(method, path string, body []byte, headers ...string) Response {
 	s.T.Helper()
 	r := s.DoRaw(method, path, body, headers...)
@@ -179,6 +182,9 @@ func (s *Server) Do(method, path string, body []byte, headers ...string) Respons
 // DoRaw sends a request without validating the response.
 func (s *Server) DoRaw(method, path string, body []byte, headers ...string) Response {
 	s.T.Helper()
+	if (method == http.MethodGet || method == http.MethodHead) && strings.HasPrefix(path, "/api/public/leaderboard") {
+		s.WaitLeaderboard()
+	}
 	var rd io.Reader
 	if body != nil {
 		rd = bytes.NewReader(body)
@@ -224,9 +230,30 @@ func (s *Server) Replica(limit store.RateLimit) *Server {
 	if err := svc.Load(context.Background()); err != nil {
 		s.T.Fatal(err)
 	}
-	hs := httptest.NewServer(server.New(svc, server.Options{Log: log}).Handler())
-	s.T.Cleanup(hs.Close)
+	hs, front := Serve(s.T, svc, server.Options{Log: log})
 	r := *s
-	r.URL, r.Svc, r.HTTP = hs.URL, svc, hs
+	r.URL, r.Svc, r.HTTP, r.front = hs.URL, svc, hs, front
 	return &r
+}
+
+// Serve serves svc's front doors on a test listener, closed when the test
+// ends.
+func Serve(t testing.TB, svc *platform.Service, opts server.Options) (*httptest.Server, *server.Server) {
+	front := server.New(svc, opts)
+	hs := httptest.NewServer(front.Handler())
+	t.Cleanup(hs.Close)
+	return hs, front
+}
+
+// WaitLeaderboard waits until the leaderboard the API serves shows every
+// change the service applied. A reader gets the newest version built,
+// which trails a write by up to an interval; the tests check what writes
+// did, so Do waits before reading the board.
+func (s *Server) WaitLeaderboard() {
+	s.T.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := s.front.API().WaitLeaderboard(ctx); err != nil {
+		s.T.Fatalf("the leaderboard did not catch up: %v", err)
+	}
 }

@@ -1,7 +1,9 @@
 package apitest
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"testing"
 
@@ -51,6 +53,52 @@ func TestIntegrationLeaderboard(t *testing.T) {
 			t.Errorf("entry %d image %v, want null (no user has an image)", i, img)
 		}
 	}
+}
+
+// TestIntegrationLeaderboardPages: limit and offset (an extension of the
+// contract) over real HTTP, every answer checked against the OpenAPI
+// document: pages are slices of the board, gzipped and revalidated like it;
+// bad values are 400 {"error"}.
+func TestIntegrationLeaderboardPages(t *testing.T) {
+	t.Parallel()
+	s := itStart(t)
+	const board = "/api/public/leaderboard"
+	whole := s.Do("GET", board, nil)
+	var all struct {
+		Leaderboard []json.RawMessage `json:"leaderboard"`
+	}
+	if err := json.Unmarshal(whole.Body, &all); err != nil || len(all.Leaderboard) != 4 {
+		t.Fatalf("board: %v, %d entries, want 4", err, len(all.Leaderboard))
+	}
+	for _, c := range []struct {
+		query  string
+		lo, hi int
+	}{
+		{"?limit=2", 0, 2}, {"?offset=1&limit=2", 1, 3}, {"?offset=3", 3, 4}, {"?offset=4", 4, 4}, {"?offset=10&limit=1", 4, 4},
+	} {
+		r := s.Do("GET", board+c.query, nil, "Accept-Encoding: gzip")
+		itStatus(t, c.query, r, 200)
+		want := `{"leaderboard":[` + string(bytes.Join(rawBytes(all.Leaderboard[c.lo:c.hi]), []byte(","))) + `]}`
+		if got := string(r.Body); got != want {
+			t.Errorf("GET %s = %s, want %s", c.query, got, want)
+		}
+		itStatus(t, c.query+" revalidated", s.Do("GET", board+c.query, nil, "If-None-Match: "+r.Header.Get("ETag")), 304)
+		itStatus(t, c.query+" HEAD", s.Do("HEAD", board+c.query, nil), 200)
+	}
+	if r := s.Do("GET", board+"?offset=0&limit=1000", nil); !bytes.Equal(r.Body, whole.Body) || r.Header.Get("ETag") != whole.Header.Get("ETag") {
+		t.Errorf("a page of the whole board differs from the board")
+	}
+	for _, q := range []string{"?limit=0", "?limit=1001", "?limit=x", "?offset=-1", "?limit=1&limit=1"} {
+		itError(t, q, s.Do("GET", board+q, nil), 400)
+	}
+}
+
+func rawBytes(list []json.RawMessage) [][]byte {
+	out := make([][]byte, len(list))
+	for i, m := range list {
+		out[i] = m
+	}
+	return out
 }
 
 // TestIntegrationReload changes the database as an operator would, reloads

@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"net/http/httptest"
 	"testing"
 	"time"
 
@@ -23,10 +22,9 @@ func itReplica(t *testing.T, s *Server, limit store.RateLimit) *Server {
 	if err := svc.Load(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	hs := httptest.NewServer(server.New(svc, server.Options{Log: log}).Handler())
-	t.Cleanup(hs.Close)
+	hs, front := Serve(t, svc, server.Options{Log: log})
 	r := *s
-	r.URL, r.Svc, r.HTTP = hs.URL, svc, hs
+	r.URL, r.Svc, r.HTTP, r.front = hs.URL, svc, hs, front
 	return &r
 }
 

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"log/slog"
-	"net/http/httptest"
 	"path/filepath"
 	"sync/atomic"
 	"testing"
@@ -38,9 +37,8 @@ func itServeEmpty(t *testing.T, publicURL string, now func() time.Time) *Server 
 	if err := s.Svc.Load(ctx); err != nil {
 		t.Fatal(err)
 	}
-	s.HTTP = httptest.NewServer(server.New(s.Svc, server.Options{Log: log}).Handler())
+	s.HTTP, s.front = Serve(t, s.Svc, server.Options{Log: log})
 	s.URL = s.HTTP.URL
-	t.Cleanup(s.HTTP.Close)
 	return s
 }
 

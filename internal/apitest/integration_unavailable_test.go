@@ -3,7 +3,6 @@ package apitest
 import (
 	"context"
 	"log/slog"
-	"net/http/httptest"
 	"strconv"
 	"strings"
 	"testing"
@@ -26,10 +25,9 @@ func itServe(t *testing.T, s *Server, db *store.DB, filesDir string) *Server {
 	if err := svc.Load(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	hs := httptest.NewServer(server.New(svc, server.Options{Log: log}).Handler())
-	t.Cleanup(hs.Close)
+	hs, front := Serve(t, svc, server.Options{Log: log})
 	r := *s
-	r.URL, r.Svc, r.HTTP, r.DB, r.FilesDir = hs.URL, svc, hs, db, filesDir
+	r.URL, r.Svc, r.HTTP, r.DB, r.FilesDir, r.front = hs.URL, svc, hs, db, filesDir, front
 	return &r
 }
 

@@ -36,6 +36,7 @@ type Env struct {
 	DB       *store.DB
 	Svc      *platform.Service
 	Handler  http.Handler
+	Front    *server.Server // what Handler serves
 	Config   synth.Config
 
 	Keys    []synth.Key
@@ -144,7 +145,8 @@ func Build(ctx context.Context, d *Database, cfg synth.Config, limit store.RateL
 		return nil, err
 	}
 	e.LoadTime = time.Since(t)
-	e.Handler = Stack(e.Svc, log)
+	e.Front = server.New(e.Svc, server.Options{Log: log})
+	e.Handler = e.Front.Handler()
 	return e, nil
 }
 

@@ -84,8 +84,11 @@ func (a *app) serve(ctx context.Context, args []string) error {
 	watchCtx, stopWatch := context.WithCancel(ctx)
 	defer stopWatch()
 	// Polling is cheap (two indexed reads) and is what keeps several processes
-	// on one SQLite file, or replicas that lost their notifications, current.
-	go svc.Watch(watchCtx, 250*time.Millisecond)
+	// on one SQLite file, or replicas that lost their notifications, current:
+	// a tenth of a second, so that a solve shows on every replica within a
+	// quarter (the poll, then at most api.DefaultLeaderboardInterval until
+	// the board's next build).
+	go svc.Watch(watchCtx, 100*time.Millisecond)
 	go store.Listen(watchCtx, a.db, svc.Wake, log)
 	// Every replica sends webhook deliveries; claims keep each to one.
 	go webhook.New(db, webhook.Options{Observer: svc.Observer(), Logger: log}).Run(watchCtx)

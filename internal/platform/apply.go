@@ -59,7 +59,7 @@ func (st *state) putUser(nu ctf.User, dirty dirtySet) {
 	u.User = nu
 	if shown {
 		u.ver = st.bump()
-		st.solveVer++
+		st.moveBoard()
 		for _, c := range st.chals {
 			if c.creator == u {
 				dirty[c] = true
@@ -106,7 +106,7 @@ func (st *state) setPlayer(u *user, player bool, dirty dirtySet) {
 		}
 	}
 	u.ver = st.bump()
-	st.solveVer++
+	st.moveBoard()
 	st.listVer++
 }
 
@@ -239,7 +239,7 @@ func (st *state) putChallenge(nc ctf.Challenge, dirty dirtySet) {
 	st.sortVisible()
 	st.rearm() // its release may be the next instant
 	dirty[c] = true
-	st.solveVer++
+	st.moveBoard()
 	st.listVer++
 }
 

@@ -90,7 +90,7 @@ func (st *state) advanceClock(now time.Time, dirty dirtySet) []store.StreamRow {
 	}
 	if moved || refreeze {
 		st.sortVisible()
-		st.solveVer++
+		st.moveBoard()
 		st.listVer++
 	}
 	st.rearm()

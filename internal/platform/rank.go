@@ -12,12 +12,20 @@ type rankCache struct {
 	mu      sync.Mutex
 	version uint64
 	valid   bool
-	order   []*user
-	rank    map[string]int
+	// seen is the newest entry version when the order was made: a user
+	// whose entry's version is past it may stand elsewhere now.
+	seen  uint64
+	order []*user
+	rank  map[string]int
 }
 
 // rankingLocked returns the players in leaderboard order and their ranks;
 // the caller holds s.mu for reading.
+//
+// A solve changes one player's standing, so the order is mended rather
+// than sorted again (sorting ten thousand players took most of a solve's
+// cost to the board): the players whose entries did not change keep their
+// order, and those that did are sorted among themselves and merged in.
 func (s *state) rankingLocked() ([]*user, map[string]int) {
 	rc := &s.ranking
 	rc.mu.Lock()
@@ -25,20 +33,67 @@ func (s *state) rankingLocked() ([]*user, map[string]int) {
 	if rc.valid && rc.version == s.solveVer {
 		return rc.order, rc.rank
 	}
-	order := make([]*user, 0, len(s.users))
+	if rc.valid {
+		s.mendRanking(rc)
+	} else {
+		order := make([]*user, 0, len(s.users))
+		for _, u := range s.users {
+			if u.ranked() {
+				order = append(order, u)
+			}
+		}
+		sort.Slice(order, func(i, j int) bool { return ranksBefore(order[i], order[j]) })
+		rc.rank = make(map[string]int, len(order))
+		for i, u := range order {
+			rc.rank[u.ID] = i + 1
+		}
+		rc.order, rc.valid = order, true
+	}
+	rc.version, rc.seen = s.solveVer, s.lastVer
+	return rc.order, rc.rank
+}
+
+// mendRanking brings rc's order and ranks up to date: every change of a
+// standing (a solve counted or not, points, a username, a ban) gives its
+// user's entry a new version (bump). The ranks are rewritten only where
+// the order changed. No caller holds the old order or ranks: they are
+// used under the state's read lock, and they change only after a write.
+func (s *state) mendRanking(rc *rankCache) {
+	var moved []*user
 	for _, u := range s.users {
-		if u.player && len(u.solves) > 0 {
-			order = append(order, u)
+		if u.ver > rc.seen && u.ranked() {
+			moved = append(moved, u)
 		}
 	}
-	sort.Slice(order, func(i, j int) bool { return ctf.RanksBefore(order[i].standing(), order[j].standing()) })
-	rank := make(map[string]int, len(order))
-	for i, u := range order {
-		rank[u.ID] = i + 1
+	sort.Slice(moved, func(i, j int) bool { return ranksBefore(moved[i], moved[j]) })
+	kept := make([]*user, 0, len(rc.order))
+	for _, u := range rc.order {
+		switch {
+		case !u.ranked():
+			delete(rc.rank, u.ID)
+		case u.ver <= rc.seen:
+			kept = append(kept, u)
+		}
 	}
-	rc.order, rc.rank, rc.version, rc.valid = order, rank, s.solveVer, true
-	return order, rank
+	order := make([]*user, 0, len(kept)+len(moved))
+	for _, m := range moved {
+		i := sort.Search(len(kept), func(i int) bool { return ranksBefore(m, kept[i]) })
+		order = append(append(order, kept[:i]...), m)
+		kept = kept[i:]
+	}
+	order = append(order, kept...)
+	for i, u := range order {
+		if i >= len(rc.order) || rc.order[i] != u { // else its rank is i+1 already
+			rc.rank[u.ID] = i + 1
+		}
+	}
+	rc.order = order
 }
+
+// ranked reports whether u is on the leaderboard.
+func (u *user) ranked() bool { return u.player && len(u.solves) > 0 }
+
+func ranksBefore(a, b *user) bool { return ctf.RanksBefore(a.standing(), b.standing()) }
 
 func (u *user) lastSolvedAt() (t ctf.Solve, ok bool) {
 	if len(u.solves) == 0 {

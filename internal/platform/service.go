@@ -125,6 +125,11 @@ type Service struct {
 	// a file's address is its content, so its size never changes.
 	fileSizes sync.Map
 
+	// boardFns are told of every move of the leaderboard (copied on
+	// write: they are called under the state's lock).
+	boardMu  sync.Mutex
+	boardFns atomic.Pointer[[]func()]
+
 	wake  chan struct{}
 	obs   Observer
 	hub   *hub
@@ -166,7 +171,15 @@ func (s *Service) Load(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("load event state: %w", err)
 	}
-	s.st.Store(newState(snap, s.opts.PublicURL, s.now()))
+	var after uint64
+	if old := s.st.Load(); old != nil {
+		old.mu.RLock()
+		after = old.lastVersion()
+		old.mu.RUnlock()
+	}
+	st := newStateAfter(snap, s.opts.PublicURL, s.now(), after)
+	st.onBoard = s.boardMoved
+	s.st.Store(st)
 	s.rebuilds.Add(1)
 	s.hub.publish(nil, snap.Stream)
 	// The snapshot, as big as the state, is garbage now. Give the memory
@@ -174,7 +187,32 @@ func (s *Service) Load(ctx context.Context) error {
 	// resident size would be that of its rebuild, not of its state.
 	snap = nil
 	debug.FreeOSMemory()
+	s.boardMoved()
 	return nil
+}
+
+// OnLeaderboardChange registers fn to be called whenever the leaderboard's
+// version moves (LeaderboardVersion), on this replica's writes and on what
+// it reads of others', so a front door can rebuild what it derives from the
+// board without asking after every request. fn is called with the event's
+// state locked: it must return at once and must not call the Service.
+func (s *Service) OnLeaderboardChange(fn func()) {
+	s.boardMu.Lock()
+	defer s.boardMu.Unlock()
+	old := s.boardFns.Load()
+	fns := []func(){fn}
+	if old != nil {
+		fns = append(append([]func(){}, *old...), fn)
+	}
+	s.boardFns.Store(&fns)
+}
+
+func (s *Service) boardMoved() {
+	if fns := s.boardFns.Load(); fns != nil {
+		for _, fn := range *fns {
+			fn()
+		}
+	}
 }
 
 // Rebuilds counts how many times the hot state was built from a full read

@@ -43,7 +43,7 @@ type state struct {
 		unseen []int64
 	}
 
-	solveVer uint64 // bumped by every change to the leaderboard: ranks, entries
+	solveVer uint64 // bumped by every change to the leaderboard (moveBoard): ranks, entries
 	listVer  uint64 // bumped by every change to the challenge list
 	// lastVer numbers the versions of entries (a user's leaderboard entry,
 	// a challenge's list entry), so a front door keeps what it built of an
@@ -51,6 +51,9 @@ type state struct {
 	lastVer uint64
 
 	ranking rankCache
+	// onBoard is told when solveVer moves, with mu held (see
+	// Service.OnLeaderboardChange); nil while the state is being built.
+	onBoard func()
 
 	// The event's clock as of clockAt (advanceClock moves it): the phase,
 	// and the freeze in force, if any. A solve at or after freezeAt while
@@ -137,7 +140,17 @@ func (st *state) counts(x *solve) bool {
 }
 
 func newState(snap *store.Snapshot, publicURL string, now time.Time) *state {
+	return newStateAfter(snap, publicURL, now, 0)
+}
+
+// newStateAfter is newState with every version (of the lists, of their
+// entries) past after: a front door that keeps what it built of an entry
+// by version must not mistake a rebuilt state's entry for the old one.
+func newStateAfter(snap *store.Snapshot, publicURL string, now time.Time, after uint64) *state {
 	s := &state{
+		lastVer:       after,
+		solveVer:      after + 1,
+		listVer:       after + 1,
 		event:         snap.Event,
 		announcements: snap.Announcements,
 		streamMax:     snap.Stream,
@@ -200,6 +213,18 @@ func newState(snap *store.Snapshot, publicURL string, now time.Time) *state {
 	}
 	return s
 }
+
+// moveBoard notes a change of the leaderboard: its order or an entry.
+func (s *state) moveBoard() {
+	s.solveVer++
+	if s.onBoard != nil {
+		s.onBoard()
+	}
+}
+
+// lastVersion is the highest version the state has given out; the caller
+// holds mu.
+func (s *state) lastVersion() uint64 { return max(s.lastVer, s.solveVer, s.listVer) }
 
 // bump returns a new entry version.
 func (s *state) bump() uint64 {
@@ -267,7 +292,7 @@ func (s *state) addSolve(sv ctf.Solve) *solve {
 		s.attach(x)
 		if u.player {
 			c.playerSolves = insertSolve(c.playerSolves, x)
-			s.solveVer++
+			s.moveBoard()
 			s.listVer++
 		}
 	}

@@ -40,6 +40,7 @@ type Server struct {
 	reqs RequestObserver
 	mux  *http.ServeMux
 	http *http.Server
+	api  *api.Handler
 }
 
 // New returns the server of svc with every route mounted.
@@ -67,6 +68,7 @@ func New(svc *platform.Service, opts Options) *Server {
 func (s *Server) routes(opts Options) {
 	apiHandler := api.New(s.svc, s.log)
 	apiHandler.SecureCookies = opts.SecureCookies
+	s.api = apiHandler
 	s.mux.Handle("/api/public/", apiHandler)
 	s.mux.Handle("/api/public", apiHandler)
 	s.mux.Handle("/files/", apiHandler)
@@ -81,6 +83,10 @@ func (s *Server) routes(opts Options) {
 	s.mux.Handle("/api/events", events.New(s.svc, s.log))
 	s.mux.Handle("/", web.New(s.svc, web.Options{Log: s.log, SecureCookies: opts.SecureCookies}))
 }
+
+// API is the public API's handler, for tests and benchmarks that wait for
+// its leaderboard or tune how often it is built.
+func (s *Server) API() *api.Handler { return s.api }
 
 // Handler is the whole HTTP surface with its middleware: what Serve serves,
 // and what tests and benchmarks mount on their own listeners.

@@ -18,7 +18,7 @@ const NotifyChannel = "flagship_changes"
 // records a submission, until ctx ends. After a lost connection it
 // reconnects and wakes once, since what was announced meanwhile is gone;
 // the catch-up read that wake triggers finds it. For SQLite it returns at
-// once: the server's one-second poll covers writes by other processes.
+// once: the server's poll covers writes by other processes.
 func Listen(ctx context.Context, dsn string, wake func(), log *slog.Logger) {
 	if !strings.HasPrefix(dsn, "postgres://") && !strings.HasPrefix(dsn, "postgresql://") {
 		return

@@ -56,6 +56,8 @@ func main() {
 		err = dbsize(os.Args[2:])
 	case "visibility":
 		err = visibility(os.Args[2:])
+	case "rush":
+		err = rush(os.Args[2:])
 	default:
 		usage()
 	}
@@ -66,7 +68,7 @@ func main() {
 }
 
 func usage() {
-	fmt.Fprintln(os.Stderr, "usage: loadtool createdb|dropdb|dbsize|visibility [flags] (see the package comment)")
+	fmt.Fprintln(os.Stderr, "usage: loadtool createdb|dropdb|dbsize|visibility|rush [flags] (see the package comment)")
 	os.Exit(2)
 }
 
@@ -131,32 +133,16 @@ func visibility(args []string) error {
 	interval := fs.Duration("interval", 5*time.Millisecond, "poll interval")
 	deadline := fs.Duration("deadline", 5*time.Second, "give up on a solve not visible after this long")
 	skip := fs.Int("skip", 20, "targets per key to leave alone (the wrong-submission load's)")
-	cfg := synth.Config{Seed: def.Seed}
-	fs.IntVar(&cfg.Players, "players", def.Players, "as given to flagship synth")
-	fs.IntVar(&cfg.Challenges, "challenges", def.Challenges, "as given to flagship synth")
-	fs.IntVar(&cfg.Solves, "solves", def.Solves, "as given to flagship synth")
-	fs.IntVar(&cfg.Attempts, "attempts", def.Attempts, "as given to flagship synth")
-	fs.Uint64Var(&cfg.Seed, "seed", def.Seed, "as given to flagship synth")
+	cfg := synthFlags(fs, def)
 	fs.Parse(args)
 	if *write == "" || *read == "" || *keysFile == "" {
 		return errors.New("visibility: --write, --read and --keys are required")
 	}
 
-	keys, err := readLines(*keysFile)
+	targets, err := unusedTargets(*cfg, *keysFile, *skip, 1) // round skip: one per key at most
 	if err != nil {
 		return err
 	}
-	cfg.Keys = len(keys)
-	ev, err := synth.Generate(cfg)
-	if err != nil {
-		return err
-	}
-	secretOf := map[string]string{} // user id → secret
-	for i, k := range ev.Keys {
-		secretOf[k.UserID] = keys[i]
-	}
-	before := len(ev.Targets(*skip))
-	targets := ev.Targets(*skip + 1)[before:] // round skip: one per key at most
 	if len(targets) < *n {
 		return fmt.Errorf("visibility: %d unused targets, %d solves asked", len(targets), *n)
 	}
@@ -165,7 +151,6 @@ func visibility(args []string) error {
 	picked := make([]synth.Target, *n)
 	for i := range picked {
 		picked[i] = targets[i*step]
-		picked[i].Key = secretOf[picked[i].UserID]
 	}
 
 	c := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: 4, DisableCompression: true}}
@@ -210,6 +195,45 @@ func visibility(args []string) error {
 	line("leaderboard ETag on the other replica", pick(func(s sample) time.Duration { return s.board }))
 	line("solvesCount on the other replica, after the 200", pick(func(s sample) time.Duration { return s.detail - s.ack }))
 	return nil
+}
+
+// synthFlags declares the flags `flagship synth` was given, which the
+// generator needs to make the same event again.
+func synthFlags(fs *flag.FlagSet, def synth.Config) *synth.Config {
+	cfg := &synth.Config{Seed: def.Seed}
+	fs.IntVar(&cfg.Players, "players", def.Players, "as given to flagship synth")
+	fs.IntVar(&cfg.Challenges, "challenges", def.Challenges, "as given to flagship synth")
+	fs.IntVar(&cfg.Solves, "solves", def.Solves, "as given to flagship synth")
+	fs.IntVar(&cfg.Attempts, "attempts", def.Attempts, "as given to flagship synth")
+	fs.Uint64Var(&cfg.Seed, "seed", def.Seed, "as given to flagship synth")
+	return cfg
+}
+
+// unusedTargets regenerates the event of cfg and returns the correct-flag
+// targets of rounds skip to skip+rounds-1 (a round gives each key at most
+// one, and consecutive targets belong to different players), with the
+// secrets read from keysFile (`flagship synth --keys-out`, in the
+// generator's key order).
+func unusedTargets(cfg synth.Config, keysFile string, skip, rounds int) ([]synth.Target, error) {
+	keys, err := readLines(keysFile)
+	if err != nil {
+		return nil, err
+	}
+	cfg.Keys = len(keys)
+	ev, err := synth.Generate(cfg)
+	if err != nil {
+		return nil, err
+	}
+	secretOf := map[string]string{} // user id → secret
+	for i, k := range ev.Keys {
+		secretOf[k.UserID] = keys[i]
+	}
+	before := len(ev.Targets(skip))
+	targets := ev.Targets(skip + rounds)[before:]
+	for i := range targets {
+		targets[i].Key = secretOf[targets[i].UserID]
+	}
+	return targets, nil
 }
 
 // measure submits t's flag on write and polls read until the solve shows
@@ -263,29 +287,38 @@ func measure(c *http.Client, write, read string, t synth.Target, interval, deadl
 		return status == http.StatusOK, err
 	}, &s.board, &errBoard)
 
-	req, _ := http.NewRequest(http.MethodPost, write+"/api/public/challenges/"+t.Slug+"/submit",
-		strings.NewReader(`{"flag":`+quote(t.Flag)+`}`))
-	req.Header.Set("Authorization", "Bearer "+t.Key)
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := c.Do(req)
+	status, body, err := submit(context.Background(), c, write, t)
 	if err != nil {
 		cancel()
 		wg.Wait()
 		return s, err
 	}
-	body, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
 	s.ack = time.Since(start)
-	if resp.StatusCode != http.StatusOK {
+	if status != http.StatusOK {
 		cancel()
 		wg.Wait()
-		return s, fmt.Errorf("submit: status %d: %s", resp.StatusCode, body)
+		return s, fmt.Errorf("submit: status %d: %s", status, body)
 	}
 	wg.Wait()
 	if err := errors.Join(errDetail, errBoard); err != nil {
 		return s, err
 	}
 	return s, nil
+}
+
+// submit posts t's correct flag to base with t's key.
+func submit(ctx context.Context, c *http.Client, base string, t synth.Target) (int, []byte, error) {
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, base+"/api/public/challenges/"+t.Slug+"/submit",
+		strings.NewReader(`{"flag":`+quote(t.Flag)+`}`))
+	req.Header.Set("Authorization", "Bearer "+t.Key)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := c.Do(req)
+	if err != nil {
+		return 0, nil, err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	return resp.StatusCode, body, err
 }
 
 func solvesCount(c *http.Client, url string) (int, error) {

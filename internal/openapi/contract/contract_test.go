@@ -820,7 +820,8 @@ func TestDocument(t *testing.T) {
 	)
 	// Statuses per operation: the contract's success and error statuses,
 	// plus PRODUCT.md's (submit 403, 413, 429; health 503; 401 for a bad
-	// API key everywhere; 304 on GETs; 405 everywhere).
+	// API key everywhere; 304 on GETs; 405 everywhere), plus the
+	// leaderboard's 400 for a bad limit or offset (an extension).
 	want := map[string]struct {
 		auth     string
 		statuses []int
@@ -830,7 +831,7 @@ func TestDocument(t *testing.T) {
 		"GET /api/public/challenges/{slug}":          {optional, []int{200, 304, 401, 404, 405, 500}},
 		"POST /api/public/challenges/{slug}/submit":  {required, []int{200, 400, 401, 403, 404, 405, 409, 413, 429, 500, 503}},
 		"GET /api/public/challenges/{slug}/writeups": {required, []int{200, 304, 401, 403, 404, 405, 500}},
-		"GET /api/public/leaderboard":                {none, []int{200, 304, 401, 405, 500}},
+		"GET /api/public/leaderboard":                {none, []int{200, 304, 400, 401, 405, 500}},
 		"GET /api/public/me":                         {required, []int{200, 304, 401, 405, 500}},
 		"GET /api/public/profiles/{userId}":          {none, []int{200, 304, 401, 405, 500}},
 	}
