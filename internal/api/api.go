@@ -42,10 +42,10 @@ func New(svc *platform.Service, log *slog.Logger) *Handler {
 // a build's cost want).
 func (h *Handler) SetLeaderboardInterval(d time.Duration) { h.board.setInterval(d) }
 
-// WaitLeaderboard returns once the leaderboard this handler serves shows
-// every change the service has applied so far, or when ctx ends. Readers
-// never wait for the board (they get the newest version built, at most an
-// interval old); tests and benchmarks that check what a write did to it do.
+// WaitLeaderboard returns once the scheduled build of the leaderboard has
+// caught up with every change the service has applied so far, or when ctx
+// ends. A read needs no wait (it builds what it finds stale); benchmarks
+// that measure a build's cost apart from the reads do.
 func (h *Handler) WaitLeaderboard(ctx context.Context) error { return h.board.wait(ctx) }
 
 // routes is the whole public surface on one screen. Each path also has a

@@ -22,8 +22,13 @@ const DefaultLeaderboardInterval = 50 * time.Millisecond
 // boardCache holds the leaderboard's bytes at the newest version built
 // (see boardbytes.go) and builds the next one when the service says the
 // board moved: at once after a quiet spell, else at most once per
-// interval. Readers always get the newest complete version and never wait
-// for a build, except for the very first.
+// interval. A reader gets the version built if it is the service's
+// current one, so that what this replica acknowledged (a solve, a ban) is
+// on the board the next read serves, as the contract's clients expect.
+// Else the reader builds it, one build at a time: readers that arrive
+// during a build wait for it, and the moves made meanwhile go into the
+// next, so a burst of solves costs a build per build's time, not per
+// solve; and the scheduled builds usually leave readers nothing to do.
 type boardCache struct {
 	svc   *platform.Service
 	every uint32 // entries per chunk, on average (chunkEvery)
@@ -53,12 +58,12 @@ func newBoardCache(svc *platform.Service) *boardCache {
 	return c
 }
 
-// get returns the newest version built; the first call builds it.
+// get returns the board at the service's current version, building it if
+// the newest version built is older.
 func (c *boardCache) get() *boardSnap {
-	if s := c.cur.Load(); s != nil {
-		// Also moves the event's clock if an instant passed (a freeze
-		// starting), which then calls kick.
-		c.svc.LeaderboardVersion()
+	// LeaderboardVersion also moves the event's clock if an instant passed
+	// (a freeze starting).
+	if s := c.cur.Load(); s != nil && s.version >= c.svc.LeaderboardVersion() {
 		return s
 	}
 	return c.build()
