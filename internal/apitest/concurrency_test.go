@@ -203,7 +203,6 @@ func cxGetMe(t testing.TB, s *Server, key string) cxProfile {
 
 func cxGetLeaderboard(t testing.TB, s *Server) []cxLeaderboardEntry {
 	t.Helper()
-	s.WaitLeaderboard()
 	var v struct {
 		Leaderboard []cxLeaderboardEntry `json:"leaderboard"`
 	}
