@@ -2,9 +2,13 @@ package metrics_test
 
 import (
 	"context"
+	"database/sql"
 	"io"
 	"net"
 	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -277,5 +281,53 @@ func TestServeStops(t *testing.T) {
 	if resp, err := http.Get(base + "/metrics"); err == nil {
 		resp.Body.Close()
 		t.Errorf("the metrics server still answers after its context ended: %d", resp.StatusCode)
+	}
+}
+
+// fakePools reports fixed pool statistics.
+type fakePools struct{}
+
+func (fakePools) PoolStats() (writer, reader sql.DBStats, shared bool) {
+	return sql.DBStats{OpenConnections: 1}, sql.DBStats{OpenConnections: 2}, false
+}
+
+// TestDashboardNamesRegisteredMetrics: every flagship_ series the Grafana
+// dashboard queries is one this package registers, so a renamed metric
+// cannot leave a panel silently empty.
+func TestDashboardNamesRegisteredMetrics(t *testing.T) {
+	t.Parallel()
+	raw, err := os.ReadFile(filepath.Join("..", "..", "deploy", "grafana-dashboard.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := metrics.New(fakePools{})
+	// A labelled series exists once observed: feed every kind once.
+	m.SubmitBatch(1, 0)
+	m.ObserveRequest("/x", "GET", 200, time.Millisecond)
+	m.WebhookDelivery("generic", false)
+	m.SolveApplied(true, false, time.Millisecond)
+	m.StreamClients(1)
+	fams, err := m.Registry().Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	have := map[string]bool{}
+	for _, f := range fams {
+		have[f.GetName()] = true
+	}
+	names := regexp.MustCompile(`flagship_[a-z_]+`).FindAllString(string(raw), -1)
+	if len(names) == 0 {
+		t.Fatal("the dashboard queries no flagship_ metric")
+	}
+	for _, n := range names {
+		base := n
+		for _, suffix := range []string{"_bucket", "_sum", "_count"} {
+			if strings.HasSuffix(n, suffix) && !have[n] {
+				base = strings.TrimSuffix(n, suffix)
+			}
+		}
+		if !have[base] {
+			t.Errorf("the dashboard queries %s, which is not registered", n)
+		}
 	}
 }
