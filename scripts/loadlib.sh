@@ -1,4 +1,4 @@
-# Shared by the load scripts (loadtest.sh, loadtest-replicas.sh, rush.sh):
+# Shared by the load scripts (loadtest.sh, loadtest-replicas.sh, rush.sh, submitbench.sh):
 # sourced from the repository's root, never run.
 
 # The synthetic event's size and seed, from the environment; the defaults

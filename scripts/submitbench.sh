@@ -14,7 +14,8 @@
 #   scripts/submitbench.sh
 #   FLAGSHIP_BENCH_PG='postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable' scripts/submitbench.sh
 #
-# Knobs: DURATION (10s), CONNS (64), PLAYERS (2000), RUNS (1: wrk runs per
+# Knobs: DURATION (10s), CONNS (64), PLAYERS (2000; SOLVES and ATTEMPTS 20
+# and 200 a player), RUNS (1: wrk runs per
 # engine, each followed by the baseline, a minute apart so that the rate
 # limit's window has passed), PORT, BASELINE_PORT. Figures: docs/performance.md.
 set -euo pipefail
@@ -23,23 +24,21 @@ cd "$(dirname "$0")/.."
 DURATION=${DURATION:-10s}
 CONNS=${CONNS:-64}
 PLAYERS=${PLAYERS:-2000}
+SOLVES=${SOLVES:-$((PLAYERS * 20))}
+ATTEMPTS=${ATTEMPTS:-$((PLAYERS * 200))}
+KEYS=${KEYS:-$((PLAYERS < 1000 ? PLAYERS : 1000))}
 RUNS=${RUNS:-1}
 PORT=${PORT:-18080}
 BASELINE_PORT=${BASELINE_PORT:-18089}
-HOST=127.0.0.1 # loopback only, always
+SERVER=${FLAGSHIP_BENCH_PG:-}
+. scripts/loadlib.sh # stop, cleanup, the event's other knobs, HOST
 
 command -v wrk >/dev/null || { apt-get update -qq && apt-get install -y -qq wrk >/dev/null; }
 command -v curl >/dev/null || { apt-get update -qq && apt-get install -y -qq curl >/dev/null; }
 
 work=$(mktemp -d /tmp/flagship-submitbench.XXXXXX)
 pids=()
-pgdb=""
-cleanup() {
-	for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
-	wait 2>/dev/null || true
-	if [ -n "$pgdb" ]; then "$work/loadtool" dropdb --server "$FLAGSHIP_BENCH_PG" "$pgdb" >/dev/null || true; fi
-	rm -rf "$work"
-}
+dbname=""
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
@@ -50,8 +49,8 @@ go build -o "$work/loadtool" ./internal/bench/loadtool
 pids+=($!)
 
 synth() { # DSN PREFIX
-	"$work/flagship" --db "$1" synth --players "$PLAYERS" --solves $((PLAYERS * 20)) --attempts $((PLAYERS * 200)) \
-		--keys 1000 --keys-out "$work/$2-keys.txt" --targets-out "$work/$2-targets.txt" | tail -1
+	"$work/flagship" --db "$1" synth --players "$PLAYERS" --challenges "$CHALLENGES" --solves "$SOLVES" --attempts "$ATTEMPTS" \
+		--seed "$SEED" --keys "$KEYS" --keys-out "$work/$2-keys.txt" --targets-out "$work/$2-targets.txt" | tail -1
 }
 
 bench() { # NAME DSN PREFIX
@@ -76,15 +75,14 @@ bench() { # NAME DSN PREFIX
 		printf '%-10s run %d: %8s req/s  (40-byte body from memory, wrk -t1 -c64)\n' baseline "$run" \
 			"$(wrk -t1 -c64 -d"$DURATION" "http://$HOST:$BASELINE_PORT/" | awk '/^Requests\/sec/ {print $2}')"
 	done
-	kill "$sp"
-	wait "$sp" 2>/dev/null || true
+	stop "$sp"
 }
 
 echo "== $(nproc) cores, $(go version | cut -d' ' -f3), $(wrk --version 2>&1 | head -1 | cut -d' ' -f1-2), $PLAYERS players"
 synth "sqlite:$work/event.db" sqlite
 bench SQLite "sqlite:$work/event.db" sqlite
-if [ -n "${FLAGSHIP_BENCH_PG:-}" ]; then
-	read -r pgdb pgdsn < <("$work/loadtool" createdb --server "$FLAGSHIP_BENCH_PG" --owner $$)
+if [ -n "$SERVER" ]; then
+	read -r dbname pgdsn < <("$work/loadtool" createdb --server "$SERVER" --owner $$)
 	synth "$pgdsn" pg
 	bench PostgreSQL "$pgdsn" pg
 fi

@@ -103,38 +103,30 @@ type StreamRow struct {
 // taking its number from the counter as late as it can: the counter's row
 // stays locked until the commit, so numbers are dense and in commit order.
 func appendStream(ctx context.Context, tx *sqlTx, r StreamRow) (int64, error) {
-	var seq int64
-	if err := tx.QueryRowContext(ctx, "UPDATE counters SET value = value + 1 WHERE name = 'stream' RETURNING value").Scan(&seq); err != nil {
-		return 0, fmt.Errorf("number a stream event: %w", err)
-	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO stream (seq, kind, key, user_id, challenge_id, ref, at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
-		seq, r.Kind, nullString(r.Key), nullString(r.UserID), nullString(r.ChallengeID), r.Ref, ms(r.At)); err != nil {
-		if isUniqueViolation(err) {
-			return 0, errStreamDuplicate
-		}
-		return 0, fmt.Errorf("record a stream event: %w", err)
-	}
-	return seq, nil
+	return appendStreams(ctx, tx, []StreamRow{r})
 }
 
-// appendStreams appends rows to the stream in the caller's transaction
-// under numbers taken from the counter at once, as appendStream does for
-// one: a batch of solves holds the counter once, for one commit.
-func appendStreams(ctx context.Context, tx *sqlTx, rows []StreamRow) error {
+// appendStreams appends rows to the stream as appendStream does one, under
+// numbers taken from the counter at once (a batch of solves holds the
+// counter once, for one commit), and returns the last number.
+func appendStreams(ctx context.Context, tx *sqlTx, rows []StreamRow) (int64, error) {
 	if len(rows) == 0 {
-		return nil
+		return 0, nil
 	}
 	var last int64
 	if err := tx.QueryRowContext(ctx, "UPDATE counters SET value = value + ? WHERE name = 'stream' RETURNING value", len(rows)).Scan(&last); err != nil {
-		return fmt.Errorf("number stream events: %w", err)
+		return 0, fmt.Errorf("number stream events: %w", err)
 	}
 	for i, r := range rows {
 		if _, err := tx.ExecContext(ctx, `INSERT INTO stream (seq, kind, key, user_id, challenge_id, ref, at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
 			last-int64(len(rows)-1-i), r.Kind, nullString(r.Key), nullString(r.UserID), nullString(r.ChallengeID), r.Ref, ms(r.At)); err != nil {
-			return fmt.Errorf("record a stream event: %w", err)
+			if isUniqueViolation(err) {
+				return 0, errStreamDuplicate
+			}
+			return 0, fmt.Errorf("record a stream event: %w", err)
 		}
 	}
-	return nil
+	return last, nil
 }
 
 var errStreamDuplicate = errors.New("stream event recorded already")

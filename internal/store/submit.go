@@ -47,6 +47,15 @@ type RateLimit struct {
 	Window time.Duration
 }
 
+// bound is the count of recent wrong submissions a new one must stay
+// under: the statements compare with it, so no limit is the largest count.
+func (l RateLimit) bound() int64 {
+	if l.Max <= 0 {
+		return math.MaxInt64
+	}
+	return int64(l.Max)
+}
+
 // testHookBeforeSubmitCommit, set by tests only, sees a submission's
 // transaction just before it commits.
 var testHookBeforeSubmitCommit func(ctx context.Context, tx *sqlTx)
@@ -130,7 +139,7 @@ func (db *DB) RecordSubmissions(ctx context.Context, subs []Submission, limit Ra
 		return out, nil
 	}
 	// Last, so the stream's counter is held only until the commit.
-	if err := appendStreams(ctx, tx, stream); err != nil {
+	if _, err := appendStreams(ctx, tx, stream); err != nil {
 		return nil, fmt.Errorf("submit: %w", err)
 	}
 	if err := notifyChange(ctx, tx); err != nil {
@@ -155,7 +164,7 @@ const (
 		WHERE NOT EXISTS (SELECT 1 FROM solves WHERE user_id = ? AND challenge_id = ?)
 		AND (SELECT count(*) FROM attempts WHERE user_id = ? AND challenge_id = ? AND created_at > ?) < ?
 		RETURNING seq`
-	insertSolve = `INSERT INTO solves (id, user_id, challenge_id, flag, door, key_id, practice, solved_at)
+	insertSolveForm = `INSERT INTO solves (id, user_id, challenge_id, flag, door, key_id, practice, solved_at)
 		SELECT CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS BOOLEAN),
 			%s
 		WHERE NOT EXISTS (SELECT 1 FROM solves WHERE user_id = ? AND challenge_id = ?)
@@ -168,21 +177,17 @@ const (
 // refused to (Conflict or RateLimited).
 func (db *DB) recordOne(ctx context.Context, tx *sqlTx, st submitStatements, s Submission, limit RateLimit) (Recorded, *ctf.Error, error) {
 	since := ms(s.At.Add(-limit.Window))
-	max := int64(limit.Max)
-	if max <= 0 {
-		max = math.MaxInt64
-	}
 	id := ctf.NewID()
 	var rec Recorded
 	var err error
 	if !s.Correct {
 		err = tx.QueryRowStmt(ctx, st.attempt, insertAttempt, id, s.UserID, s.ChallengeID, s.Flag, ms(s.At), s.Door, nullString(s.KeyID), s.Practice,
-			s.UserID, s.ChallengeID, s.UserID, s.ChallengeID, since, max).Scan(&rec.Seq)
+			s.UserID, s.ChallengeID, s.UserID, s.ChallengeID, since, limit.bound()).Scan(&rec.Seq)
 	} else {
 		solve := &ctf.Solve{ID: id, UserID: s.UserID, ChallengeID: s.ChallengeID, Flag: s.Flag, Practice: s.Practice}
 		var at int64
-		err = tx.QueryRowStmt(ctx, st.solve, db.insertSolve(), id, s.UserID, s.ChallengeID, s.Flag, s.Door, nullString(s.KeyID), s.Practice, ms(s.At), s.ChallengeID,
-			s.UserID, s.ChallengeID, s.UserID, s.ChallengeID, since, max).Scan(&solve.Seq, &at)
+		err = tx.QueryRowStmt(ctx, st.solve, insertSolve[db.dialect.postgres()], id, s.UserID, s.ChallengeID, s.Flag, s.Door, nullString(s.KeyID), s.Practice, ms(s.At), s.ChallengeID,
+			s.UserID, s.ChallengeID, s.UserID, s.ChallengeID, since, limit.bound()).Scan(&solve.Seq, &at)
 		solve.At = fromMs(at)
 		rec = Recorded{Seq: solve.Seq, Solve: solve}
 	}
@@ -208,12 +213,18 @@ func (db *DB) submitStatements(ctx context.Context) (st submitStatements, err er
 	if st.attempt, err = db.w.prepared(ctx, insertAttempt); err != nil {
 		return st, err
 	}
-	st.solve, err = db.w.prepared(ctx, db.insertSolve())
+	st.solve, err = db.w.prepared(ctx, insertSolve[db.dialect.postgres()])
 	return st, err
 }
 
-func (db *DB) insertSolve() string {
-	return fmt.Sprintf(insertSolve, db.dialect.greatest("CAST(? AS BIGINT)", "COALESCE((SELECT max(solved_at) FROM solves WHERE challenge_id = ?), 0)"))
+// insertSolve is insertSolveForm in each dialect, by postgres().
+var insertSolve = map[bool]string{}
+
+func init() {
+	for _, d := range []*dialect{{name: sqliteName}, {name: postgresName}} {
+		insertSolve[d.postgres()] = fmt.Sprintf(insertSolveForm,
+			d.greatest("CAST(? AS BIGINT)", "COALESCE((SELECT max(solved_at) FROM solves WHERE challenge_id = ?), 0)"))
+	}
 }
 
 // refusal says why a submission's statement recorded nothing: the checks

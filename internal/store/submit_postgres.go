@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"fmt"
-	"math"
 )
 
 // On PostgreSQL every statement is a round trip to the server and a plan,
@@ -59,11 +58,7 @@ func recordLoneAttempts(ctx context.Context, tx *sqlTx, subs []Submission, limit
 	if len(ids) == 0 {
 		return handled, nil
 	}
-	max := int64(limit.Max)
-	if max <= 0 {
-		max = math.MaxInt64
-	}
-	rows, err := tx.QueryContext(ctx, insertLoneAttempts, ids, users, chals, flags, ats, doors, keys, practice, sinces, max)
+	rows, err := tx.QueryContext(ctx, insertLoneAttempts, ids, users, chals, flags, ats, doors, keys, practice, sinces, limit.bound())
 	if err != nil {
 		return nil, fmt.Errorf("record attempts: %w", err)
 	}
