@@ -417,12 +417,19 @@ func checkFirstBlood(rep *report, v *view, ev *testEvent, f *facts, racers map[s
 	// acknowledged, was announced with it.
 	for _, p := range ev.Players {
 		var first *challenge
+		tied := false // two of its first bloods on one millisecond
 		for c, ps := range earliest {
-			if slices.Contains(ps, p) && (first == nil || v.solved[p][c] < v.solved[p][first]) {
-				first = c
+			if !slices.Contains(ps, p) {
+				continue
+			}
+			switch {
+			case first == nil || v.solved[p][c] < v.solved[p][first]:
+				first, tied = c, false
+			case v.solved[p][c] == v.solved[p][first]:
+				tied = true
 			}
 		}
-		if first == nil || len(earliest[first]) != 1 {
+		if first == nil || tied || len(earliest[first]) != 1 {
 			continue // none, or a tie the API cannot settle
 		}
 		for _, s := range f.acked[pc{p, first}] {

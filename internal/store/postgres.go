@@ -113,12 +113,13 @@ func discardConn(conn *sql.Conn) {
 
 // lockSubmissions takes, on PostgreSQL, the transaction's locks on each
 // user's submissions to each challenge of a batch, then on recording the
-// solves of each challenge the batch may solve: the solve checks, the
-// rate-limit counts and the inserts that follow are then exact across
-// processes, and each challenge's solves are ordered by (solved_at, seq) as
-// they commit. Every transaction takes its locks in one order (user and
-// challenge pairs, then challenges, each sorted by key; the stream's
-// counter last), so two batches never wait for each other in a cycle.
+// solves of each challenge and of each user the batch may solve: the solve
+// checks, the rate-limit counts and the inserts that follow are then exact
+// across processes, and each challenge's and each user's solves are
+// ordered by (solved_at, seq) as they commit. Every transaction takes its
+// locks in one order (user and challenge pairs, then the challenges' and
+// users' solve keys, each set sorted by key; the stream's counter last), so
+// two batches never wait for each other in a cycle.
 // SQLite's single writer has serialised the transaction already.
 func lockSubmissions(ctx context.Context, tx *sqlTx, subs []Submission) error {
 	if !tx.d.postgres() {
@@ -130,7 +131,7 @@ func lockSubmissions(ctx context.Context, tx *sqlTx, subs []Submission) error {
 	for i, s := range subs {
 		users[i], chals[i] = s.UserID, s.ChallengeID
 		if s.Correct {
-			solving = append(solving, s.ChallengeID)
+			solving = append(solving, "solves of "+s.ChallengeID, "solves by "+s.UserID)
 		}
 	}
 	// The two-int key space: apart from the single-bigint keys below. The
@@ -142,8 +143,8 @@ func lockSubmissions(ctx context.Context, tx *sqlTx, subs []Submission) error {
 	if len(solving) == 0 {
 		return nil
 	}
-	_, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(k) FROM (SELECT DISTINCT hashtextextended('solves of ' || c, 0) AS k
-		FROM unnest(CAST(? AS text[])) AS t(c) ORDER BY 1) s`, solving)
+	_, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(k) FROM (SELECT DISTINCT hashtextextended(n, 0) AS k
+		FROM unnest(CAST(? AS text[])) AS t(n) ORDER BY 1) s`, solving)
 	return err
 }
 

@@ -96,7 +96,11 @@ func (db *DB) RecordSubmission(ctx context.Context, s Submission, limit RateLimi
 // in that order, the first blood, is decided once. So when
 // RecordSubmissions returns a solve, every solve of the challenge before
 // it in that order is committed: a read made then (SolvesSince) finds
-// them all.
+// them all. The same holds for each user's solves (a solve's time is never
+// before the user's newest, and on PostgreSQL a user's solves are recorded
+// under a lock on the user), so the badges a solve announces, a function
+// of the user's solves in time order, are not undone by a solve of theirs
+// committed earlier on another replica with a later time.
 func (db *DB) RecordSubmissions(ctx context.Context, subs []Submission, limit RateLimit) ([]SubmitOutcome, error) {
 	st, err := db.submitStatements(ctx)
 	if err != nil {
@@ -186,7 +190,7 @@ func (db *DB) recordOne(ctx context.Context, tx *sqlTx, st submitStatements, s S
 	} else {
 		solve := &ctf.Solve{ID: id, UserID: s.UserID, ChallengeID: s.ChallengeID, Flag: s.Flag, Practice: s.Practice}
 		var at int64
-		err = tx.QueryRowStmt(ctx, st.solve, insertSolve[db.dialect.postgres()], id, s.UserID, s.ChallengeID, s.Flag, s.Door, nullString(s.KeyID), s.Practice, ms(s.At), s.ChallengeID,
+		err = tx.QueryRowStmt(ctx, st.solve, insertSolve[db.dialect.postgres()], id, s.UserID, s.ChallengeID, s.Flag, s.Door, nullString(s.KeyID), s.Practice, ms(s.At), s.ChallengeID, s.UserID,
 			s.UserID, s.ChallengeID, s.UserID, s.ChallengeID, since, limit.bound()).Scan(&solve.Seq, &at)
 		solve.At = fromMs(at)
 		rec = Recorded{Seq: solve.Seq, Solve: solve}
@@ -223,7 +227,8 @@ var insertSolve = map[bool]string{}
 func init() {
 	for _, d := range []*dialect{{name: sqliteName}, {name: postgresName}} {
 		insertSolve[d.postgres()] = fmt.Sprintf(insertSolveForm,
-			d.greatest("CAST(? AS BIGINT)", "COALESCE((SELECT max(solved_at) FROM solves WHERE challenge_id = ?), 0)"))
+			d.greatest("CAST(? AS BIGINT)", d.greatest("COALESCE((SELECT max(solved_at) FROM solves WHERE challenge_id = ?), 0)",
+				"COALESCE((SELECT max(solved_at) FROM solves WHERE user_id = ?), 0)")))
 	}
 }
 
