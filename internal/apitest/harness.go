@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/flagshipctf/flagship/internal/clientaddr"
 	"github.com/flagshipctf/flagship/internal/dataset"
 	"github.com/flagshipctf/flagship/internal/metrics"
 	"github.com/flagshipctf/flagship/internal/openapi/contract"
@@ -33,6 +34,8 @@ type Options struct {
 	Metrics bool
 	// CTFtimeOff serves /api/ctftime as turned off.
 	CTFtimeOff bool
+	// TrustedProxies is serve's --trusted-proxies.
+	TrustedProxies string
 }
 
 // Server is a running test instance.
@@ -107,7 +110,11 @@ func Start(t testing.TB, datasetYAML string, opts ...Options) *Server {
 	if err := s.Svc.Load(ctx); err != nil {
 		t.Fatal(err)
 	}
-	s.front = server.New(s.Svc, server.Options{Log: log, Requests: reqs, CTFtimeOff: o.CTFtimeOff})
+	clients, err := clientaddr.Parse(o.TrustedProxies)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.front = server.New(s.Svc, server.Options{Log: log, Requests: reqs, CTFtimeOff: o.CTFtimeOff, Clients: clients})
 	s.HTTP.Config.Handler = s.front.Handler()
 	t.Cleanup(s.HTTP.Close)
 	return s

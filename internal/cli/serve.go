@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/flagshipctf/flagship/internal/clientaddr"
 	"github.com/flagshipctf/flagship/internal/dataset"
 	"github.com/flagshipctf/flagship/internal/demo"
 	"github.com/flagshipctf/flagship/internal/platform"
@@ -28,6 +29,7 @@ func (a *app) serve(ctx context.Context, args []string) error {
 	cacheDir := fs.String("cache-dir", envOr(a.env, "FLAGSHIP_CACHE_DIR", defaultCacheDir()), "where challenge files are cached on disk, by SHA-256 (env FLAGSHIP_CACHE_DIR)")
 	registration := fs.String("registration", envOr(a.env, "FLAGSHIP_REGISTRATION", "open"), "open: anyone may sign up; closed: only admins and the CLI create accounts (env FLAGSHIP_REGISTRATION)")
 	metricsAddr := fs.String("metrics-addr", a.env("FLAGSHIP_METRICS_ADDR"), "serve Prometheus metrics at http://HOST:PORT/metrics; off when empty (env FLAGSHIP_METRICS_ADDR)")
+	trusted := fs.String("trusted-proxies", a.env("FLAGSHIP_TRUSTED_PROXIES"), "reverse proxies whose X-Forwarded-For names the client, CIDR[,CIDR…]; none when empty (env FLAGSHIP_TRUSTED_PROXIES)")
 	ctftimeOn := fs.Bool("ctftime", envSwitch(a.env, "FLAGSHIP_CTFTIME", true), "serve the CTFtime scoreboard feed at /api/ctftime (env FLAGSHIP_CTFTIME=on|off)")
 	if err := a.parse(fs, args); err != nil {
 		return err
@@ -37,6 +39,10 @@ func (a *app) serve(ctx context.Context, args []string) error {
 	}
 	if *registration != "open" && *registration != "closed" {
 		return usagef("--registration must be open or closed, not %q", *registration)
+	}
+	clients, err := clientaddr.Parse(*trusted)
+	if err != nil {
+		return usagef("--trusted-proxies: %v", err)
 	}
 	log := a.logger()
 	db, err := a.open(ctx)
@@ -93,7 +99,8 @@ func (a *app) serve(ctx context.Context, args []string) error {
 	// Every replica sends webhook deliveries; claims keep each to one.
 	go webhook.New(db, webhook.Options{Observer: svc.Observer(), Logger: log}).Run(watchCtx)
 
-	srv := server.New(svc, server.Options{Log: log, SecureCookies: strings.HasPrefix(base, "https://"), Requests: reqs, CTFtimeOff: !*ctftimeOn})
+	srv := server.New(svc, server.Options{Log: log, SecureCookies: strings.HasPrefix(base, "https://"), Requests: reqs, CTFtimeOff: !*ctftimeOn,
+		Clients: clients})
 	a.announce(base, demoKey)
 	return srv.Serve(ctx, ln)
 }

@@ -21,6 +21,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/flagshipctf/flagship/internal/clientaddr"
 	"github.com/flagshipctf/flagship/internal/ctf"
 	"github.com/flagshipctf/flagship/internal/platform"
 )
@@ -109,7 +110,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if err := h.pump(ctx, s, after); err != nil && ctx.Err() == nil {
-		h.log.Debug("live stream ended", "err", err, "remote", r.RemoteAddr)
+		h.log.Debug("live stream ended", "err", err, "remote", clientaddr.From(r))
 	}
 }
 

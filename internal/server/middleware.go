@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/flagshipctf/flagship/internal/clientaddr"
 )
 
 // RequestObserver is told of every answered request (the metrics).
@@ -64,7 +66,7 @@ func logged(log *slog.Logger, obs RequestObserver, next http.Handler) http.Handl
 			log.LogAttrs(r.Context(), slog.LevelInfo, "request",
 				slog.String("method", r.Method), slog.String("path", r.URL.Path),
 				slog.Int("status", rec.status), slog.Int("bytes", rec.bytes),
-				slog.Duration("duration", took), slog.String("remote", r.RemoteAddr))
+				slog.Duration("duration", took), slog.String("remote", clientaddr.From(r)))
 			if obs != nil {
 				code := rec.status
 				if code == 0 {

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/flagshipctf/flagship/internal/api"
+	"github.com/flagshipctf/flagship/internal/clientaddr"
 	"github.com/flagshipctf/flagship/internal/ctftime"
 	"github.com/flagshipctf/flagship/internal/events"
 	"github.com/flagshipctf/flagship/internal/mcp"
@@ -31,6 +32,9 @@ type Options struct {
 	Requests RequestObserver
 	// CTFtimeOff turns the CTFtime feed off: /api/ctftime answers 404.
 	CTFtimeOff bool
+	// Clients finds each request's client address (the reverse proxies it
+	// trusts); the zero value takes the peer's address.
+	Clients clientaddr.Resolver
 }
 
 // Server serves every front door of one platform.Service.
@@ -38,9 +42,12 @@ type Server struct {
 	svc  *platform.Service
 	log  *slog.Logger
 	reqs RequestObserver
-	mux  *http.ServeMux
-	http *http.Server
-	api  *api.Handler
+	// clients resolves the client address before any other middleware,
+	// so the log and every front door see the same one.
+	clients clientaddr.Resolver
+	mux     *http.ServeMux
+	http    *http.Server
+	api     *api.Handler
 }
 
 // New returns the server of svc with every route mounted.
@@ -49,7 +56,7 @@ func New(svc *platform.Service, opts Options) *Server {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	s := &Server{svc: svc, log: log, reqs: opts.Requests, mux: http.NewServeMux()}
+	s := &Server{svc: svc, log: log, reqs: opts.Requests, clients: opts.Clients, mux: http.NewServeMux()}
 	s.routes(opts)
 	s.http = &http.Server{
 		Handler:           s.Handler(),
@@ -90,7 +97,11 @@ func (s *Server) API() *api.Handler { return s.api }
 
 // Handler is the whole HTTP surface with its middleware: what Serve serves,
 // and what tests and benchmarks mount on their own listeners.
-func (s *Server) Handler() http.Handler { return logged(s.log, s.reqs, s.mux) }
+func (s *Server) Handler() http.Handler {
+	// Outermost, so that the log and the mux serve one request value (the
+	// log reads the pattern the mux wrote into it).
+	return s.clients.Middleware(logged(s.log, s.reqs, s.mux))
+}
 
 // Serve serves on ln until ctx ends, then stops accepting connections and
 // lets in-flight requests finish (at most shutdownGrace).

@@ -14,7 +14,6 @@ import (
 	"html/template"
 	"io/fs"
 	"log/slog"
-	"net"
 	"net/http"
 	"path"
 	"strings"
@@ -222,17 +221,6 @@ func (h *Handler) viewer(w http.ResponseWriter, r *http.Request) platform.Viewer
 func (h *Handler) setCookie(w http.ResponseWriter, name, value string, maxAge int) {
 	http.SetCookie(w, &http.Cookie{Name: name, Value: value, Path: "/", MaxAge: maxAge, HttpOnly: true,
 		SameSite: http.SameSiteLaxMode, Secure: h.opts.SecureCookies})
-}
-
-// clientAddress is the address the login throttle counts: the peer's.
-// (Behind a proxy every client shares it; a trusted-proxy setting comes
-// with the deployment docs.)
-func clientAddress(r *http.Request) string {
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		return r.RemoteAddr
-	}
-	return host
 }
 
 // redirect sends the browser to path after a form (303: GET it).

@@ -1,0 +1,57 @@
+package web_test
+
+import (
+	"fmt"
+	"net/http"
+	"net/url"
+	"testing"
+
+	"github.com/flagshipctf/flagship/internal/apitest"
+)
+
+// Behind a trusted reverse proxy every client reaches the server from the
+// proxy's address: the login throttle counts the client the proxy names,
+// so fifty failures from one client lock out that client only (finding 1 of
+// the second security review).
+func TestLoginThrottleBehindTrustedProxy(t *testing.T) {
+	t.Parallel()
+	// The test's client connects from 127.0.0.1: it plays the proxy.
+	s := apitest.Start(t, event, apitest.Options{TrustedProxies: "127.0.0.1/32, ::1"})
+	login := func(from, user, password string) page {
+		return newBrowser(t, s).do("POST", "/login", url.Values{"username": {user}, "password": {password}}, "X-Forwarded-For: "+from)
+	}
+	const attacker = "198.51.100.1"
+	for i := range 50 {
+		p := login(attacker, fmt.Sprintf("nobody%d", i), "wrong-password")
+		want(t, fmt.Sprintf("failure %d", i), p, http.StatusUnauthorized, "wrong username or password")
+	}
+	// The attacker is refused without the password being checked, even
+	// the right one, and even when it writes another address to the left
+	// of what the proxy appended.
+	for _, from := range []string{attacker, "192.0.2.77, " + attacker} {
+		p := login(from, "pam", "pam-password")
+		want(t, "attacker past the limit from "+from, p, http.StatusTooManyRequests, "Wait")
+		if p.header.Get("Retry-After") == "" {
+			t.Errorf("%s: no Retry-After", from)
+		}
+	}
+	// Everyone else logs in.
+	ok := login("203.0.113.9", "pam", "pam-password")
+	if ok.status != http.StatusSeeOther {
+		t.Fatalf("another client behind the same proxy: %d, want 303 (locked out by someone else)\n%.500s", ok.status, ok.body)
+	}
+}
+
+// Without --trusted-proxies, X-Forwarded-For is the client's to write and is
+// ignored: a client cannot escape the address limit by naming new addresses.
+func TestForwardedForIgnoredFromUntrustedPeers(t *testing.T) {
+	t.Parallel()
+	s := apitest.Start(t, event)
+	for i := range 50 {
+		p := newBrowser(t, s).do("POST", "/login", url.Values{"username": {fmt.Sprintf("nobody%d", i)}, "password": {"wrong-password"}},
+			fmt.Sprintf("X-Forwarded-For: 198.51.100.%d", i))
+		want(t, fmt.Sprintf("failure %d", i), p, http.StatusUnauthorized)
+	}
+	p := newBrowser(t, s).do("POST", "/login", url.Values{"username": {"pam"}, "password": {"pam-password"}}, "X-Forwarded-For: 203.0.113.200")
+	want(t, "a fresh X-Forwarded-For from an untrusted peer", p, http.StatusTooManyRequests)
+}
