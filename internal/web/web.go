@@ -16,9 +16,12 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"path"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/flagshipctf/flagship/internal/ctf"
 	"github.com/flagshipctf/flagship/internal/platform"
@@ -240,9 +243,23 @@ func redirect(w http.ResponseWriter, r *http.Request, to string) {
 	http.Redirect(w, r, to, http.StatusSeeOther)
 }
 
-// safeNext keeps a "next" parameter to paths of this site only.
+// safeNext keeps a "next" parameter to paths of this site only, as every
+// browser reads them: one leading slash and no second one or backslash
+// after it (a browser takes a backslash for a slash: "//host" and "/\host"
+// name another site), and no control, space or invisible character
+// anywhere (a browser strips tabs and newlines, so "/\t/host" is
+// "//host"). Anything else, or a value that still parses with a scheme or
+// a host, goes home.
 func safeNext(next string) string {
-	if !strings.HasPrefix(next, "/") || strings.HasPrefix(next, "//") || strings.HasPrefix(next, "/\\") {
+	if !strings.HasPrefix(next, "/") || strings.HasPrefix(next, "//") || !utf8.ValidString(next) {
+		return "/"
+	}
+	for _, r := range next {
+		if r == '\\' || r == ' ' || !unicode.IsPrint(r) {
+			return "/"
+		}
+	}
+	if u, err := url.Parse(next); err != nil || u.Scheme != "" || u.Host != "" || u.User != nil || u.Opaque != "" {
 		return "/"
 	}
 	return next
