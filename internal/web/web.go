@@ -130,8 +130,9 @@ func (h *Handler) routes() {
 	})
 }
 
-// ServeHTTP serves a page with the headers every page carries, and refuses
-// unsafe cross-origin requests (a cookie rides along on them).
+// ServeHTTP serves a page with the headers every page carries, refuses
+// unsafe cross-origin requests (a cookie rides along on them), and caps
+// every body (limitBody).
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	hd := w.Header()
 	hd.Set("Content-Security-Policy", contentSecurityPolicy)
@@ -140,6 +141,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	hd.Set("X-Frame-Options", "DENY")
 	if err := h.csrf.Check(r); err != nil {
 		h.error(w, r, platform.Viewer{}, ctf.Errorf(ctf.Forbidden, "this form was sent from another site; reload the page and send it again"))
+		return
+	}
+	if !h.limitBody(w, r) {
 		return
 	}
 	h.mux.ServeHTTP(w, r)
