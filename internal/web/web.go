@@ -151,10 +151,10 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // contentSecurityPolicy: scripts and styles from this origin only (no
 // inline code anywhere), no framing, forms posted here only. Images: this
-// origin, data: (the 2FA QR code) and any http or https URL, since that is
-// what the avatar rule (ctf.ValidateWebURL) accepts; over TLS a browser
-// upgrades an http image to https itself (or leaves it out).
-const contentSecurityPolicy = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' http: https: data:; " +
+// origin and data: (the 2FA QR code) only — an image of another site
+// would tell that site who reads the page; Markdown shows such images as
+// links (offSiteImages) and a profile shows initials, not the avatar.
+const contentSecurityPolicy = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; " +
 	"connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
 
 // assets are the static files under content-hashed names, so they can be
@@ -247,26 +247,32 @@ func redirect(w http.ResponseWriter, r *http.Request, to string) {
 	http.Redirect(w, r, to, http.StatusSeeOther)
 }
 
-// safeNext keeps a "next" parameter to paths of this site only, as every
-// browser reads them: one leading slash and no second one or backslash
-// after it (a browser takes a backslash for a slash: "//host" and "/\host"
-// name another site), and no control, space or invisible character
-// anywhere (a browser strips tabs and newlines, so "/\t/host" is
-// "//host"). Anything else, or a value that still parses with a scheme or
-// a host, goes home.
+// safeNext keeps a "next" parameter to paths of this site only (sitePath);
+// anything else goes home.
 func safeNext(next string) string {
-	if !strings.HasPrefix(next, "/") || strings.HasPrefix(next, "//") || !utf8.ValidString(next) {
-		return "/"
-	}
-	for _, r := range next {
-		if r == '\\' || r == ' ' || !unicode.IsPrint(r) {
-			return "/"
-		}
-	}
-	if u, err := url.Parse(next); err != nil || u.Scheme != "" || u.Host != "" || u.User != nil || u.Opaque != "" {
+	if !sitePath(next) {
 		return "/"
 	}
 	return next
+}
+
+// sitePath reports whether s is a path of this site as every browser reads
+// it: one leading slash and no second one after it ("//host" names another
+// site), no backslash (a browser takes it for a slash), no control, space
+// or invisible character anywhere (a browser strips tabs and newlines, so
+// "/\t/host" is "//host"), and nothing that still parses as a scheme or a
+// host.
+func sitePath(s string) bool {
+	if !strings.HasPrefix(s, "/") || strings.HasPrefix(s, "//") || !utf8.ValidString(s) {
+		return false
+	}
+	for _, r := range s {
+		if r == '\\' || r == ' ' || !unicode.IsPrint(r) {
+			return false
+		}
+	}
+	u, err := url.Parse(s)
+	return err == nil && u.Scheme == "" && u.Host == "" && u.User == nil && u.Opaque == ""
 }
 
 func statusOf(err error) int {
