@@ -33,6 +33,9 @@ type Options struct {
 	Metrics bool
 	// CTFtimeOff serves /api/ctftime as turned off.
 	CTFtimeOff bool
+	// SecureCookies serves as behind TLS (an https public URL), over
+	// plain HTTP still.
+	SecureCookies bool
 }
 
 // Server is a running test instance.
@@ -107,7 +110,7 @@ func Start(t testing.TB, datasetYAML string, opts ...Options) *Server {
 	if err := s.Svc.Load(ctx); err != nil {
 		t.Fatal(err)
 	}
-	s.front = server.New(s.Svc, server.Options{Log: log, Requests: reqs, CTFtimeOff: o.CTFtimeOff})
+	s.front = server.New(s.Svc, server.Options{Log: log, Requests: reqs, CTFtimeOff: o.CTFtimeOff, SecureCookies: o.SecureCookies})
 	s.HTTP.Config.Handler = s.front.Handler()
 	t.Cleanup(s.HTTP.Close)
 	return s
