@@ -118,12 +118,12 @@ func initials(name, username *string) string {
 func (h *Handler) render(w http.ResponseWriter, r *http.Request, name string, p page) {
 	t := h.pages[name]
 	if p.Theme == "" {
-		p.Theme = theme(r)
+		p.Theme = h.themeOf(r)
 	}
 	p.Path = r.URL.RequestURI()
 	p.Clock = h.clock()
 	if !p.allRead {
-		p.Unread = h.svc.AnnouncementsAfter(time.UnixMilli(seenAt(r)))
+		p.Unread = h.svc.AnnouncementsAfter(time.UnixMilli(h.seenAt(r)))
 	}
 	var buf bytes.Buffer
 	if err := t.Execute(&buf, p); err != nil {
@@ -190,8 +190,8 @@ func (h *Handler) formError(w http.ResponseWriter, r *http.Request, name string,
 	h.render(w, r, name, p)
 }
 
-func theme(r *http.Request) string {
-	if c, err := r.Cookie("theme"); err == nil && c.Value == "light" {
+func (h *Handler) themeOf(r *http.Request) string {
+	if c, err := r.Cookie(h.themeCookie); err == nil && c.Value == "light" {
 		return "light"
 	}
 	return "dark"
@@ -201,10 +201,10 @@ func theme(r *http.Request) string {
 // script needed), and goes back where it came from.
 func (h *Handler) theme(w http.ResponseWriter, r *http.Request) {
 	next := "light"
-	if theme(r) == "light" {
+	if h.themeOf(r) == "light" {
 		next = "dark"
 	}
-	http.SetCookie(w, &http.Cookie{Name: "theme", Value: next, Path: "/", MaxAge: 365 * 24 * 3600, SameSite: http.SameSiteLaxMode,
+	http.SetCookie(w, &http.Cookie{Name: h.themeCookie, Value: next, Path: "/", MaxAge: 365 * 24 * 3600, SameSite: http.SameSiteLaxMode,
 		Secure: h.opts.SecureCookies})
 	redirect(w, r, safeNext(r.FormValue("next")))
 }

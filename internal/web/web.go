@@ -33,14 +33,12 @@ var templateFS embed.FS
 //go:embed static
 var staticFS embed.FS
 
-// SessionCookie is the web session's cookie, shared with the public API
-// (the contract's third means of authentication).
-const SessionCookie = "flagship_session"
-
 // Options configure the web app.
 type Options struct {
 	Log *slog.Logger
-	// SecureCookies marks cookies Secure: the platform is served over TLS.
+	// SecureCookies: the platform is served over TLS (its public URL is
+	// https). Cookies are then Secure and named with the __Host- prefix
+	// (ctf.CookieName), and pages ask for https only (HSTS).
 	SecureCookies bool
 }
 
@@ -58,6 +56,8 @@ type Handler struct {
 	cardTmpl *template.Template
 	boards   boardCache
 	graph    [3]graphCache // by platform.Who
+	// The cookies' names (ctf.CookieName: prefixed over https).
+	session, themeCookie, seenCookie string
 }
 
 // New returns the web app over svc.
@@ -66,7 +66,8 @@ func New(svc *platform.Service, opts Options) *Handler {
 		opts.Log = slog.New(slog.DiscardHandler)
 	}
 	h := &Handler{svc: svc, log: opts.Log, opts: opts, mux: http.NewServeMux(), csrf: http.NewCrossOriginProtection(),
-		assets: loadAssets(), md: newMarkdown()}
+		assets: loadAssets(), md: newMarkdown(), session: ctf.SessionCookieName(opts.SecureCookies),
+		themeCookie: ctf.CookieName("theme", opts.SecureCookies), seenCookie: ctf.CookieName("flagship_seen", opts.SecureCookies)}
 	h.pages = parsePages(h.funcs())
 	h.cardTmpl = h.pages["board"].Lookup("card")
 	h.routes()
@@ -139,6 +140,11 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	hd.Set("X-Content-Type-Options", "nosniff")
 	hd.Set("Referrer-Policy", "same-origin")
 	hd.Set("X-Frame-Options", "DENY")
+	if h.opts.SecureCookies {
+		// For this host only: challenges often run on sibling subdomains
+		// over plain http, which includeSubDomains would cut off.
+		hd.Set("Strict-Transport-Security", "max-age=31536000")
+	}
 	if err := h.csrf.Check(r); err != nil {
 		h.error(w, r, platform.Viewer{}, ctf.Errorf(ctf.Forbidden, "this form was sent from another site; reload the page and send it again"))
 		return
@@ -214,13 +220,13 @@ func (h *Handler) static(w http.ResponseWriter, r *http.Request) {
 // viewer resolves the signed-in user from the session cookie; a stale
 // cookie is cleared and reads as anonymous.
 func (h *Handler) viewer(w http.ResponseWriter, r *http.Request) platform.Viewer {
-	c, err := r.Cookie(SessionCookie)
+	c, err := r.Cookie(h.session)
 	if err != nil {
 		return platform.Viewer{}
 	}
 	v, err := h.svc.AuthenticateSession(r.Context(), c.Value)
 	if err != nil {
-		h.setCookie(w, SessionCookie, "", -1)
+		h.setCookie(w, h.session, "", -1)
 		return platform.Viewer{}
 	}
 	return v
