@@ -16,8 +16,8 @@ const maxFormBytes = 64 << 10
 // A bodyLimit is a route's own bound on its body.
 type bodyLimit struct {
 	bytes int64
-	// what the 413 page says the form may hold.
-	what string
+	// note tells on the 413 page what the form may hold, beyond its size.
+	note string
 	// ownParse: the handler reads the body itself, once it knows the
 	// caller may send that much (an upload is read for an admin only).
 	ownParse bool
@@ -34,11 +34,10 @@ func pctEncoded(n int) int64 { return 3 * int64(n) }
 // fields.
 var bodyLimits = map[string]bodyLimit{
 	"POST /admin/challenges": {bytes: platform.DefaultMaxFileBytes + 1<<20, ownParse: true,
-		what: fmt.Sprintf("a handout of at most %d MiB", platform.DefaultMaxFileBytes>>20)},
+		note: fmt.Sprintf(" (a handout of at most %d MiB)", platform.DefaultMaxFileBytes>>20)},
 	"POST /challenges/{slug}/writeup": {bytes: pctEncoded(ctf.MaxWriteupContentBytes+ctf.MaxWriteupImages*(ctf.MaxURLBytes+2)+
-		4*ctf.MaxWriteupTitleChars) + 4<<10, what: "a writeup as long as the rules allow"},
-	"POST /admin/announcements": {bytes: pctEncoded(4*(ctf.MaxAnnouncementBodyChars+ctf.MaxAnnouncementTitleChars)) + 4<<10,
-		what: "an announcement as long as the rules allow"},
+		4*ctf.MaxWriteupTitleChars) + 4<<10},
+	"POST /admin/announcements": {bytes: pctEncoded(4*(ctf.MaxAnnouncementBodyChars+ctf.MaxAnnouncementTitleChars)) + 4<<10},
 }
 
 // limitBody caps r's body for its route, and reads a form right away so
@@ -50,7 +49,7 @@ func (h *Handler) limitBody(w http.ResponseWriter, r *http.Request) bool {
 	_, pattern := h.mux.Handler(r)
 	lim, ok := bodyLimits[pattern]
 	if !ok {
-		lim = bodyLimit{bytes: maxFormBytes, what: fmt.Sprintf("%d KiB", maxFormBytes>>10)}
+		lim = bodyLimit{bytes: maxFormBytes}
 	}
 	if r.ContentLength > lim.bytes {
 		h.tooLarge(w, r, lim)
@@ -76,6 +75,10 @@ func isTooLarge(err error) bool {
 
 // tooLarge is the page of a refused body.
 func (h *Handler) tooLarge(w http.ResponseWriter, r *http.Request, lim bodyLimit) {
+	size := fmt.Sprintf("%d KiB", lim.bytes>>10)
+	if lim.bytes%(1<<20) == 0 {
+		size = fmt.Sprintf("%d MiB", lim.bytes>>20)
+	}
 	h.render(w, r, "error", page{Title: "Form too large", Status: http.StatusRequestEntityTooLarge,
-		Error: "This form is too large: this page takes at most " + lim.what + ". Nothing was saved."})
+		Error: "This form is too large: this page takes at most " + size + lim.note + ". Nothing was saved."})
 }
