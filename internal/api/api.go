@@ -25,7 +25,8 @@ type Handler struct {
 	// The public lists' bytes, kept per version (see board.go, list.go).
 	board *boardCache
 	list  listCache
-	// SecureCookies marks cleared session cookies Secure (behind TLS).
+	// SecureCookies: the platform is served over TLS; the session cookie
+	// is then ctf.SessionCookieName(true), and a cleared one is Secure.
 	SecureCookies bool
 }
 

@@ -9,9 +9,6 @@ import (
 	"github.com/flagshipctf/flagship/internal/platform"
 )
 
-// SessionCookie is the web app's session cookie.
-const SessionCookie = "flagship_session"
-
 func asDomain(err error, target **ctf.Error) bool { return errors.As(err, target) }
 
 var (
@@ -72,7 +69,8 @@ func (h *Handler) viewer(w http.ResponseWriter, r *http.Request, required bool) 
 	if present {
 		return h.svc.AuthenticateKey(r.Context(), key)
 	}
-	if c, err := r.Cookie(SessionCookie); err == nil {
+	session := ctf.SessionCookieName(h.SecureCookies)
+	if c, err := r.Cookie(session); err == nil {
 		v, err := h.svc.AuthenticateSession(r.Context(), c.Value)
 		if err == nil {
 			if r.Method != http.MethodGet && r.Method != http.MethodHead {
@@ -86,7 +84,7 @@ func (h *Handler) viewer(w http.ResponseWriter, r *http.Request, required bool) 
 		if ctf.ErrorCode(err) != ctf.Unauthorized {
 			return platform.Viewer{}, err
 		}
-		http.SetCookie(w, &http.Cookie{Name: SessionCookie, Value: "", Path: "/", MaxAge: -1,
+		http.SetCookie(w, &http.Cookie{Name: session, Value: "", Path: "/", MaxAge: -1,
 			HttpOnly: true, SameSite: http.SameSiteLaxMode, Secure: h.SecureCookies})
 		if required {
 			return platform.Viewer{}, err

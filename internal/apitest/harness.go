@@ -36,6 +36,9 @@ type Options struct {
 	CTFtimeOff bool
 	// TrustedProxies is serve's --trusted-proxies.
 	TrustedProxies string
+	// SecureCookies serves as behind TLS (an https public URL), over
+	// plain HTTP still.
+	SecureCookies bool
 }
 
 // Server is a running test instance.
@@ -114,7 +117,8 @@ func Start(t testing.TB, datasetYAML string, opts ...Options) *Server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.front = server.New(s.Svc, server.Options{Log: log, Requests: reqs, CTFtimeOff: o.CTFtimeOff, Clients: clients})
+	s.front = server.New(s.Svc, server.Options{Log: log, Requests: reqs, CTFtimeOff: o.CTFtimeOff, Clients: clients,
+		SecureCookies: o.SecureCookies})
 	s.HTTP.Config.Handler = s.front.Handler()
 	t.Cleanup(s.HTTP.Close)
 	return s

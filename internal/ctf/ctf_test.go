@@ -258,3 +258,14 @@ func TestFormatTime(t *testing.T) {
 		t.Errorf("FormatTime = %q", got)
 	}
 }
+
+func TestSessionCookieName(t *testing.T) {
+	for _, tc := range []struct {
+		secure bool
+		want   string
+	}{{false, "flagship_session"}, {true, "__Host-flagship_session"}} {
+		if got := SessionCookieName(tc.secure); got != tc.want {
+			t.Errorf("SessionCookieName(%v) = %q, want %q", tc.secure, got, tc.want)
+		}
+	}
+}

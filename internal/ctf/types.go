@@ -189,6 +189,28 @@ const (
 	SessionIdle     = 7 * 24 * time.Hour
 )
 
+// SessionCookie is the web session's cookie over plain http: the web app
+// sets it, and the public API takes it too (the contract's third means of
+// authentication). SessionCookieName is its name in use.
+const SessionCookie = "flagship_session"
+
+// SessionCookieName is the session cookie's name, for the web app and the
+// public API alike: CookieName of SessionCookie.
+func SessionCookieName(secure bool) string { return CookieName(SessionCookie, secure) }
+
+// CookieName is the name of a cookie of the platform's own host. When the
+// platform is served over https (secure) it carries the __Host- prefix: a
+// browser then keeps it only if it is Secure, for Path=/ and without a
+// Domain, as set by this very host, so a sibling subdomain (where a
+// challenge may run, over plain http) can neither set it nor shadow it.
+// Over plain http a browser would refuse the prefix (it requires Secure).
+func CookieName(name string, secure bool) string {
+	if secure {
+		return "__Host-" + name
+	}
+	return name
+}
+
 // Active reports whether s still authenticates at now.
 func (s *Session) Active(now time.Time) bool {
 	return s.RevokedAt == nil && now.Before(s.ExpiresAt) && now.Sub(s.LastSeenAt) < SessionIdle

@@ -2,7 +2,6 @@ package web
 
 import (
 	"errors"
-	"fmt"
 	"io"
 	"net/http"
 	"strconv"
@@ -139,14 +138,14 @@ func (h *Handler) adminSaveChallenge(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	r.Body = http.MaxBytesReader(w, r.Body, int64(platform.DefaultMaxFileBytes)+1<<20)
+	// The body is capped for this route (bodyLimits); files past 1 MiB
+	// wait on disk.
 	if err := r.ParseMultipartForm(1 << 20); err != nil && !errors.Is(err, http.ErrNotMultipart) {
-		var tooBig *http.MaxBytesError
-		msg := "the form could not be read"
-		if errors.As(err, &tooBig) {
-			msg = fmt.Sprintf("the file is larger than the %d MiB allowed", platform.DefaultMaxFileBytes>>20)
+		if isTooLarge(err) {
+			h.tooLarge(w, r, bodyLimits[r.Pattern])
+			return
 		}
-		h.error(w, r, v, ctf.Errorf(ctf.Invalid, "%s", msg))
+		h.error(w, r, v, ctf.Errorf(ctf.Invalid, "the form could not be read"))
 		return
 	}
 	f := challengeForm{New: r.FormValue("id") == "", Categories: r.FormValue("categories"), Tags: r.FormValue("tags"), Port: r.FormValue("dockerPort"),

@@ -39,7 +39,7 @@ func (h *Handler) login(w http.ResponseWriter, r *http.Request) {
 			Notice: "This account has two-factor authentication: enter your password again with the code from your app (or a recovery code).",
 			Status: http.StatusUnauthorized})
 	default:
-		h.setCookie(w, SessionCookie, res.Token, int(ctf.SessionLifetime.Seconds()))
+		h.setCookie(w, h.session, res.Token, int(ctf.SessionLifetime.Seconds()))
 		redirect(w, r, f.Next)
 	}
 }
@@ -76,7 +76,7 @@ func (h *Handler) signup(w http.ResponseWriter, r *http.Request) {
 		redirect(w, r, "/login")
 		return
 	}
-	h.setCookie(w, SessionCookie, res.Token, int(ctf.SessionLifetime.Seconds()))
+	h.setCookie(w, h.session, res.Token, int(ctf.SessionLifetime.Seconds()))
 	redirect(w, r, "/")
 }
 
@@ -86,6 +86,6 @@ func (h *Handler) logout(w http.ResponseWriter, r *http.Request) {
 		h.error(w, r, v, err)
 		return
 	}
-	h.setCookie(w, SessionCookie, "", -1)
+	h.setCookie(w, h.session, "", -1)
 	redirect(w, r, "/")
 }

@@ -202,14 +202,13 @@ func (h *Handler) adminUnfreeze(w http.ResponseWriter, r *http.Request) {
 	redirect(w, r, "/admin/event?done=unfrozen")
 }
 
-// seenCookie holds, in Unix milliseconds, the newest announcement this
-// browser has seen on /announcements: newer ones are unread. A cookie, not
-// an account's setting, so it works signed out and without a script; it
-// is no secret, so live.js may read it to update the count.
-const seenCookie = "flagship_seen"
-
-func seenAt(r *http.Request) int64 {
-	c, err := r.Cookie(seenCookie)
+// seenAt is what the seen cookie (h.seenCookie, "flagship_seen") holds, in
+// Unix milliseconds: the newest announcement this browser has seen on
+// /announcements; newer ones are unread. A cookie, not an account's
+// setting, so it works signed out and without a script; it is no secret,
+// so live.js may read it to update the count.
+func (h *Handler) seenAt(r *http.Request) int64 {
+	c, err := r.Cookie(h.seenCookie)
 	if err != nil {
 		return 0
 	}
@@ -226,14 +225,14 @@ type announcementItem struct {
 // browser has not seen, and then notes them seen.
 func (h *Handler) announcements(w http.ResponseWriter, r *http.Request) {
 	v := h.viewer(w, r)
-	seen := seenAt(r)
+	seen := h.seenAt(r)
 	list := h.svc.Announcements()
 	items := make([]announcementItem, len(list))
 	for i, a := range list {
 		items[i] = announcementItem{AnnouncementView: a, Unread: a.CreatedAt.UnixMilli() > seen}
 	}
 	if len(list) > 0 && list[0].CreatedAt.UnixMilli() > seen {
-		http.SetCookie(w, &http.Cookie{Name: seenCookie, Value: strconv.FormatInt(list[0].CreatedAt.UnixMilli(), 10), Path: "/",
+		http.SetCookie(w, &http.Cookie{Name: h.seenCookie, Value: strconv.FormatInt(list[0].CreatedAt.UnixMilli(), 10), Path: "/",
 			MaxAge: 365 * 24 * 3600, SameSite: http.SameSiteLaxMode, Secure: h.opts.SecureCookies})
 	}
 	// Once shown, nothing is unread: the list itself marks what was new.

@@ -11,12 +11,15 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/flagshipctf/flagship/internal/ctf"
 	"github.com/flagshipctf/flagship/internal/platform"
 	"github.com/microcosm-cc/bluemonday"
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/extension"
+	"github.com/yuin/goldmark/parser"
+	"github.com/yuin/goldmark/util"
 )
 
 // page is what every template gets: the caller, the theme, the page's own
@@ -66,7 +69,14 @@ func (h *Handler) funcs() template.FuncMap {
 			}
 			return strconv.FormatFloat(*avg, 'f', 1, 64)
 		},
-		"lower":     strings.ToLower,
+		"lower":    strings.ToLower,
+		"initials": initials,
+		"str": func(s *string) string {
+			if s == nil {
+				return ""
+			}
+			return *s
+		},
 		"utc":       utcText,
 		"iso":       isoTime,
 		"inputTime": inputTime,
@@ -85,17 +95,35 @@ func (h *Handler) funcs() template.FuncMap {
 	}
 }
 
+// initials stand for a person where a picture would: the first letters of
+// the first two words of the display name, or of the username.
+func initials(name, username *string) string {
+	words := []string{}
+	if name != nil {
+		words = strings.Fields(*name)
+	}
+	if len(words) == 0 && username != nil {
+		words = strings.Fields(*username)
+	}
+	var b strings.Builder
+	for _, w := range words[:min(len(words), 2)] {
+		r, _ := utf8.DecodeRuneInString(w)
+		b.WriteString(strings.ToUpper(string(r)))
+	}
+	return b.String()
+}
+
 // render writes a page with its status; personalised pages are never
 // stored by a cache.
 func (h *Handler) render(w http.ResponseWriter, r *http.Request, name string, p page) {
 	t := h.pages[name]
 	if p.Theme == "" {
-		p.Theme = theme(r)
+		p.Theme = h.themeOf(r)
 	}
 	p.Path = r.URL.RequestURI()
 	p.Clock = h.clock()
 	if !p.allRead {
-		p.Unread = h.svc.AnnouncementsAfter(time.UnixMilli(seenAt(r)))
+		p.Unread = h.svc.AnnouncementsAfter(time.UnixMilli(h.seenAt(r)))
 	}
 	var buf bytes.Buffer
 	if err := t.Execute(&buf, p); err != nil {
@@ -162,8 +190,8 @@ func (h *Handler) formError(w http.ResponseWriter, r *http.Request, name string,
 	h.render(w, r, name, p)
 }
 
-func theme(r *http.Request) string {
-	if c, err := r.Cookie("theme"); err == nil && c.Value == "light" {
+func (h *Handler) themeOf(r *http.Request) string {
+	if c, err := r.Cookie(h.themeCookie); err == nil && c.Value == "light" {
 		return "light"
 	}
 	return "dark"
@@ -173,16 +201,17 @@ func theme(r *http.Request) string {
 // script needed), and goes back where it came from.
 func (h *Handler) theme(w http.ResponseWriter, r *http.Request) {
 	next := "light"
-	if theme(r) == "light" {
+	if h.themeOf(r) == "light" {
 		next = "dark"
 	}
-	http.SetCookie(w, &http.Cookie{Name: "theme", Value: next, Path: "/", MaxAge: 365 * 24 * 3600, SameSite: http.SameSiteLaxMode,
+	http.SetCookie(w, &http.Cookie{Name: h.themeCookie, Value: next, Path: "/", MaxAge: 365 * 24 * 3600, SameSite: http.SameSiteLaxMode,
 		Secure: h.opts.SecureCookies})
 	redirect(w, r, safeNext(r.FormValue("next")))
 }
 
 // markdown renders organisers' and players' Markdown: goldmark without raw
-// HTML, then bluemonday's policy for user content as a second fence. The
+// HTML and with images of other sites as links (offSiteImages), then
+// bluemonday's policy for user content as a second fence. The
 // HTML of each source is kept, since descriptions are read far more often
 // than they change.
 type markdown struct {
@@ -196,7 +225,9 @@ func newMarkdown() *markdown {
 	p := bluemonday.UGCPolicy()
 	p.RequireNoReferrerOnLinks(true)
 	p.AddTargetBlankToFullyQualifiedLinks(true)
-	return &markdown{md: goldmark.New(goldmark.WithExtensions(extension.GFM)), policy: p, cache: map[string]template.HTML{}}
+	md := goldmark.New(goldmark.WithExtensions(extension.GFM),
+		goldmark.WithParserOptions(parser.WithASTTransformers(util.Prioritized(offSiteImages{}, 100))))
+	return &markdown{md: md, policy: p, cache: map[string]template.HTML{}}
 }
 
 const markdownCacheSize = 4096

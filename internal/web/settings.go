@@ -91,15 +91,15 @@ func (h *Handler) settingsForm(fn func(r *http.Request, v platform.Viewer, d *se
 			h.settingsPage(w, r, v, p, d)
 			return
 		}
-		if v2, err := h.svc.AuthenticateSession(r.Context(), cookieValue(r)); err == nil {
+		if v2, err := h.svc.AuthenticateSession(r.Context(), h.cookieValue(r)); err == nil {
 			v = v2 // the user as the change left them (2FA on, a new name)
 		}
 		h.settingsPage(w, r, v, page{Notice: notice}, d)
 	}
 }
 
-func cookieValue(r *http.Request) string {
-	c, err := r.Cookie(SessionCookie)
+func (h *Handler) cookieValue(r *http.Request) string {
+	c, err := r.Cookie(h.session)
 	if err != nil {
 		return ""
 	}

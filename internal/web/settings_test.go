@@ -1,6 +1,7 @@
 package web_test
 
 import (
+	"html"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -41,20 +42,24 @@ func imgSrcAllows(csp, origin, raw string) bool {
 }
 
 // TestAvatarHintRuleAndPolicyAgree: the settings page says what the avatar
-// rule accepts (http or https), the rule refuses the rest with its
-// message, and every avatar it accepts is one the pages' Content-Security-
-// Policy lets the browser load where the profile shows it.
+// rule accepts (http or https) and what the pages show of it; the rule
+// refuses the rest with its message; the API gives the avatar as saved,
+// while the profile page loads no image of another site (which would tell
+// that site who looks at the profile): it shows the initials, linked to
+// the avatar. Every image a page shows is one its Content-Security-Policy
+// lets the browser load.
 func TestAvatarHintRuleAndPolicyAgree(t *testing.T) {
 	t.Parallel()
 	s := apitest.Start(t, event)
 	b := newBrowser(t, s)
 	b.post("/login", url.Values{"username": {"pam"}, "password": {"pam-password"}})
 	settings := b.get("/settings")
-	want(t, "settings", settings, 200, "Avatar URL <span class=\"hint\">an http or https link to an image, optional</span>")
+	want(t, "settings", settings, 200, "Avatar URL <span class=\"hint\">an http or https link to an image, optional;", "initials")
 	if strings.Contains(settings.body, "https only") {
 		t.Error("the settings page still says https only")
 	}
-	profilePath := "/users/" + mustUser(t, s, "pam")
+	id := mustUser(t, s, "pam")
+	profilePath := "/users/" + id
 	for _, tc := range []struct {
 		image  string
 		status int
@@ -67,21 +72,29 @@ func TestAvatarHintRuleAndPolicyAgree(t *testing.T) {
 		{"ftp://avatars.example/pam.png", 400, "image must be an http or https URL"},
 		{"//avatars.example/pam.png", 400, "image must be an http or https URL"},
 	} {
-		want(t, tc.image, b.post("/settings/profile", url.Values{"name": {"Pam"}, "image": {tc.image}}), tc.status, tc.msg)
+		want(t, tc.image, b.post("/settings/profile", url.Values{"name": {"Pam Beesly"}, "image": {tc.image}}), tc.status, tc.msg)
 		if tc.status != 200 {
 			continue
 		}
 		p := b.get(profilePath)
-		want(t, "profile with "+tc.image, p, 200, `<img class="avatar" src="`+tc.image+`"`)
-		if csp := p.header.Get("Content-Security-Policy"); !imgSrcAllows(csp, s.URL, tc.image) {
-			t.Errorf("the rule accepts the avatar %s but the policy blocks it: %s", tc.image, csp)
+		want(t, "profile with "+tc.image, p, 200, `<a class="avatar initials" href="`+tc.image+`"`, `>PB</a>`)
+		csp := p.header.Get("Content-Security-Policy")
+		for _, m := range regexp.MustCompile(`<img[^>]*\bsrc="([^"]*)"`).FindAllStringSubmatch(p.body, -1) {
+			if src := html.UnescapeString(m[1]); !imgSrcAllows(csp, s.URL, s.URL+src) && !imgSrcAllows(csp, s.URL, src) {
+				t.Errorf("the profile shows the image %s, which its policy blocks: %s", src, csp)
+			}
 		}
+		api := b.get("/api/public/profiles/" + id)
+		want(t, "API profile", api, 200, `"image":"`+tc.image+`"`)
 	}
 	// The refused ones left the last accepted avatar in place.
-	want(t, "kept", b.get(profilePath), 200, `src="https://avatars.example/pam.png"`)
-	if regexp.MustCompile(`src="(javascript|data|ftp):`).MatchString(b.get(profilePath).body) {
+	want(t, "kept", b.get(profilePath), 200, `href="https://avatars.example/pam.png"`)
+	if regexp.MustCompile(`(src|href)="(javascript|data|ftp):`).MatchString(b.get(profilePath).body) {
 		t.Error("a refused avatar reached the profile")
 	}
+	// No avatar: the initials alone.
+	want(t, "no avatar", b.post("/settings/profile", url.Values{"name": {""}, "image": {""}}), 200, "Profile saved")
+	want(t, "profile without avatar", b.get(profilePath), 200, `<span class="avatar initials" aria-hidden="true">P</span>`)
 }
 
 // TestDisableTwoFactor: 2FA is turned off with a code from the app or a

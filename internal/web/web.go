@@ -15,9 +15,12 @@ import (
 	"io/fs"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"path"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/flagshipctf/flagship/internal/ctf"
 	"github.com/flagshipctf/flagship/internal/platform"
@@ -29,14 +32,12 @@ var templateFS embed.FS
 //go:embed static
 var staticFS embed.FS
 
-// SessionCookie is the web session's cookie, shared with the public API
-// (the contract's third means of authentication).
-const SessionCookie = "flagship_session"
-
 // Options configure the web app.
 type Options struct {
 	Log *slog.Logger
-	// SecureCookies marks cookies Secure: the platform is served over TLS.
+	// SecureCookies: the platform is served over TLS (its public URL is
+	// https). Cookies are then Secure and named with the __Host- prefix
+	// (ctf.CookieName), and pages ask for https only (HSTS).
 	SecureCookies bool
 }
 
@@ -54,6 +55,8 @@ type Handler struct {
 	cardTmpl *template.Template
 	boards   boardCache
 	graph    [3]graphCache // by platform.Who
+	// The cookies' names (ctf.CookieName: prefixed over https).
+	session, themeCookie, seenCookie string
 }
 
 // New returns the web app over svc.
@@ -62,7 +65,8 @@ func New(svc *platform.Service, opts Options) *Handler {
 		opts.Log = slog.New(slog.DiscardHandler)
 	}
 	h := &Handler{svc: svc, log: opts.Log, opts: opts, mux: http.NewServeMux(), csrf: http.NewCrossOriginProtection(),
-		assets: loadAssets(), md: newMarkdown()}
+		assets: loadAssets(), md: newMarkdown(), session: ctf.SessionCookieName(opts.SecureCookies),
+		themeCookie: ctf.CookieName("theme", opts.SecureCookies), seenCookie: ctf.CookieName("flagship_seen", opts.SecureCookies)}
 	h.pages = parsePages(h.funcs())
 	h.cardTmpl = h.pages["board"].Lookup("card")
 	h.routes()
@@ -126,16 +130,25 @@ func (h *Handler) routes() {
 	})
 }
 
-// ServeHTTP serves a page with the headers every page carries, and refuses
-// unsafe cross-origin requests (a cookie rides along on them).
+// ServeHTTP serves a page with the headers every page carries, refuses
+// unsafe cross-origin requests (a cookie rides along on them), and caps
+// every body (limitBody).
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	hd := w.Header()
 	hd.Set("Content-Security-Policy", contentSecurityPolicy)
 	hd.Set("X-Content-Type-Options", "nosniff")
 	hd.Set("Referrer-Policy", "same-origin")
 	hd.Set("X-Frame-Options", "DENY")
+	if h.opts.SecureCookies {
+		// For this host only: challenges often run on sibling subdomains
+		// over plain http, which includeSubDomains would cut off.
+		hd.Set("Strict-Transport-Security", "max-age=31536000")
+	}
 	if err := h.csrf.Check(r); err != nil {
 		h.error(w, r, platform.Viewer{}, ctf.Errorf(ctf.Forbidden, "this form was sent from another site; reload the page and send it again"))
+		return
+	}
+	if !h.limitBody(w, r) {
 		return
 	}
 	h.mux.ServeHTTP(w, r)
@@ -143,10 +156,10 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // contentSecurityPolicy: scripts and styles from this origin only (no
 // inline code anywhere), no framing, forms posted here only. Images: this
-// origin, data: (the 2FA QR code) and any http or https URL, since that is
-// what the avatar rule (ctf.ValidateWebURL) accepts; over TLS a browser
-// upgrades an http image to https itself (or leaves it out).
-const contentSecurityPolicy = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' http: https: data:; " +
+// origin and data: (the 2FA QR code) only — an image of another site
+// would tell that site who reads the page; Markdown shows such images as
+// links (offSiteImages) and a profile shows initials, not the avatar.
+const contentSecurityPolicy = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; " +
 	"connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
 
 // assets are the static files under content-hashed names, so they can be
@@ -206,13 +219,13 @@ func (h *Handler) static(w http.ResponseWriter, r *http.Request) {
 // viewer resolves the signed-in user from the session cookie; a stale
 // cookie is cleared and reads as anonymous.
 func (h *Handler) viewer(w http.ResponseWriter, r *http.Request) platform.Viewer {
-	c, err := r.Cookie(SessionCookie)
+	c, err := r.Cookie(h.session)
 	if err != nil {
 		return platform.Viewer{}
 	}
 	v, err := h.svc.AuthenticateSession(r.Context(), c.Value)
 	if err != nil {
-		h.setCookie(w, SessionCookie, "", -1)
+		h.setCookie(w, h.session, "", -1)
 		return platform.Viewer{}
 	}
 	return v
@@ -228,12 +241,32 @@ func redirect(w http.ResponseWriter, r *http.Request, to string) {
 	http.Redirect(w, r, to, http.StatusSeeOther)
 }
 
-// safeNext keeps a "next" parameter to paths of this site only.
+// safeNext keeps a "next" parameter to paths of this site only (sitePath);
+// anything else goes home.
 func safeNext(next string) string {
-	if !strings.HasPrefix(next, "/") || strings.HasPrefix(next, "//") || strings.HasPrefix(next, "/\\") {
+	if !sitePath(next) {
 		return "/"
 	}
 	return next
+}
+
+// sitePath reports whether s is a path of this site as every browser reads
+// it: one leading slash and no second one after it ("//host" names another
+// site), no backslash (a browser takes it for a slash), no control, space
+// or invisible character anywhere (a browser strips tabs and newlines, so
+// "/\t/host" is "//host"), and nothing that still parses as a scheme or a
+// host.
+func sitePath(s string) bool {
+	if !strings.HasPrefix(s, "/") || strings.HasPrefix(s, "//") || !utf8.ValidString(s) {
+		return false
+	}
+	for _, r := range s {
+		if r == '\\' || r == ' ' || !unicode.IsPrint(r) {
+			return false
+		}
+	}
+	u, err := url.Parse(s)
+	return err == nil && u.Scheme == "" && u.Host == "" && u.User == nil && u.Opaque == ""
 }
 
 func statusOf(err error) int {
