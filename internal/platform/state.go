@@ -477,8 +477,12 @@ func (s *state) visibleBySlug(slug string) *chal {
 // challenges (before the start, before their release), never hidden ones.
 func (s *state) openBySlug(slug string, v Viewer) *chal {
 	c := s.bySlug[slug]
-	if c == nil || c.Hidden || (c.pending && !v.admin()) {
+	if c == nil || !openTo(c, v) {
 		return nil
 	}
 	return c
 }
+
+// openTo reports whether v may see c at all: the one rule of what a
+// viewer may know exists (open to the public, or pending and v an admin).
+func openTo(c *chal, v Viewer) bool { return !c.Hidden && (!c.pending || v.admin()) }
