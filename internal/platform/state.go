@@ -197,6 +197,11 @@ func newStateAfter(snap *store.Snapshot, publicURL string, now time.Time, after 
 	for _, u := range snap.Users {
 		s.addUser(u)
 	}
+	for _, u := range s.users {
+		if u.IsAgent() {
+			u.player = s.isPlayer(&u.User) // its owner is in now
+		}
+	}
 	for _, c := range snap.Challenges {
 		ch := &chal{Challenge: c, reviews: map[string]ctf.Review{}, creator: s.users[c.AuthorID]}
 		s.chals[c.ID] = ch
