@@ -61,15 +61,15 @@ func (s *Service) userBanned(id string) bool {
 	return u != nil && st.banned(&u.User)
 }
 
-// ErrBannedLogin answers a banned user's log-in, given only once the
+// errBannedLogin answers a banned user's log-in, given only once the
 // password (and second factor) were right: a wrong password reads as any
 // wrong password.
-var ErrBannedLogin = ctf.Errorf(ctf.Forbidden, "your account is banned; ask the organisers if you think this is a mistake")
+var errBannedLogin = ctf.Errorf(ctf.Forbidden, "your account is banned; ask the organisers if you think this is a mistake")
 
 // loginRefusal refuses a session to a user whose credentials were right.
 func (s *Service) loginRefusal(u *ctf.User) error {
 	if s.userBanned(u.ID) {
-		return ErrBannedLogin
+		return errBannedLogin
 	}
 	return nil
 }
