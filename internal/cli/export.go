@@ -46,7 +46,7 @@ func (a *app) export(ctx context.Context, args []string) error {
 		if *only != "" && u.Username != *only {
 			continue
 		}
-		run, err := svc.AgentRun(ctx, u.Username)
+		run, err := svc.AgentRun(ctx, platform.Operator, u.Username)
 		if err != nil {
 			return err
 		}

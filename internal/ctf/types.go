@@ -67,7 +67,9 @@ type User struct {
 // IsAgent reports whether u is an AI agent's account.
 func (u *User) IsAgent() bool { return u.Kind == KindAgent }
 
-// IsPlayer reports whether u's solves count in public aggregates.
+// IsPlayer reports whether u's own row lets its solves count in public
+// aggregates; an agent's also need its owner not banned, which the
+// platform's hot state adds.
 func (u *User) IsPlayer() bool { return u.Role != RoleAdmin && !u.Banned }
 
 // Flag is one accepted answer of a challenge.

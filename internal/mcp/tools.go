@@ -70,6 +70,7 @@ type challengeOutput struct {
 	SubmittedFlag     *string         `json:"submittedFlag" jsonschema:"the flag you solved it with; null until you do"`
 	Unlocked          bool            `json:"unlocked" jsonschema:"whether you may submit to it now"`
 	PrerequisitesLeft []string        `json:"prerequisitesLeft" jsonschema:"slugs of the challenges to solve before this one unlocks"`
+	Unreleased        int             `json:"prerequisitesUnreleased" jsonschema:"how many more challenges to solve before this one unlocks that are not released yet (counted, never named)"`
 	File              *fileOutput     `json:"file" jsonschema:"the handout; null if none"`
 	Instance          *instanceOutput `json:"instance" jsonschema:"the service to attack; null if none"`
 	AvgStars          *float64        `json:"avgStars" jsonschema:"players' rating, 1 to 5; null without reviews"`
@@ -190,11 +191,12 @@ func (h *Handler) getChallenge(ctx context.Context, _ *sdk.CallToolRequest, in s
 		Description: c.Description, Solves: c.SolvesCount, Attempts: c.AttemptsCount, Solved: c.Solved,
 		SubmittedFlag: c.SubmittedFlag, Unlocked: c.Unlocked, PrerequisitesLeft: []string{},
 		AvgStars: c.AvgStars, AvgDifficulty: c.AvgDifficulty}
-	for _, p := range reqs {
+	for _, p := range reqs.Open {
 		if !p.Solved {
 			out.PrerequisitesLeft = append(out.PrerequisitesLeft, p.Slug)
 		}
 	}
+	out.Unreleased = reqs.Unreleased
 	f, err := h.svc.FileOf(ctx, in.Slug)
 	if err != nil {
 		return nil, challengeOutput{}, h.toolError(err, in.Slug)

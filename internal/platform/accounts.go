@@ -171,6 +171,9 @@ func (s *Service) Login(ctx context.Context, in Login) (LoginResult, error) {
 	if err := s.db.ClearLoginFailures(ctx, account, now.Add(-loginWindow)); err != nil {
 		s.log.Warn("clear failed logins", "err", err)
 	}
+	if err := s.loginRefusal(u); err != nil {
+		return LoginResult{}, err
+	}
 	token, idHash := secret.NewSessionToken()
 	sess := ctf.Session{IDHash: idHash, UserID: u.ID, CreatedAt: ctf.Millis(now), ExpiresAt: ctf.Millis(now.Add(ctf.SessionLifetime)),
 		LastSeenAt: ctf.Millis(now), UserAgent: truncate(in.UserAgent, 256)}
@@ -356,7 +359,7 @@ func (s *Service) updateUser(ctx context.Context, id string, up store.UserUpdate
 	s.gate.RLock()
 	defer s.gate.RUnlock()
 	if up.Role != nil || up.Banned != nil {
-		if err := s.loadBaselines(ctx, s.state(), []string{id}); err != nil {
+		if err := s.loadBaselines(ctx, s.state(), s.withAgents(id)); err != nil {
 			return ctf.User{}, err
 		}
 	}

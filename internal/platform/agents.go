@@ -182,16 +182,24 @@ type RunAttempt struct {
 	KeyID   string
 }
 
-// AgentRun returns the run of the agent called username. It reads the
-// agent's submissions from the database (a page few people open, not a hot
-// read); hidden challenges are left out, as from every public read.
-func (s *Service) AgentRun(ctx context.Context, username string) (Run, error) {
+// AgentRun returns the run of the agent called username as v sees it. It
+// reads the agent's submissions from the database (a page few people open,
+// not a hot read); hidden challenges are left out, as from every public
+// read. During a freeze, a viewer who does not see what it holds back
+// (seesHeld: not the agent, its owner or an admin) gets the run as it stood
+// at the freeze: a held solve is no solve there, and the attempts since
+// are left out too, since when an agent stops trying tells what it solved.
+func (s *Service) AgentRun(ctx context.Context, v Viewer, username string) (Run, error) {
 	st := s.state()
 	st.mu.RLock()
 	u := st.byName[username]
 	if u == nil || !u.IsAgent() {
 		st.mu.RUnlock()
 		return Run{}, ctf.Errorf(ctf.NotFound, "no agent %q", username)
+	}
+	var hold heldFrom
+	if !seesHeld(v, &u.User) {
+		hold = st.hold()
 	}
 	run := Run{Agent: u.User}
 	if o := st.users[u.OwnerID]; o != nil {
@@ -215,7 +223,7 @@ func (s *Service) AgentRun(ctx context.Context, username string) (Run, error) {
 	}
 	for _, h := range history {
 		i, ok := index[h.ChallengeID]
-		if !ok {
+		if !ok || hold.holds(h.At) {
 			continue
 		}
 		rc := &run.Challenges[i]

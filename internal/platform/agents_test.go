@@ -82,7 +82,7 @@ func TestAgents(t *testing.T) {
 	if _, err := f.svc.Submit(ctx, v, "a", "flag{a}"); err != nil {
 		t.Fatal(err)
 	}
-	run, err := f.svc.AgentRun(ctx, "pam-bot")
+	run, err := f.svc.AgentRun(ctx, Viewer{}, "pam-bot")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,7 +95,7 @@ func TestAgents(t *testing.T) {
 		run.Attempts[1].KeyID != v.KeyID {
 		t.Fatalf("attempts %+v", run.Attempts)
 	}
-	_, err = f.svc.AgentRun(ctx, "pam")
+	_, err = f.svc.AgentRun(ctx, Viewer{}, "pam")
 	wantCode(t, "a person's run", err, ctf.NotFound)
 
 	// On the board like a player; filtered views keep the board's ranks.
@@ -124,5 +124,61 @@ func TestAgents(t *testing.T) {
 	log, err := f.svc.AuditLog(ctx, Operator, 0, 10)
 	if err != nil || len(log) == 0 || log[0].Action != "agent.create" || log[0].Target != "pat-bot" {
 		t.Fatalf("audit log %+v %v", log, err)
+	}
+}
+
+// TestAgentRunDuringAFreeze: the solves and attempts a freeze holds back
+// show on an agent's run to the agent, its owner and admins, and to no one
+// else (seesHeld, the rule of the profiles); after the unfreeze, to all.
+func TestAgentRunDuringAFreeze(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	ctx := context.Background()
+	pam, root := f.as("pam"), f.as("root")
+	bot, err := f.svc.CreateAgent(ctx, pam, NewAgent{Username: "pam-bot", Model: "m"})
+	wantCode(t, "create", err, "")
+	_, secret, err := f.svc.CreateAPIKey(ctx, pam, NewAPIKey{Owner: bot.ID, Name: "run"})
+	wantCode(t, "key", err, "")
+	botV, err := f.svc.AuthenticateKey(ctx, secret)
+	wantCode(t, "authenticate", err, "")
+	_, err = f.svc.Submit(ctx, botV, "a", "flag{nope}")
+	wantCode(t, "wrong before the freeze", err, ctf.Invalid)
+	f.clock.Add(time.Minute)
+	freeze := f.clock.Now()
+	_, err = f.svc.SetEvent(ctx, root, ctf.Event{Freeze: &freeze})
+	wantCode(t, "freeze", err, "")
+	f.clock.Add(time.Minute)
+	_, err = f.svc.Submit(ctx, botV, "a", "flag{nope2}")
+	wantCode(t, "wrong during the freeze", err, ctf.Invalid)
+	_, err = f.svc.Submit(ctx, botV, "a", "flag{a}")
+	wantCode(t, "held solve", err, "")
+
+	for _, c := range []struct {
+		who  string
+		v    Viewer
+		sees bool
+	}{
+		{"anonymous", Viewer{}, false},
+		{"another player", f.as("pat"), false},
+		{"the agent", botV, true},
+		{"its owner", pam, true},
+		{"an admin", root, true},
+		{"the operator", Operator, true},
+	} {
+		run, err := f.svc.AgentRun(ctx, c.v, "pam-bot")
+		wantCode(t, c.who, err, "")
+		a := run.Challenges[0]
+		want := RunChallenge{Attempts: 1}
+		if c.sees {
+			want = RunChallenge{Solved: true, Attempts: 3}
+		}
+		if a.Solved != want.Solved || a.Attempts != want.Attempts || (a.SolvedAt != nil) != want.Solved ||
+			(a.TimeToSolve != nil) != want.Solved || len(run.Attempts) != want.Attempts {
+			t.Errorf("%s sees a as %+v with %d attempts, want solved %v and %d attempts", c.who, a, len(run.Attempts), want.Solved, want.Attempts)
+		}
+	}
+	wantCode(t, "unfreeze", f.svc.Unfreeze(ctx, root), "")
+	if run, _ := f.svc.AgentRun(ctx, Viewer{}, "pam-bot"); !run.Challenges[0].Solved || len(run.Attempts) != 3 {
+		t.Errorf("after the unfreeze: %+v", run.Challenges[0])
 	}
 }

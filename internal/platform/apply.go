@@ -25,7 +25,10 @@ func (st *state) changed(dirty dirtySet) {
 }
 
 func (st *state) addUser(u ctf.User) *user {
-	x := &user{User: u, player: u.IsPlayer(), solved: map[string]*solve{}, wrong: map[string]int64{}}
+	x := &user{User: u, solved: map[string]*solve{}, wrong: map[string]int64{}}
+	// An agent's owner may come later in a snapshot: newStateAfter
+	// evaluates the agents again once every user is in.
+	x.player = st.isPlayer(&u)
 	st.users[u.ID] = x
 	st.byName[u.Username] = x
 	if u.Email != "" {
@@ -56,6 +59,7 @@ func (st *state) putUser(nu ctf.User, dirty dirtySet) {
 		}
 	}
 	shown := u.Name != nu.Name || u.Username != nu.Username || u.Image != nu.Image
+	banChanged := u.Banned != nu.Banned
 	u.User = nu
 	if shown {
 		u.ver = st.bump()
@@ -67,8 +71,16 @@ func (st *state) putUser(nu ctf.User, dirty dirtySet) {
 			}
 		}
 	}
-	if player := nu.IsPlayer(); player != u.player {
+	if player := st.isPlayer(&u.User); player != u.player {
 		st.setPlayer(u, player, dirty)
+	}
+	// A ban covers the person: their agents follow their ban (ban.go).
+	if banChanged && !u.IsAgent() {
+		for _, a := range st.agentsOf(u.ID) {
+			if player := st.isPlayer(&a.User); player != a.player {
+				st.setPlayer(a, player, dirty)
+			}
+		}
 	}
 }
 
@@ -293,14 +305,30 @@ func msTime(ms int64) *time.Time {
 	return &t
 }
 
-// needsBaseline returns the users among changed whose player status the
-// change moves and whose snapshot counts are not read yet; the caller
-// holds st.mu.
+// needsBaseline returns the users whose player status the change may move
+// and whose snapshot counts are not read yet: the changed users, and the
+// agents of those whose ban changes. The caller holds st.mu.
 func (st *state) needsBaseline(changed []ctf.User) []string {
 	var ids []string
-	for _, nu := range changed {
-		if u := st.users[nu.ID]; u != nil && u.base == nil && u.player != nu.IsPlayer() {
+	seen := map[string]bool{}
+	need := func(u *user) {
+		if u.base == nil && !seen[u.ID] {
+			seen[u.ID] = true
 			ids = append(ids, u.ID)
+		}
+	}
+	for _, nu := range changed {
+		u := st.users[nu.ID]
+		if u == nil {
+			continue
+		}
+		if u.player != st.isPlayer(&nu) {
+			need(u)
+		}
+		if u.Banned != nu.Banned {
+			for _, a := range st.agentsOf(u.ID) {
+				need(a)
+			}
 		}
 	}
 	return ids

@@ -138,7 +138,8 @@ func (s *Service) AuthenticateSession(ctx context.Context, token string) (Viewer
 		if x != nil {
 			sess := x.Session
 			sess.LastSeenAt = time.UnixMilli(x.lastSeen.Load())
-			if u := st.users[x.UserID]; u != nil && sess.Active(now) {
+			// A banned user's sessions stop while the ban lasts.
+			if u := st.users[x.UserID]; u != nil && sess.Active(now) && !st.banned(&u.User) {
 				cp := u.User
 				v, ok = Viewer{User: &cp, Session: hash, Door: ctf.DoorWeb}, true
 				s.touchSession(x, now)

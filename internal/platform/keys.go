@@ -30,6 +30,9 @@ func (s *Service) CreateAPIKey(ctx context.Context, v Viewer, in NewAPIKey) (API
 	if err != nil {
 		return APIKeyView{}, "", err
 	}
+	if err := s.keyRefusal(v, owner); err != nil {
+		return APIKeyView{}, "", err
+	}
 	name := strings.TrimSpace(in.Name)
 	if name == "" || utf8.RuneCountInString(name) > MaxKeyNameChars || ctf.ValidateDisplayName(name) != nil {
 		return APIKeyView{}, "", ctf.FieldErrorf("name", "must be 1 to %d characters of printable text", MaxKeyNameChars)

@@ -248,20 +248,40 @@ type Prerequisite struct {
 	Solved      bool
 }
 
-// Prerequisites lists the visible challenges that slug requires.
-func (s *Service) Prerequisites(slug string, v Viewer) ([]Prerequisite, error) {
+// Requirements are a challenge's prerequisites as a viewer may know them.
+type Requirements struct {
+	// Open are the prerequisites the viewer may see (openTo), in the
+	// challenge's order.
+	Open []Prerequisite
+	// Unreleased counts the prerequisites the viewer may not see yet (not
+	// released, or the event not started) and has not solved: they lock
+	// the challenge, so they are told, but never named. A hidden
+	// prerequisite locks nothing and is not counted.
+	Unreleased int
+}
+
+// Prerequisites returns what the challenge slug requires, as v may know it.
+func (s *Service) Prerequisites(slug string, v Viewer) (Requirements, error) {
 	st := s.state()
 	st.mu.RLock()
 	defer st.mu.RUnlock()
 	c := st.openBySlug(slug, v)
 	if c == nil {
-		return nil, ErrNoChallenge
+		return Requirements{}, ErrNoChallenge
 	}
 	u := st.users[v.ID()]
-	out := []Prerequisite{}
+	out := Requirements{Open: []Prerequisite{}}
 	for _, id := range c.Requires {
-		if p := st.chals[id]; p != nil && !p.Hidden {
-			out = append(out, Prerequisite{Slug: p.Slug, Title: p.Title, Solved: u != nil && u.solved[id] != nil})
+		p := st.chals[id]
+		if p == nil || p.Hidden {
+			continue
+		}
+		solved := u != nil && u.solved[id] != nil
+		switch {
+		case openTo(p, v):
+			out.Open = append(out.Open, Prerequisite{Slug: p.Slug, Title: p.Title, Solved: solved})
+		case !solved:
+			out.Unreleased++
 		}
 	}
 	return out, nil

@@ -136,7 +136,31 @@ func (c *chal) shown() bool { return !c.Hidden && !c.pending }
 // shown challenge, not a practice solve, not held by a freeze. (Whether
 // its user is a player is the caller's to add.)
 func (st *state) counts(x *solve) bool {
-	return x.chal.shown() && !x.Practice && !(st.frozen && !x.At.Before(st.freezeAt))
+	return x.chal.shown() && !x.Practice && !st.hold().holds(x.At)
+}
+
+// hold is what the freeze in force holds back from the public: the solves
+// (and, on an agent's run, the attempts) made at or after its instant.
+func (st *state) hold() heldFrom { return heldFrom{on: st.frozen, at: st.freezeAt} }
+
+// heldFrom is a freeze as of one read of the state, kept past its lock.
+type heldFrom struct {
+	on bool
+	at time.Time
+}
+
+// holds reports whether something done at t is held back from the public.
+func (h heldFrom) holds(t time.Time) bool { return h.on && !t.Before(h.at) }
+
+// seesHeld reports whether v sees what a freeze holds back of u's: u
+// themselves (as Me shows a player their own held solves), u's owner when
+// u is an agent, and admins (who see the live standings). Everyone else
+// sees the public standings.
+func seesHeld(v Viewer, u *ctf.User) bool {
+	if v.admin() {
+		return true
+	}
+	return v.User != nil && (v.User.ID == u.ID || (u.IsAgent() && v.User.ID == u.OwnerID))
 }
 
 func newState(snap *store.Snapshot, publicURL string, now time.Time) *state {
@@ -172,6 +196,11 @@ func newStateAfter(snap *store.Snapshot, publicURL string, now time.Time, after 
 	}
 	for _, u := range snap.Users {
 		s.addUser(u)
+	}
+	for _, u := range s.users {
+		if u.IsAgent() {
+			u.player = s.isPlayer(&u.User) // its owner is in now
+		}
 	}
 	for _, c := range snap.Challenges {
 		ch := &chal{Challenge: c, reviews: map[string]ctf.Review{}, creator: s.users[c.AuthorID]}
@@ -453,8 +482,12 @@ func (s *state) visibleBySlug(slug string) *chal {
 // challenges (before the start, before their release), never hidden ones.
 func (s *state) openBySlug(slug string, v Viewer) *chal {
 	c := s.bySlug[slug]
-	if c == nil || c.Hidden || (c.pending && !v.admin()) {
+	if c == nil || !openTo(c, v) {
 		return nil
 	}
 	return c
 }
+
+// openTo reports whether v may see c at all: the one rule of what a
+// viewer may know exists (open to the public, or pending and v an admin).
+func openTo(c *chal, v Viewer) bool { return !c.Hidden && (!c.pending || v.admin()) }

@@ -34,11 +34,12 @@ func (s *Service) Submit(ctx context.Context, v Viewer, slug, rawFlag string) (S
 	c := st.openBySlug(slug, v)
 	u := st.users[v.User.ID]
 	var check ctf.Challenge
-	var locked, solved bool
+	var locked, solved, banned bool
 	if c != nil && u != nil {
 		check = c.Challenge
 		locked = !st.unlocked(c, u)
 		solved = u.solved[c.ID] != nil
+		banned = st.banned(&u.User)
 	}
 	over, practice := st.phase == ctf.Ended && !v.admin(), st.event.Practice
 	st.mu.RUnlock()
@@ -49,7 +50,7 @@ func (s *Service) Submit(ctx context.Context, v Viewer, slug, rawFlag string) (S
 	case u == nil:
 		return SubmitResult{}, ctf.Errorf(ctf.Unauthorized, "authentication required")
 	}
-	if err := refusal(u, v, over && !practice, locked, solved); err != nil {
+	if err := refusal(banned, v, over && !practice, locked, solved); err != nil {
 		s.obs.Submitted("refused")
 		return SubmitResult{}, err
 	}
@@ -59,10 +60,11 @@ func (s *Service) Submit(ctx context.Context, v Viewer, slug, rawFlag string) (S
 }
 
 // refusal is Submit's answer to a submission it will not check, in
-// PRODUCT.md's order: the 403s, then the 409.
-func refusal(u *user, v Viewer, over, locked, solved bool) error {
+// PRODUCT.md's order: the 403s, then the 409. banned is the user's ban or,
+// for an agent, its owner's.
+func refusal(banned bool, v Viewer, over, locked, solved bool) error {
 	switch {
-	case u.Banned:
+	case banned:
 		return ErrBanned
 	case v.ReadOnly:
 		return ErrReadOnlyKey

@@ -123,14 +123,14 @@ func (db *DB) Snapshot(ctx context.Context) (*Snapshot, error) {
 		return nil, fmt.Errorf("count attempts: %w", err)
 	}
 	others, err := countByChallenge(ctx, tx, `SELECT a.challenge_id, count(*) FROM users u CROSS JOIN attempts a
-		WHERE a.user_id = u.id AND (u.role <> 'player' OR u.banned) GROUP BY a.challenge_id`)
+		WHERE a.user_id = u.id AND `+notPlayer+` GROUP BY a.challenge_id`)
 	if err != nil {
 		return nil, err
 	}
 	// Practice attempts of players count nowhere either; they are few,
 	// and attempts_practice finds them without a scan.
 	practice, err := countByChallenge(ctx, tx, `SELECT a.challenge_id, count(*) FROM attempts a JOIN users u ON u.id = a.user_id
-		WHERE a.practice = ? AND u.role = 'player' AND NOT u.banned GROUP BY a.challenge_id`, true)
+		WHERE a.practice = ? AND NOT `+notPlayer+` GROUP BY a.challenge_id`, true)
 	if err != nil {
 		return nil, err
 	}
@@ -141,6 +141,13 @@ func (db *DB) Snapshot(ctx context.Context) (*Snapshot, error) {
 	}
 	return s, nil
 }
+
+// notPlayer holds for a user row u whose attempts count in no public
+// aggregate: an admin's, a banned user's, or an agent's whose owner is
+// banned (a ban covers the person; platform's isPlayer is the same rule
+// for the hot state). It reads u alone, so the attempts' scan above stays
+// one pass per user.
+const notPlayer = `(u.role <> 'player' OR u.banned OR EXISTS (SELECT 1 FROM users o WHERE o.id = u.owner_id AND o.banned))`
 
 func countByChallenge(ctx context.Context, q querier, query string, args ...any) (map[string]int64, error) {
 	out := map[string]int64{}

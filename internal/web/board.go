@@ -163,7 +163,7 @@ func (h *Handler) board(w http.ResponseWriter, r *http.Request) {
 // challengeData is a challenge's page.
 type challengeData struct {
 	C        platform.ChallengeDetail
-	Requires []platform.Prerequisite
+	Requires platform.Requirements
 	Result   *platform.SubmitResult
 	Flag     string // what was sent, kept in the form after a wrong flag
 	Connect  string // how to reach its service

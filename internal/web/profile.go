@@ -42,7 +42,7 @@ func (h *Handler) profile(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if p.Username != nil {
-		if run, err := h.svc.AgentRun(r.Context(), *p.Username); err == nil {
+		if run, err := h.svc.AgentRun(r.Context(), v, *p.Username); err == nil {
 			d.Run = &run
 		}
 	}

@@ -506,7 +506,10 @@ func TestAdminRunsTheEvent(t *testing.T) {
 	want(t, "search", root.get("/admin/users?q=pam"), 200, "pam@example.com")
 	pamID := mustUser(t, s, "pam")
 	want(t, "ban", root.post("/admin/users", url.Values{"id": {pamID}, "action": {"ban"}}), 200, "banned")
-	want(t, "banned player submits", pam.post("/challenges/next/submit", url.Values{"flag": {"flag{next}"}}), 403, "banned")
+	// A ban ends the player's session (they are asked to log in again,
+	// and the log-in says they are banned).
+	want(t, "banned player submits", pam.post("/challenges/next/submit", url.Values{"flag": {"flag{next}"}}), http.StatusSeeOther)
+	want(t, "banned player logs in", pam.post("/login", url.Values{"username": {"pam"}, "password": {"pam-password"}}), 403, "banned")
 	want(t, "self ban", root.post("/admin/users", url.Values{"id": {mustUser(t, s, "root")}, "action": {"ban"}}), 403, "yourself")
 	want(t, "promote", root.post("/admin/users", url.Values{"id": {mustUser(t, s, "evil")}, "action": {"promote"}}), 200, "Make player")
 	audit := root.get("/admin/audit")
