@@ -128,6 +128,8 @@ func TestErrors(t *testing.T) {
 		{"duplicate solve", []fixture{{"event.yaml", "solves:\n  - {user: a, challenge: x}\n  - {user: b, challenge: x}\n  - {user: a, challenge: x}\n"}},
 			"event.yaml", "solves[2]", "challenge"},
 		{"solve without user", []fixture{{"event.yaml", "solves:\n  - {challenge: x}\n"}}, "event.yaml", "solves[0]", "user"},
+		{"description of 65,537 characters", []fixture{{"event.yaml", "challenges:\n" + chal("x", "description: "+strings.Repeat("é", 65537))}},
+			"event.yaml", `challenges[0] (slug "x")`, "description"},
 		{"dockerPort 70000", []fixture{{"event.yaml", "challenges:\n" + chal("x", "dockerPort: 70000")}},
 			"event.yaml", `challenges[0] (slug "x")`, "dockerPort"},
 		{"bad slug", []fixture{{"event.yaml", "challenges:\n" + chal("Bad_Slug")}},
