@@ -396,11 +396,19 @@ func decodeYAMLRuns(br *bufio.Reader, name string) (ds *Dataset, errs []error, o
 	}
 	d := newDecoder(name, false)
 	ds = &Dataset{}
+	var aliases aliasMeter
+	var size int64
 	for r := range ordered {
 		<-r.done
 		if r.err != nil {
 			return nil, nil, false
 		}
+		// Measured before the run is decoded, so that a bomb costs no
+		// more than the limit.
+		if err := aliases.add(r.root); err != nil {
+			return nil, []error{&Error{File: name, Msg: err.Error()}}, true
+		}
+		size += int64(len(r.text))
 		if r.count == 0 {
 			d.topValue(ds, r.key, r.root)
 		} else {
@@ -416,6 +424,9 @@ func decodeYAMLRuns(br *bufio.Reader, name string) (ds *Dataset, errs []error, o
 	}
 	if !cutOK {
 		return nil, nil, false
+	}
+	if err := aliases.check(size); err != nil {
+		return nil, []error{&Error{File: name, Msg: err.Error()}}, true
 	}
 	return ds, d.errs, true
 }

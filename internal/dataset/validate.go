@@ -193,6 +193,7 @@ func (v *validator) challenges() {
 			v.rule(k, i, "", ctf.ValidateSlug(c.Slug))
 		}
 		v.unique(slugs, c.Slug, k, i, "slug", "slug")
+		v.rule(k, i, "", ctf.ValidateDescription(c.Description))
 		for j, cat := range c.Categories {
 			if strings.TrimSpace(cat) == "" {
 				v.add(k, i, fmt.Sprintf("categories[%d]", j), "must not be empty")
