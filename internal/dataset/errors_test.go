@@ -117,6 +117,12 @@ func TestErrors(t *testing.T) {
 			"ev/event.yaml", `challenges[0] (slug "x")`, "file.path"},
 		{"ctfcli files leave the challenge's directory", []fixture{{"outside/secret.txt", "s"}, {"c/challenge.yml", "name: C\ncategory: web\nvalue: 1\nflags: [f]\nfiles: [../outside/secret.txt]\n"}},
 			"c/challenge.yml", "challenge", "files[0]"},
+		{"file path through a symlinked directory", []fixture{{"ev/sub/x.txt", "x"}, {"ev/link", "link:sub"}, {"ev/event.yaml", "challenges:\n" + chal("x", "file: {path: link/x.txt}")}},
+			"ev/event.yaml", `challenges[0] (slug "x")`, "file.path"},
+		{"file path is a symlink inside the directory", []fixture{{"ev/x.txt", "x"}, {"ev/y.txt", "link:x.txt"}, {"ev/event.yaml", "challenges:\n" + chal("x", "file: {path: y.txt}")}},
+			"ev/event.yaml", `challenges[0] (slug "x")`, "file.path"},
+		{"ctfcli file is a symlink inside the directory", []fixture{{"c/dist/a.zip", "a"}, {"c/dist/b.zip", "link:a.zip"}, {"c/challenge.yml", "name: C\ncategory: web\nvalue: 1\nflags: [f]\nfiles: [dist/b.zip]\n"}},
+			"c/challenge.yml", "challenge", "files[0]"},
 		{"ctfcli missing file", []fixture{{"c/challenge.yml", "name: C\ncategory: web\nvalue: 1\nflags: [f]\nfiles: [dist/nope.zip]\n"}},
 			"c/challenge.yml", "challenge", "files[0]"},
 		{"ctfcli value string", []fixture{{"c/challenge.yml", "name: C\ncategory: web\nvalue: '1'\nflags: [f]\n"}},
@@ -156,8 +162,14 @@ func runErrorCases(t *testing.T, tests []errorCase) {
 			dir := t.TempDir()
 			var paths []string
 			for _, f := range tt.files {
+				if target, ok := strings.CutPrefix(f.content, "link:"); ok {
+					if err := os.Symlink(filepath.FromSlash(target), filepath.Join(dir, filepath.FromSlash(f.name))); err != nil {
+						t.Fatal(err)
+					}
+					continue
+				}
 				p := writeFile(t, dir, f.name, f.content)
-				if !strings.HasSuffix(f.name, ".txt") {
+				if !strings.HasSuffix(f.name, ".txt") && !strings.HasSuffix(f.name, ".zip") {
 					paths = append(paths, p)
 				}
 			}
@@ -197,8 +209,8 @@ func TestFilePathsStayInTheirDirectory(t *testing.T) {
 			_, err := ReadPaths([]string{ev})
 			var e *Error
 			if !errors.As(err, &e) || e.File != ev || e.Entry != `challenges[0] (slug "x")` || e.Field != "file.path" ||
-				!strings.Contains(e.Msg, "outside") {
-				t.Fatalf("got %v, want an error on file.path saying it is outside", err)
+				!strings.Contains(e.Msg, "outside") && !strings.Contains(e.Msg, "symlink") {
+				t.Fatalf("got %v, want an error on file.path saying it is outside or a symlink", err)
 			}
 		})
 	}
@@ -219,5 +231,16 @@ func TestFilePathsStayInTheirDirectory(t *testing.T) {
 	}
 	if data, err := ReadFile(f); err == nil {
 		t.Fatalf("ReadFile read %q through a symlink out of the directory", data)
+	}
+	// Nor through one that stays inside (review finding 15).
+	writeFile(t, dir, "ev/files/other.txt", "not the handout")
+	if err := os.Remove(inside); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("other.txt", inside); err != nil {
+		t.Fatal(err)
+	}
+	if data, err := ReadFile(f); err == nil {
+		t.Fatalf("ReadFile read %q through a symlink", data)
 	}
 }
