@@ -120,6 +120,11 @@ type File struct {
 	// stored, not when the task is read, so that loading a whole benchmark
 	// does not hold every handout in memory at once.
 	Pack []string `json:"-" yaml:"-"`
+	// PackDir is the directory of Root (slash-separated) that the
+	// archive names Pack's files relative to: Cybench's release, read
+	// from the task's directory so that release itself is checked not to
+	// be a symlink when the files are read.
+	PackDir string `json:"-" yaml:"-"`
 }
 
 // Challenge is one challenge. Slug is the natural key.
