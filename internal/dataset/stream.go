@@ -152,6 +152,10 @@ func (d *decoder) listEntry(ds *Dataset, key string, i int, n *yaml.Node) {
 		a := d.announcement(n)
 		a.Source = src
 		ds.Announcements = append(ds.Announcements, a)
+	case "webhooks":
+		w := d.webhook(n)
+		w.Source = src
+		ds.Webhooks = append(ds.Webhooks, w)
 	}
 }
 
