@@ -45,6 +45,13 @@ func (m *aliasMeter) add(root *yaml.Node) error {
 	return m.check(-1)
 }
 
+// addRun adds what another meter measured (a run of the same document,
+// measured by its parser).
+func (m *aliasMeter) addRun(run *aliasMeter) {
+	m.added = satAdd(m.added, run.added)
+	m.cycle = m.cycle || run.cycle
+}
+
 // check returns an error when the aliases measured so far hold a cycle,
 // add more than maxAliasBytes or, for a document of docBytes bytes (-1:
 // not known yet), more than aliasRatio times it past aliasFloor.

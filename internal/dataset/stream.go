@@ -253,6 +253,7 @@ type yamlRun struct {
 	text         []byte
 	root         *yaml.Node
 	err          error
+	aliases      aliasMeter // what the run's aliases add, measured by its parser
 	done         chan struct{}
 }
 
@@ -393,7 +394,9 @@ func decodeYAMLRuns(br *bufio.Reader, name string) (ds *Dataset, errs []error, o
 	for range max(1, runtime.GOMAXPROCS(0)) {
 		go func() {
 			for r := range parse {
-				r.root, r.err = parseRun(r)
+				if r.root, r.err = parseRun(r); r.err == nil {
+					r.aliases.add(r.root) // checked in order, as the runs are decoded
+				}
 				close(r.done)
 			}
 		}()
@@ -407,9 +410,10 @@ func decodeYAMLRuns(br *bufio.Reader, name string) (ds *Dataset, errs []error, o
 		if r.err != nil {
 			return nil, nil, false
 		}
-		// Measured before the run is decoded, so that a bomb costs no
-		// more than the limit.
-		if err := aliases.add(r.root); err != nil {
+		// Checked before the run is decoded, so that a bomb costs no more
+		// than the limit.
+		aliases.addRun(&r.aliases)
+		if err := aliases.check(-1); err != nil {
 			return nil, []error{&Error{File: name, Msg: err.Error()}}, true
 		}
 		size += int64(len(r.text))
@@ -420,7 +424,7 @@ func decodeYAMLRuns(br *bufio.Reader, name string) (ds *Dataset, errs []error, o
 				d.listEntry(ds, r.key, r.first+i, deref(n))
 			}
 		}
-		r.root, r.text = nil, nil
+		r.root, r.text, r.aliases = nil, nil, aliasMeter{}
 	}
 	// ordered is closed after cut, so the cutter's results are in.
 	if cutErr != nil {
