@@ -5,9 +5,13 @@ import (
 	"context"
 	"log/slog"
 	"path/filepath"
+	"reflect"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/pquerna/otp"
+	"github.com/pquerna/otp/totp"
 
 	"github.com/flagshipctf/flagship/internal/dataset"
 	"github.com/flagshipctf/flagship/internal/openapi/contract"
@@ -107,6 +111,11 @@ func TestIntegrationDumpLoadRoundTrip(t *testing.T) {
 	// Uses are written off the request path; a running server's watcher
 	// writes them within a quarter second.
 	a.Svc.FlushTouches(ctx)
+	// Two-factor authentication and webhooks (review finding 11: dump |
+	// load, the documented move to PostgreSQL, turned 2FA off for
+	// everyone and dropped the webhooks).
+	tf := itTwoFactorUser(t, a, now)
+	hooks := itWebhooks(t, a)
 
 	dump, b := itDumpLoad(t, a, now)
 
@@ -142,6 +151,113 @@ func TestIntegrationDumpLoadRoundTrip(t *testing.T) {
 			`{"result":{"success":true,"points":150,"newBadges":[{"id":"category-forensics"}]}}`)
 	}
 	same("/api/public/challenges/lost-packets")
+
+	// The webhooks are there to keep sending, secrets included.
+	if got := itWebhooksOf(t, b); !reflect.DeepEqual(got, hooks) {
+		t.Errorf("webhooks after dump | load:\n%+v\nwant\n%+v", got, hooks)
+	}
+	// Two-factor authentication is still on: the password alone is not
+	// enough, the code used before the dump and the recovery code used
+	// then are refused, an unused recovery code and the next code of the
+	// same generator are accepted.
+	login := func(label, code string, wantOK, wantNeedCode bool) {
+		t.Helper()
+		r, err := b.Svc.Login(ctx, platform.Login{Username: tf.username, Password: tf.password, Code: code, Address: "192.0.2.1"})
+		if ok := err == nil && r.Token != ""; ok != wantOK || r.NeedCode != wantNeedCode {
+			t.Errorf("%s after dump | load: %+v, %v; want a session %v, asked for a code %v", label, r, err, wantOK, wantNeedCode)
+		}
+	}
+	login("the password alone", "", false, true)
+	login("the TOTP code used before the dump", tf.code(now()), false, false)
+	login("the recovery code used before the dump", tf.usedRecovery, false, false)
+	login("an unused recovery code", tf.recovery, true, false)
+	ticks.Add(30)
+	login("the next TOTP code", tf.code(now()), true, false)
+}
+
+// itTwoFactor is a user with two-factor authentication on, a TOTP step and
+// a recovery code used.
+type itTwoFactor struct {
+	username, password     string
+	secret                 string
+	recovery, usedRecovery string
+}
+
+func (tf itTwoFactor) code(at time.Time) string {
+	c, err := totp.GenerateCodeCustom(tf.secret, at, totp.ValidateOpts{Period: 30, Digits: otp.DigitsSix, Algorithm: otp.AlgorithmSHA1})
+	if err != nil {
+		panic(err)
+	}
+	return c
+}
+
+// itTwoFactorUser makes a user with a password, turns two-factor
+// authentication on (using the code of the current step) and logs in once
+// with a recovery code.
+func itTwoFactorUser(t *testing.T, s *Server, now func() time.Time) itTwoFactor {
+	t.Helper()
+	ctx := context.Background()
+	tf := itTwoFactor{username: "tess", password: "correct horse battery"}
+	u, err := s.Svc.CreateUser(ctx, platform.Operator, platform.NewUser{Username: tf.username, Email: "tess@example.com", Password: tf.password})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Sync()
+	r, err := s.Svc.Login(ctx, platform.Login{Username: tf.username, Password: tf.password, Address: "192.0.2.1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := s.Svc.AuthenticateSession(ctx, r.Token)
+	if err != nil || v.ID() != u.ID {
+		t.Fatalf("session of %s: %+v, %v", tf.username, v, err)
+	}
+	enrol, err := s.Svc.BeginTwoFactor(ctx, v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tf.secret = enrol.Secret
+	codes, err := s.Svc.ConfirmTwoFactor(ctx, v, tf.code(now()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tf.usedRecovery, tf.recovery = codes[0], codes[1]
+	if r, err := s.Svc.Login(ctx, platform.Login{Username: tf.username, Password: tf.password, Code: tf.usedRecovery, Address: "192.0.2.1"}); err != nil || r.Token == "" {
+		t.Fatalf("login with a recovery code before the dump: %+v, %v", r, err)
+	}
+	s.Sync()
+	return tf
+}
+
+// itWebhooks makes two webhooks, one of them off, and returns them as
+// itWebhooksOf reads them.
+func itWebhooks(t *testing.T, s *Server) []platform.Webhook {
+	t.Helper()
+	ctx := context.Background()
+	for _, in := range []platform.WebhookInput{
+		{Name: "Signed", Kind: platform.WebhookJSON, URL: "https://hooks.example.com/ctf?team=1", Secret: "0123456789abcdef-secret", Enabled: true},
+		{Name: "Discord", Kind: platform.WebhookDiscord, URL: "https://discord.com/api/webhooks/1/token",
+			Events: []string{platform.HookFirstBlood, platform.HookAnnouncement}},
+	} {
+		if _, err := s.Svc.CreateWebhook(ctx, platform.Operator, in); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return itWebhooksOf(t, s)
+}
+
+// itWebhooksOf reads the webhooks as a round trip keeps them: not the
+// counts of their deliveries (the log does not move), nor where in the
+// stream they start.
+func itWebhooksOf(t *testing.T, s *Server) []platform.Webhook {
+	t.Helper()
+	hooks, err := s.Svc.Webhooks(context.Background(), platform.Operator)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range hooks {
+		hooks[i].AfterSeq, hooks[i].Pending, hooks[i].Delivered, hooks[i].Failed = 0, 0, 0, 0
+	}
+	return hooks
 }
 
 // itPublicPaths lists the public reads a round trip compares: the lists,

@@ -43,7 +43,7 @@ Commands:
   serve     run the platform (--addr, --public-url, --demo)
   migrate   apply schema migrations and exit
   load      import dataset files, ctfcli challenge.yml files or directories of them
-  dump      write the whole platform as one dataset (YAML; JSON with --json)
+  dump      write the whole platform as one dataset (YAML; JSON with --json; --out FILE: mode 0600)
   user      create | list
   apikey    create | list | revoke
   agent     create | list: AI agents' accounts, run by a person

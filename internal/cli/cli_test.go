@@ -249,5 +249,22 @@ func TestLoadDumpRoundTrip(t *testing.T) {
 		if dump1 != dump2 {
 			t.Errorf("%s dump of the reloaded database differs", format)
 		}
+		// A dump holds secrets (2FA secrets, webhook secrets): --out
+		// writes it readable by its owner only, replacing a file there
+		// whole (review finding 11).
+		out := filepath.Join(dir, "out."+format)
+		if err := os.WriteFile(out, []byte("an older dump"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if code, stdout, e := run(t, "", append(args, "--out", out)...); code != 0 || stdout != "" {
+			t.Fatalf("dump --out: %d %q %s", code, stdout, e)
+		}
+		data, err := os.ReadFile(out)
+		if fi, serr := os.Stat(out); err != nil || serr != nil || fi.Mode().Perm() != 0o600 || string(data) != dump1 {
+			t.Errorf("dump --out %s: mode %v (%v, %v), same as stdout %v; want mode 0600 and the dump", out, fi.Mode().Perm(), err, serr, string(data) == dump1)
+		}
+		if left, _ := filepath.Glob(filepath.Join(dir, ".out*")); len(left) > 0 {
+			t.Errorf("dump --out left %v behind", left)
+		}
 	}
 }

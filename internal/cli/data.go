@@ -1,8 +1,12 @@
 package cli
 
 import (
+	"bufio"
 	"context"
 	"fmt"
+	"io"
+	"os"
+	"path/filepath"
 	"runtime/debug"
 	"sort"
 	"strings"
@@ -80,9 +84,13 @@ func formatReport(r store.LoadReport) string {
 }
 
 func (a *app) dump(ctx context.Context, args []string) error {
-	fs := a.flags("dump", "dump [--db DSN] [--json]")
+	fs := a.flags("dump", "dump [--db DSN] [--json] [--out FILE]")
+	out := fs.String("out", "", "write the dump to `FILE` (mode 0600; replaces a file there) instead of standard output")
 	if err := a.parse(fs, args); err != nil {
 		return err
+	}
+	if fs.NArg() > 0 {
+		return usagef("dump takes no arguments; write to a file with --out FILE")
 	}
 	db, err := a.open(ctx)
 	if err != nil {
@@ -97,5 +105,48 @@ func (a *app) dump(ctx context.Context, args []string) error {
 	if a.json {
 		format = "json"
 	}
-	return dataset.Encode(a.Stdout, ds, format)
+	if *out == "" {
+		return dataset.Encode(a.Stdout, ds, format)
+	}
+	return writePrivate(*out, func(w io.Writer) error { return dataset.Encode(w, ds, format) })
+}
+
+// writePrivate writes a file only its owner may read, as a dump must be:
+// it holds password hashes, two-factor secrets and webhook secrets. The
+// file is created with mode 0600 from the start (never loosened and then
+// tightened) under a temporary name in the same directory, and renamed
+// into place once complete, so a reader never sees half a dump and a
+// failed dump leaves the previous file as it was.
+func writePrivate(path string, write func(io.Writer) error) (err error) {
+	dir, base := filepath.Split(path)
+	if dir == "" {
+		dir = "."
+	}
+	f, err := os.CreateTemp(dir, "."+base+".*.tmp") // mode 0600
+	if err != nil {
+		return fmt.Errorf("dump: %w", err)
+	}
+	defer func() {
+		if err != nil {
+			f.Close()
+			os.Remove(f.Name())
+		}
+	}()
+	bw := bufio.NewWriterSize(f, 1<<16)
+	if err := write(bw); err != nil {
+		return err
+	}
+	if err := bw.Flush(); err != nil {
+		return fmt.Errorf("dump: %w", err)
+	}
+	if err := f.Sync(); err != nil {
+		return fmt.Errorf("dump: %w", err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("dump: %w", err)
+	}
+	if err := os.Rename(f.Name(), path); err != nil {
+		return fmt.Errorf("dump: %w", err)
+	}
+	return nil
 }

@@ -139,6 +139,22 @@ func ValidateDockerPort(port *int) error {
 	return nil
 }
 
+// MaxDescriptionChars bounds a challenge's Markdown description: a page
+// of text, never a payload that fills the database or every replica's
+// memory.
+const MaxDescriptionChars = 65536
+
+// ValidateDescription: at most 65,536 characters of valid UTF-8.
+func ValidateDescription(description string) error {
+	if utf8.RuneCountInString(description) > MaxDescriptionChars {
+		return FieldErrorf("description", "must be at most 65,536 characters")
+	}
+	if !utf8.ValidString(description) {
+		return FieldErrorf("description", "must be valid UTF-8 text")
+	}
+	return nil
+}
+
 // ValidateCategories: at least one, none empty.
 func ValidateCategories(cats []string) error {
 	if len(cats) == 0 {

@@ -172,7 +172,7 @@ func (d *decoder) nyu(c *Challenge, m map[string]*yaml.Node, dir string) {
 		}
 		rels = append(rels, found...)
 	}
-	c.File = handoutFile(dir, rels, c.Slug+".zip")
+	c.File = handoutFile(dir, rels, c.Slug+".zip", "")
 }
 
 // nyuDescription fills the placeholders the way NYU CTF Bench's runner does

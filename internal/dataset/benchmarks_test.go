@@ -107,14 +107,14 @@ func TestReadCybenchTask(t *testing.T) {
 			Challenge{Slug: "baby-cipher", Title: "Baby Cipher", Categories: []string{"crypto", "misc"},
 				Description: "Decrypt **it**.", Difficulty: "Easy", Points: 100, Type: "standard",
 				Flags: []Flag{{"static", "HTB{b4by}", ""}}, HasInstance: true, DockerPort: intp(1337),
-				ConnectionInfo: "nc cipher 1337", File: &File{Name: "output.txt", Path: "release/output.txt", Root: "release"}}},
+				ConnectionInfo: "nc cipher 1337", File: &File{Name: "output.txt", Path: "release/output.txt"}}},
 		{"easy prompt when no hard one, several release files, host without port", "05-motp",
 			map[string]string{"metadata/metadata.json": meta(`"difficulty": "3", "hard_prompt": "", "target_host": "otp"`),
 				"metadata/solution/flag.txt": "flag{otp}", "release/src/app.py": "app", "release/README": "r",
 				"release/.DS_Store": "x", "challenge/challenge.json": `{"not": "read"}`},
 			Challenge{Slug: "05-motp", Title: "05 motp", Categories: []string{"crypto", "misc"},
 				Description: "easy: use the hint", Difficulty: "Hard", Points: 300, Type: "standard",
-				Flags: []Flag{{"static", "flag{otp}", ""}}, File: &File{Name: "05-motp.zip", Root: "release", Pack: []string{"README", "src/app.py"}}}},
+				Flags: []Flag{{"static", "flag{otp}", ""}}, File: &File{Name: "05-motp.zip", Pack: []string{"release/README", "release/src/app.py"}, PackDir: "release"}}},
 		{"first subtask's question when no prompt, no release dir", "rpgo",
 			map[string]string{"metadata/metadata.json": `{"categories": "rev", "difficulty": "Expert",
 				"subtasks": [{"subtask": "s", "question": "What is the flag?", "answer": "x"}, {"question": "no"}]}`,
@@ -141,6 +141,16 @@ func TestReadCybenchTask(t *testing.T) {
 			}
 			if !reflect.DeepEqual(got, want) {
 				t.Errorf("got  %+v\nwant %+v", got, want)
+			}
+			if got.File != nil && len(got.File.Pack) > 0 {
+				// Named in the archive as in release/, without it.
+				data, err := ReadFile(got.File)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if names, _, _ := unzip(t, data); !reflect.DeepEqual(names, []string{"README", "src/app.py"}) {
+					t.Errorf("the archive holds %v", names)
+				}
 			}
 		})
 	}

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"net/url"
 	"os"
@@ -359,7 +360,7 @@ func relInRoot(f *File) (string, error) {
 
 func statInRoot(f *File) (fi fs.FileInfo, err error) {
 	err = inRoot(f, func(root *os.Root, rel string) error {
-		fi, err = root.Stat(rel)
+		fi, err = lstatNoFollow(root, rel)
 		return err
 	})
 	return fi, err
@@ -368,16 +369,85 @@ func statInRoot(f *File) (fi fs.FileInfo, err error) {
 // ReadFile reads the bytes of a file entry named by Path, or zips the files
 // of Pack (see packZip), through an os.Root on its directory, so that neither
 // "..", an absolute path nor a symlink (even one swapped in after the dataset
-// was checked) reads outside it.
+// was checked) reads outside it; and no symlink is followed at all, not even
+// one that stays inside (see openNoFollow).
 func ReadFile(f *File) (data []byte, err error) {
 	if len(f.Pack) > 0 {
 		return packZip(f)
 	}
 	err = inRoot(f, func(root *os.Root, rel string) error {
-		data, err = root.ReadFile(rel)
+		h, _, err := openNoFollow(root, rel)
+		if err != nil {
+			return err
+		}
+		defer h.Close()
+		data, err = io.ReadAll(h)
 		return err
 	})
 	return data, err
+}
+
+// A handout is never read through a symlink, even one that stays in the
+// directory of the file that names it: a benchmark task's release/ linked
+// to its metadata/ handed out metadata/solution/flag.txt. os.Root alone
+// follows such links, so each component of the path is checked with Lstat.
+var errSymlink = errors.New("is a symlink; handouts are never read through symlinks")
+
+// symlinkError names the symlink found on a handout's path: the path
+// itself, or a directory above it.
+type symlinkError struct{ link, path string }
+
+func (e *symlinkError) Error() string {
+	if e.link == e.path {
+		return errSymlink.Error()
+	}
+	return fmt.Sprintf("goes through %s, which %s", filepath.ToSlash(e.link), errSymlink)
+}
+
+func (e *symlinkError) Unwrap() error { return errSymlink }
+
+// lstatNoFollow returns the FileInfo of rel in root without following a
+// symlink: one at rel, or at any directory on the way to it, is refused.
+func lstatNoFollow(root *os.Root, rel string) (fs.FileInfo, error) {
+	rel = filepath.Clean(rel)
+	if rel == "." {
+		return root.Lstat(rel)
+	}
+	var fi fs.FileInfo
+	parts := strings.Split(rel, string(filepath.Separator))
+	for i := range parts {
+		p := filepath.Join(parts[:i+1]...)
+		var err error
+		if fi, err = root.Lstat(p); err != nil {
+			return nil, err
+		}
+		if fi.Mode()&fs.ModeSymlink != 0 {
+			return nil, &symlinkError{link: p, path: rel}
+		}
+	}
+	return fi, nil
+}
+
+// openNoFollow opens the regular file rel in root, refusing symlinks as
+// lstatNoFollow does. The file opened must be the one checked: a component
+// swapped for a link between the check and the open is caught there.
+func openNoFollow(root *os.Root, rel string) (*os.File, fs.FileInfo, error) {
+	fi, err := lstatNoFollow(root, rel)
+	if err != nil {
+		return nil, nil, err
+	}
+	if !fi.Mode().IsRegular() { // a FIFO would block the load
+		return nil, nil, errors.New("not a regular file")
+	}
+	h, err := root.Open(rel)
+	if err != nil {
+		return nil, nil, err
+	}
+	if ofi, err := h.Stat(); err != nil || !os.SameFile(fi, ofi) {
+		h.Close()
+		return nil, nil, errors.New("changed while it was read (a symlink swapped in?)")
+	}
+	return h, fi, nil
 }
 
 // inRoot calls fn with an os.Root on f's directory and f's path in it.

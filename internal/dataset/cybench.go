@@ -1,7 +1,7 @@
 package dataset
 
 import (
-	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -64,17 +64,15 @@ func (d *decoder) cybench(c *Challenge, m map[string]*yaml.Node, dir string) {
 		d.staticFlag(c, string(data), "flag")
 	}
 
-	release := filepath.Join(dir, "release")
-	if fi, err := os.Stat(release); err == nil && fi.IsDir() {
-		rels, err := listFiles(release, ".")
-		var fe *fileError
-		switch {
-		case errors.As(err, &fe) && errors.Is(fe.err, errOutside):
-			d.fail("release", "%s: is outside release/ (a symlink?)", fe.path)
-		case err != nil:
+	// The handout is read from the task's directory, so that release/
+	// itself is checked not to be a symlink (to metadata/, say) whenever
+	// it is read; the archive names its files relative to release/.
+	if fi, err := os.Lstat(filepath.Join(dir, "release")); err == nil && (fi.IsDir() || fi.Mode()&fs.ModeSymlink != 0) {
+		rels, err := listFiles(dir, "release")
+		if err != nil {
 			d.fail("release", "%v", err)
 		}
-		c.File = handoutFile(release, rels, c.Slug+".zip")
+		c.File = handoutFile(dir, rels, c.Slug+".zip", "release")
 	}
 }
 

@@ -32,7 +32,7 @@ func newDecoder(name string, ctfcli bool) *decoder {
 	return &decoder{file: name, dir: filepath.Dir(name), ctfcli: ctfcli}
 }
 
-var topKeys = []string{"event", "users", "challenges", "solves", "attempts", "writeups", "reviews", "announcements"}
+var topKeys = []string{"event", "users", "challenges", "solves", "attempts", "writeups", "reviews", "announcements", "webhooks"}
 
 // decodeDataset decodes a whole document as one tree, without
 // cross-entry validation (ReadPaths merges first). decodeStream is the
@@ -79,6 +79,8 @@ func entryKey(kind string, n *yaml.Node) string {
 		return get("username")
 	case "announcements":
 		return get("title")
+	case "webhooks":
+		return get("name")
 	case "challenges":
 		if s := get("slug"); s != "" {
 			return s
@@ -109,12 +111,14 @@ func label(kind string, src Source, key string) string {
 		s += fmt.Sprintf(" (slug %q)", key)
 	case kind == "announcements":
 		s += fmt.Sprintf(" (title %q)", key)
+	case kind == "webhooks":
+		s += fmt.Sprintf(" (name %q)", key)
 	}
 	return s
 }
 
 var userKeys = []string{"id", "username", "name", "email", "password", "passwordHash", "role", "banned", "createdAt",
-	"kind", "owner", "model", "harness", "apiKeys"}
+	"kind", "owner", "model", "harness", "apiKeys", "twoFactor"}
 
 func (d *decoder) user(n *yaml.Node) User {
 	var u User
@@ -151,6 +155,10 @@ func (d *decoder) user(n *yaml.Node) User {
 		case "apiKeys":
 			for j, kn := range d.items(v, k) {
 				u.APIKeys = append(u.APIKeys, d.apiKey(kn, fmt.Sprintf("apiKeys[%d].", j)))
+			}
+		case "twoFactor":
+			if !isNull(v) {
+				u.TwoFactor = d.twoFactor(v, k+".")
 			}
 		default:
 			d.unknown(k, k, userKeys)
@@ -191,6 +199,71 @@ func (d *decoder) apiKey(n *yaml.Node, prefix string) APIKey {
 		}
 	}
 	return a
+}
+
+var twoFactorKeys = []string{"secret", "recoveryCodes", "lastStep"}
+
+// twoFactor decodes a user's 2FA state; the secret is read as apps take
+// it (any case, spaces and padding dropped), the hashes in lower case.
+func (d *decoder) twoFactor(n *yaml.Node, prefix string) *TwoFactor {
+	tf := &TwoFactor{}
+	keys, vals := d.pairs(n, strings.TrimSuffix(prefix, "."))
+	for i, k := range keys {
+		v, f := vals[i], prefix+k
+		switch k {
+		case "secret":
+			tf.Secret = strings.TrimRight(strings.ToUpper(strings.Join(strings.Fields(d.str(v, f)), "")), "=")
+		case "recoveryCodes":
+			for j, h := range d.items(v, f) {
+				tf.RecoveryCodes = append(tf.RecoveryCodes, strings.ToLower(strings.TrimSpace(d.str(h, fmt.Sprintf("%s[%d]", f, j)))))
+			}
+		case "lastStep":
+			if step, ok := d.integer(v, f); ok {
+				if step < 0 {
+					d.fail(f, "must not be negative")
+				}
+				tf.LastStep = int64(step)
+			}
+		default:
+			d.unknown(f, k, twoFactorKeys)
+		}
+	}
+	return tf
+}
+
+var webhookKeys = []string{"id", "name", "kind", "url", "secret", "events", "enabled", "createdAt"}
+
+// webhook decodes a webhook, trimmed as the admin form trims it; without
+// an enabled key it is on.
+func (d *decoder) webhook(n *yaml.Node) Webhook {
+	w := Webhook{Enabled: true}
+	keys, vals := d.pairs(n, "")
+	for i, k := range keys {
+		v := vals[i]
+		switch k {
+		case "id":
+			w.ID = d.str(v, k)
+		case "name":
+			w.Name = strings.TrimSpace(d.str(v, k))
+		case "kind":
+			w.Kind = strings.TrimSpace(d.str(v, k))
+		case "url":
+			w.URL = strings.TrimSpace(d.str(v, k))
+		case "secret":
+			w.Secret = strings.TrimSpace(d.str(v, k))
+		case "events":
+			for _, e := range d.strs(v, k) {
+				w.Events = append(w.Events, strings.TrimSpace(e))
+			}
+		case "enabled":
+			w.Enabled = d.boolean(v, k)
+		case "createdAt":
+			w.CreatedAt = d.timestamp(v, k)
+		default:
+			d.unknown(k, k, webhookKeys)
+		}
+	}
+	return w
 }
 
 var submissionKeys = []string{"id", "user", "challenge", "at", "flag", "door", "key", "practice"}

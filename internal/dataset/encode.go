@@ -11,7 +11,8 @@ import (
 // Encode writes d as one dataset document, for `flagship dump`. format is
 // "yaml" (2-space indentation) or "json" (indented 2 spaces, HTML characters
 // not escaped). Everything the types hold is written (ids, timestamps with
-// their full precision, passwordHash, apiKeys, file contentBase64 and sha256)
+// their full precision, passwordHash, apiKeys, twoFactor, file contentBase64
+// and sha256, webhooks with their secrets)
 // except Source, so Decode of the output yields an equal Dataset. Encode does
 // not validate: dump writes what the database holds.
 func Encode(w io.Writer, d *Dataset, format string) error {
@@ -56,6 +57,7 @@ func (d *Dataset) Merge(other *Dataset) {
 	d.Attempts = merge(d.Attempts, other.Attempts)
 	d.Writeups = merge(d.Writeups, other.Writeups)
 	d.Reviews = merge(d.Reviews, other.Reviews)
+	d.Webhooks = merge(d.Webhooks, other.Webhooks)
 }
 
 // merge appends b to a, taking b as it is when a is empty: a dump's lists

@@ -117,6 +117,12 @@ func TestErrors(t *testing.T) {
 			"ev/event.yaml", `challenges[0] (slug "x")`, "file.path"},
 		{"ctfcli files leave the challenge's directory", []fixture{{"outside/secret.txt", "s"}, {"c/challenge.yml", "name: C\ncategory: web\nvalue: 1\nflags: [f]\nfiles: [../outside/secret.txt]\n"}},
 			"c/challenge.yml", "challenge", "files[0]"},
+		{"file path through a symlinked directory", []fixture{{"ev/sub/x.txt", "x"}, {"ev/link", "link:sub"}, {"ev/event.yaml", "challenges:\n" + chal("x", "file: {path: link/x.txt}")}},
+			"ev/event.yaml", `challenges[0] (slug "x")`, "file.path"},
+		{"file path is a symlink inside the directory", []fixture{{"ev/x.txt", "x"}, {"ev/y.txt", "link:x.txt"}, {"ev/event.yaml", "challenges:\n" + chal("x", "file: {path: y.txt}")}},
+			"ev/event.yaml", `challenges[0] (slug "x")`, "file.path"},
+		{"ctfcli file is a symlink inside the directory", []fixture{{"c/dist/a.zip", "a"}, {"c/dist/b.zip", "link:a.zip"}, {"c/challenge.yml", "name: C\ncategory: web\nvalue: 1\nflags: [f]\nfiles: [dist/b.zip]\n"}},
+			"c/challenge.yml", "challenge", "files[0]"},
 		{"ctfcli missing file", []fixture{{"c/challenge.yml", "name: C\ncategory: web\nvalue: 1\nflags: [f]\nfiles: [dist/nope.zip]\n"}},
 			"c/challenge.yml", "challenge", "files[0]"},
 		{"ctfcli value string", []fixture{{"c/challenge.yml", "name: C\ncategory: web\nvalue: '1'\nflags: [f]\n"}},
@@ -128,6 +134,8 @@ func TestErrors(t *testing.T) {
 		{"duplicate solve", []fixture{{"event.yaml", "solves:\n  - {user: a, challenge: x}\n  - {user: b, challenge: x}\n  - {user: a, challenge: x}\n"}},
 			"event.yaml", "solves[2]", "challenge"},
 		{"solve without user", []fixture{{"event.yaml", "solves:\n  - {challenge: x}\n"}}, "event.yaml", "solves[0]", "user"},
+		{"description of 65,537 characters", []fixture{{"event.yaml", "challenges:\n" + chal("x", "description: "+strings.Repeat("é", 65537))}},
+			"event.yaml", `challenges[0] (slug "x")`, "description"},
 		{"dockerPort 70000", []fixture{{"event.yaml", "challenges:\n" + chal("x", "dockerPort: 70000")}},
 			"event.yaml", `challenges[0] (slug "x")`, "dockerPort"},
 		{"bad slug", []fixture{{"event.yaml", "challenges:\n" + chal("Bad_Slug")}},
@@ -143,6 +151,22 @@ func TestErrors(t *testing.T) {
 		{"sha256 mismatch", []fixture{{"event.yaml", "challenges:\n" + chal("x", "file: {name: a.bin, contentBase64: AAE=, sha256: "+strings.Repeat("0", 64)+"}")}},
 			"event.yaml", `challenges[0] (slug "x")`, "file.sha256"},
 		{"list expected", []fixture{{"event.yaml", "challenges:\n" + chal("x") + "users: {username: bob}\n"}}, "event.yaml", "", "users"},
+		{"two-factor secret not base32", []fixture{{"event.yaml", "users:\n  - {username: bob, twoFactor: {secret: 'not base32!'}}\n"}},
+			"event.yaml", `users[0] (username "bob")`, "twoFactor.secret"},
+		{"two-factor secret of 40 bits", []fixture{{"event.yaml", "users:\n  - {username: bob, twoFactor: {secret: JBSWY3DP}}\n"}},
+			"event.yaml", `users[0] (username "bob")`, "twoFactor.secret"},
+		{"recovery code not a hash", []fixture{{"event.yaml", "users:\n  - {username: bob, twoFactor: {secret: " + strings.Repeat("JBSWY3DP", 4) + ", recoveryCodes: [k7wq2-fz9mh]}}\n"}},
+			"event.yaml", `users[0] (username "bob")`, "twoFactor.recoveryCodes[0]"},
+		{"webhook url not http", []fixture{{"event.yaml", "webhooks:\n  - {name: W, kind: json, url: 'ftp://example.com/x'}\n"}},
+			"event.yaml", `webhooks[0] (name "W")`, "url"},
+		{"webhook bad kind", []fixture{{"event.yaml", "webhooks:\n  - {name: W, kind: teams, url: 'https://example.com/x'}\n"}},
+			"event.yaml", `webhooks[0] (name "W")`, "kind"},
+		{"webhook unknown event", []fixture{{"event.yaml", "webhooks:\n  - {name: W, kind: slack, url: 'https://example.com/x', events: [solve]}\n"}},
+			"event.yaml", `webhooks[0] (name "W")`, "events"},
+		{"webhook secret on discord", []fixture{{"event.yaml", "webhooks:\n  - {name: W, kind: discord, url: 'https://example.com/x', secret: 0123456789abcdef}\n"}},
+			"event.yaml", `webhooks[0] (name "W")`, "secret"},
+		{"duplicate webhook id", []fixture{{"event.yaml", "webhooks:\n  - {id: h, name: W, kind: slack, url: 'https://example.com/x'}\n  - {id: h, name: V, kind: slack, url: 'https://example.com/y'}\n"}},
+			"event.yaml", `webhooks[1] (name "V")`, "id"},
 		{"yaml syntax", []fixture{{"event.yaml", "users: [\n"}}, "event.yaml", "", ""},
 	})
 }
@@ -154,8 +178,14 @@ func runErrorCases(t *testing.T, tests []errorCase) {
 			dir := t.TempDir()
 			var paths []string
 			for _, f := range tt.files {
+				if target, ok := strings.CutPrefix(f.content, "link:"); ok {
+					if err := os.Symlink(filepath.FromSlash(target), filepath.Join(dir, filepath.FromSlash(f.name))); err != nil {
+						t.Fatal(err)
+					}
+					continue
+				}
 				p := writeFile(t, dir, f.name, f.content)
-				if !strings.HasSuffix(f.name, ".txt") {
+				if !strings.HasSuffix(f.name, ".txt") && !strings.HasSuffix(f.name, ".zip") {
 					paths = append(paths, p)
 				}
 			}
@@ -195,8 +225,8 @@ func TestFilePathsStayInTheirDirectory(t *testing.T) {
 			_, err := ReadPaths([]string{ev})
 			var e *Error
 			if !errors.As(err, &e) || e.File != ev || e.Entry != `challenges[0] (slug "x")` || e.Field != "file.path" ||
-				!strings.Contains(e.Msg, "outside") {
-				t.Fatalf("got %v, want an error on file.path saying it is outside", err)
+				!strings.Contains(e.Msg, "outside") && !strings.Contains(e.Msg, "symlink") {
+				t.Fatalf("got %v, want an error on file.path saying it is outside or a symlink", err)
 			}
 		})
 	}
@@ -217,5 +247,16 @@ func TestFilePathsStayInTheirDirectory(t *testing.T) {
 	}
 	if data, err := ReadFile(f); err == nil {
 		t.Fatalf("ReadFile read %q through a symlink out of the directory", data)
+	}
+	// Nor through one that stays inside (review finding 15).
+	writeFile(t, dir, "ev/files/other.txt", "not the handout")
+	if err := os.Remove(inside); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("other.txt", inside); err != nil {
+		t.Fatal(err)
+	}
+	if data, err := ReadFile(f); err == nil {
+		t.Fatalf("ReadFile read %q through a symlink", data)
 	}
 }

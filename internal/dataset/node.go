@@ -80,6 +80,13 @@ func parse(data []byte, name string) (*yaml.Node, error) {
 		}
 		return nil, errors.New("several YAML documents (---) in one file; use one")
 	}
+	var m aliasMeter
+	if err := m.add(&doc); err != nil {
+		return nil, err
+	}
+	if err := m.check(int64(len(data))); err != nil {
+		return nil, err
+	}
 	if doc.Kind == yaml.DocumentNode && len(doc.Content) == 1 {
 		return doc.Content[0], nil
 	}

@@ -24,8 +24,8 @@ var zipTime = time.Date(1980, 1, 1, 0, 0, 0, 0, time.UTC)
 // handoutFile makes the file entry of a benchmark task from the regular files
 // found (see listFiles), as paths relative to root: none gives nil, one is
 // served as itself, several as Pack, zipped under the name zipName when the
-// challenge is stored.
-func handoutFile(root string, rels []string, zipName string) *File {
+// challenge is stored, named in it relative to packDir.
+func handoutFile(root string, rels []string, zipName, packDir string) *File {
 	slices.Sort(rels)
 	rels = slices.Compact(rels)
 	switch len(rels) {
@@ -35,15 +35,16 @@ func handoutFile(root string, rels []string, zipName string) *File {
 		p := filepath.Join(root, filepath.FromSlash(rels[0]))
 		return &File{Name: path.Base(rels[0]), Path: p, Root: root}
 	}
-	return &File{Name: zipName, Root: root, Pack: rels}
+	return &File{Name: zipName, Root: root, Pack: rels, PackDir: packDir}
 }
 
 // listFiles returns the regular files named by given (a path relative to
 // root, or an absolute one inside it): given itself, or every file under it
 // when it is a directory, skipping names that start with a dot as the
 // directory walk of ReadPaths does. Paths are slash-separated and relative
-// to root. Symlinks are followed only while they stay inside root, so a
-// handout cannot publish the organiser's other files.
+// to root. No symlink is followed, on the way to given or under it (see
+// lstatNoFollow): a handout publishes neither the organiser's other files
+// nor the task's own solution.
 func listFiles(root, given string) ([]string, error) {
 	p := given
 	if !filepath.IsAbs(p) {
@@ -58,8 +59,8 @@ func listFiles(root, given string) ([]string, error) {
 		return nil, rootErr(err)
 	}
 	defer r.Close()
+	fi, err := lstatNoFollow(r, rel)
 	rel = filepath.ToSlash(rel)
-	fi, err := r.Stat(rel)
 	switch {
 	case err != nil:
 		return nil, rootErr(err)
@@ -79,10 +80,13 @@ func listFiles(root, given string) ([]string, error) {
 			}
 			return nil
 		}
+		if e.Type()&fs.ModeSymlink != 0 {
+			return &fileError{p, errSymlink}
+		}
 		if e.IsDir() {
 			return nil
 		}
-		fi, err := r.Stat(p)
+		fi, err := r.Lstat(p)
 		if err != nil {
 			return &fileError{p, rootErr(err)}
 		}
@@ -119,7 +123,7 @@ func packZip(f *File) ([]byte, error) {
 	var buf bytes.Buffer
 	zw := zip.NewWriter(&buf)
 	for _, name := range slices.Compact(names) {
-		if err := packOne(zw, r, name); err != nil {
+		if err := packOne(zw, r, name, f.PackDir); err != nil {
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}
 	}
@@ -129,22 +133,18 @@ func packZip(f *File) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-func packOne(zw *zip.Writer, r *os.Root, name string) error {
+func packOne(zw *zip.Writer, r *os.Root, name, dir string) error {
 	if !fs.ValidPath(name) {
 		return errOutside
 	}
-	fi, err := r.Stat(name)
-	if err != nil {
-		return rootErr(err)
-	}
-	if !fi.Mode().IsRegular() { // a FIFO would block the load
-		return errors.New("not a regular file")
-	}
-	src, err := r.Open(name)
+	src, fi, err := openNoFollow(r, filepath.FromSlash(name))
 	if err != nil {
 		return rootErr(err)
 	}
 	defer src.Close()
+	if dir != "" {
+		name = strings.TrimPrefix(name, dir+"/")
+	}
 	h := &zip.FileHeader{Name: name, Method: zip.Deflate, Modified: zipTime}
 	h.SetMode(0o644)
 	if fi.Mode().Perm()&0o111 != 0 {

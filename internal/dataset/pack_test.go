@@ -74,7 +74,23 @@ func TestPackZip(t *testing.T) {
 	if err := os.Symlink(secret, bin); err != nil {
 		t.Fatal(err)
 	}
-	if data, err := ReadFile(f); err == nil || !strings.Contains(err.Error(), "z.bin: is outside") {
+	if data, err := ReadFile(f); err == nil || !strings.Contains(err.Error(), "z.bin: ") {
 		t.Fatalf("ReadFile packed a symlink out of the directory: %d bytes, %v", len(data), err)
+	}
+	// Nor one that stays inside, to a file or through a directory
+	// (review finding 15).
+	os.Remove(bin)
+	if err := os.Symlink("a.txt", bin); err != nil {
+		t.Fatal(err)
+	}
+	if data, err := ReadFile(f); err == nil || !strings.Contains(err.Error(), "z.bin: ") {
+		t.Errorf("ReadFile packed a symlink to a.txt: %d bytes, %v", len(data), err)
+	}
+	writeFile(t, dir, "real/c.txt", "c")
+	if err := os.Symlink("real", filepath.Join(dir, "linked")); err != nil {
+		t.Fatal(err)
+	}
+	if data, err := ReadFile(&File{Name: "x.zip", Root: dir, Pack: []string{"a.txt", "linked/c.txt"}}); err == nil {
+		t.Errorf("ReadFile packed linked/c.txt through a symlinked directory: %d bytes", len(data))
 	}
 }

@@ -18,6 +18,10 @@ func stripSources(d *Dataset) *Dataset {
 	c.Writeups = append([]Writeup(nil), d.Writeups...)
 	c.Reviews = append([]Review(nil), d.Reviews...)
 	c.Announcements = append([]Announcement(nil), d.Announcements...)
+	c.Webhooks = append([]Webhook(nil), d.Webhooks...)
+	for i := range c.Webhooks {
+		c.Webhooks[i].Source = Source{}
+	}
 	if d.Event != nil {
 		e := *d.Event
 		e.Source = Source{}
@@ -63,7 +67,9 @@ func dumpLike(dir string) *Dataset {
 				CreatedAt: ts("2026-01-01T00:00:00.123Z"),
 				APIKeys: []APIKey{{ID: "k1", Name: "ci", KeyPrefix: "fs_abcd", KeyHash: "deadbeef",
 					CreatedAt: ts("2026-01-02T03:04:05.678Z"), LastUsedAt: ts("2026-01-03T00:00:00.001Z"),
-					RevokedAt: ts("2026-01-04T00:00:00Z")}}},
+					RevokedAt: ts("2026-01-04T00:00:00Z")}},
+				TwoFactor: &TwoFactor{Secret: "JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP", LastStep: 59000000,
+					RecoveryCodes: []string{strings.Repeat("ab", 32), strings.Repeat("0f", 32)}}},
 			{ID: "u2", Username: "bob.b-_", Password: "100", Role: "player", Banned: true},
 		},
 		Challenges: []Challenge{
@@ -95,6 +101,11 @@ func dumpLike(dir string) *Dataset {
 			{ID: "n1", Title: "null", Body: strings.TrimSpace(strings.Join(tricky, "\n")), Challenge: "baby-rsa", Author: "alice",
 				CreatedAt: ts("2026-01-05T11:00:00.007Z")},
 			{ID: "n2", Title: "2026-01-01", CreatedAt: ts("2026-01-05T11:30:00Z")},
+		},
+		Webhooks: []Webhook{
+			{ID: "h1", Name: "yes", Kind: "json", URL: "https://hooks.example.com/a?b=c&d=%20", Secret: "null-" + strings.Repeat("s", 20),
+				Events: []string{"firstBlood", "ended"}, Enabled: true, CreatedAt: ts("2026-01-02T00:00:00.004Z")},
+			{ID: "h2", Name: "Discord", Kind: "discord", URL: "https://discord.com/api/webhooks/1/x", Enabled: false},
 		},
 	}
 }

@@ -152,6 +152,10 @@ func (d *decoder) listEntry(ds *Dataset, key string, i int, n *yaml.Node) {
 		a := d.announcement(n)
 		a.Source = src
 		ds.Announcements = append(ds.Announcements, a)
+	case "webhooks":
+		w := d.webhook(n)
+		w.Source = src
+		ds.Webhooks = append(ds.Webhooks, w)
 	}
 }
 
@@ -249,6 +253,7 @@ type yamlRun struct {
 	text         []byte
 	root         *yaml.Node
 	err          error
+	aliases      aliasMeter // what the run's aliases add, measured by its parser
 	done         chan struct{}
 }
 
@@ -389,18 +394,29 @@ func decodeYAMLRuns(br *bufio.Reader, name string) (ds *Dataset, errs []error, o
 	for range max(1, runtime.GOMAXPROCS(0)) {
 		go func() {
 			for r := range parse {
-				r.root, r.err = parseRun(r)
+				if r.root, r.err = parseRun(r); r.err == nil {
+					r.aliases.add(r.root) // checked in order, as the runs are decoded
+				}
 				close(r.done)
 			}
 		}()
 	}
 	d := newDecoder(name, false)
 	ds = &Dataset{}
+	var aliases aliasMeter
+	var size int64
 	for r := range ordered {
 		<-r.done
 		if r.err != nil {
 			return nil, nil, false
 		}
+		// Checked before the run is decoded, so that a bomb costs no more
+		// than the limit.
+		aliases.addRun(&r.aliases)
+		if err := aliases.check(-1); err != nil {
+			return nil, []error{&Error{File: name, Msg: err.Error()}}, true
+		}
+		size += int64(len(r.text))
 		if r.count == 0 {
 			d.topValue(ds, r.key, r.root)
 		} else {
@@ -408,7 +424,7 @@ func decodeYAMLRuns(br *bufio.Reader, name string) (ds *Dataset, errs []error, o
 				d.listEntry(ds, r.key, r.first+i, deref(n))
 			}
 		}
-		r.root, r.text = nil, nil
+		r.root, r.text, r.aliases = nil, nil, aliasMeter{}
 	}
 	// ordered is closed after cut, so the cutter's results are in.
 	if cutErr != nil {
@@ -416,6 +432,9 @@ func decodeYAMLRuns(br *bufio.Reader, name string) (ds *Dataset, errs []error, o
 	}
 	if !cutOK {
 		return nil, nil, false
+	}
+	if err := aliases.check(size); err != nil {
+		return nil, []error{&Error{File: name, Msg: err.Error()}}, true
 	}
 	return ds, d.errs, true
 }

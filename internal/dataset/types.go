@@ -17,6 +17,7 @@ type Dataset struct {
 	Writeups      []Writeup      `json:"writeups,omitempty" yaml:"writeups,omitempty"`
 	Reviews       []Review       `json:"reviews,omitempty" yaml:"reviews,omitempty"`
 	Announcements []Announcement `json:"announcements,omitempty" yaml:"announcements,omitempty"`
+	Webhooks      []Webhook      `json:"webhooks,omitempty" yaml:"webhooks,omitempty"`
 }
 
 // Event is the event's clock and settings (ctf.Event). The key replaces
@@ -78,6 +79,36 @@ type User struct {
 	Model   string   `json:"model,omitempty" yaml:"model,omitempty"`
 	Harness string   `json:"harness,omitempty" yaml:"harness,omitempty"`
 	APIKeys []APIKey `json:"apiKeys,omitempty" yaml:"apiKeys,omitempty"`
+	// TwoFactor, when given, turns two-factor authentication on with
+	// this state; without it a load leaves the user's 2FA as it is.
+	TwoFactor *TwoFactor `json:"twoFactor,omitempty" yaml:"twoFactor,omitempty"`
+
+	Source Source `json:"-" yaml:"-"` // where the entry was read (not encoded)
+}
+
+// TwoFactor is a user's two-factor authentication as dump writes it: the
+// TOTP secret itself (a login needs it), the unused recovery codes as
+// their stored hashes, and the last time step a code was accepted for, so
+// that a code used before a dump is not accepted again after the load.
+type TwoFactor struct {
+	Secret        string   `json:"secret" yaml:"secret"`                                   // base32
+	RecoveryCodes []string `json:"recoveryCodes,omitempty" yaml:"recoveryCodes,omitempty"` // SHA-256 hex of each unused code
+	LastStep      int64    `json:"lastStep,omitempty" yaml:"lastStep,omitempty"`           // Unix time / 30 s
+}
+
+// Webhook is a target the event's public moments are sent to (see
+// docs/webhooks.md). Its natural key is its id; without one, its name.
+// Its delivery log does not move with it: a loaded webhook gets what
+// happens after the load.
+type Webhook struct {
+	ID        string     `json:"id,omitempty" yaml:"id,omitempty"`
+	Name      string     `json:"name" yaml:"name"`
+	Kind      string     `json:"kind" yaml:"kind"` // json | discord | slack
+	URL       string     `json:"url" yaml:"url"`
+	Secret    string     `json:"secret,omitempty" yaml:"secret,omitempty"` // json: signs deliveries (generated when absent)
+	Events    []string   `json:"events,omitempty" yaml:"events,omitempty"` // none: all
+	Enabled   bool       `json:"enabled" yaml:"enabled"`                   // true when the key is absent
+	CreatedAt *time.Time `json:"createdAt,omitempty" yaml:"createdAt,omitempty"`
 
 	Source Source `json:"-" yaml:"-"` // where the entry was read (not encoded)
 }
@@ -120,6 +151,11 @@ type File struct {
 	// stored, not when the task is read, so that loading a whole benchmark
 	// does not hold every handout in memory at once.
 	Pack []string `json:"-" yaml:"-"`
+	// PackDir is the directory of Root (slash-separated) that the
+	// archive names Pack's files relative to: Cybench's release, read
+	// from the task's directory so that release itself is checked not to
+	// be a symlink when the files are read.
+	PackDir string `json:"-" yaml:"-"`
 }
 
 // Challenge is one challenge. Slug is the natural key.

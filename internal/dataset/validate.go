@@ -27,8 +27,8 @@ func (e *Error) Error() string {
 }
 
 // Where names the file and the entry of item i of a list of d, kind being
-// "users", "challenges", "solves", "attempts", "writeups", "reviews" or
-// "announcements", or "event" (i is then ignored). The entry is labelled
+// "users", "challenges", "solves", "attempts", "writeups", "reviews",
+// "announcements" or "webhooks", or "event" (i is then ignored). The entry is labelled
 // with its index in the file it came from, e.g. `users[3] (username "bob")`,
 // or "challenge" for a ctfcli challenge.yml. For an entry built in code
 // (zero Source) file is "" and the index is i.
@@ -50,6 +50,8 @@ func (d *Dataset) Where(kind string, i int) (file, entry string) {
 		src = d.Reviews[i].Source
 	case kind == "announcements" && i >= 0 && i < len(d.Announcements):
 		src, key = d.Announcements[i].Source, d.Announcements[i].Title
+	case kind == "webhooks" && i >= 0 && i < len(d.Webhooks):
+		src, key = d.Webhooks[i].Source, d.Webhooks[i].Name
 	case kind == "event" && d.Event != nil:
 		src = d.Event.Source
 	}
@@ -128,6 +130,7 @@ func (d *Dataset) Validate() error {
 	v.challenges()
 	v.activity()
 	v.announcements()
+	v.webhooks()
 	return errors.Join(v.errs...)
 }
 
@@ -175,6 +178,9 @@ func (v *validator) users() {
 			}
 			keyIDs[a.ID], prefixes[a.KeyPrefix] = i, i
 		}
+		if tf := u.TwoFactor; tf != nil {
+			v.rule(k, i, "twoFactor.", ctf.ValidateTwoFactor(tf.Secret, tf.RecoveryCodes))
+		}
 	}
 }
 
@@ -193,6 +199,7 @@ func (v *validator) challenges() {
 			v.rule(k, i, "", ctf.ValidateSlug(c.Slug))
 		}
 		v.unique(slugs, c.Slug, k, i, "slug", "slug")
+		v.rule(k, i, "", ctf.ValidateDescription(c.Description))
 		for j, cat := range c.Categories {
 			if strings.TrimSpace(cat) == "" {
 				v.add(k, i, fmt.Sprintf("categories[%d]", j), "must not be empty")
@@ -330,6 +337,19 @@ func (v *validator) announcements() {
 				key += "\x00" + a.CreatedAt.Format(time.RFC3339Nano)
 			}
 			v.unique(titles, key, k, i, "title", "announcement without an id (same title and createdAt)")
+		}
+	}
+}
+
+func (v *validator) webhooks() {
+	ids, names := map[string]int{}, map[string]int{}
+	for i, w := range v.d.Webhooks {
+		const k = "webhooks"
+		v.unique(ids, w.ID, k, i, "id", "id")
+		v.rule(k, i, "", ctf.ValidateWebhook(w.Name, w.Kind, w.URL, w.Secret, w.Events))
+		if w.ID == "" {
+			// Without an id, the name is the natural key.
+			v.unique(names, w.Name, k, i, "name", "webhook without an id (same name)")
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package dataset
 
 import (
+	"errors"
 	"strings"
 	"testing"
 )
@@ -70,5 +71,20 @@ func TestMergeAndIndexes(t *testing.T) {
 	}
 	if file, entry := a.Where("solves", 5); file != "" || entry != "solves[5]" {
 		t.Errorf("Where out of range = %q, %q", file, entry)
+	}
+}
+
+// TestDescriptionAtTheLimit: a description of 65,536 characters (not
+// bytes) is the longest accepted; one more is refused naming the field.
+func TestDescriptionAtTheLimit(t *testing.T) {
+	for n, ok := range map[int]bool{65536: true, 65537: false} {
+		_, err := Decode([]byte("challenges:\n"+chal("x", "description: "+strings.Repeat("é", n))), "d.yaml")
+		var e *Error
+		switch {
+		case ok && err != nil:
+			t.Errorf("%d characters: %v", n, err)
+		case !ok && (!errors.As(err, &e) || e.Field != "description" || !strings.Contains(e.Msg, "65,536")):
+			t.Errorf("%d characters: %v; want an error on description saying at most 65,536", n, err)
+		}
 	}
 }

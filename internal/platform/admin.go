@@ -322,7 +322,7 @@ func (s *Service) checkChallenge(in ChallengeInput) (ctf.Challenge, []byte, erro
 			c.Categories = append(c.Categories, cat)
 		}
 	}
-	for _, err := range []error{ctf.ValidateCategories(c.Categories), ctf.ValidateDifficulty(c.Difficulty),
+	for _, err := range []error{ctf.ValidateDescription(c.Description), ctf.ValidateCategories(c.Categories), ctf.ValidateDifficulty(c.Difficulty),
 		ctf.ValidatePoints(c.Points), ctf.ValidateDockerPort(c.DockerPort)} {
 		if err != nil {
 			return c, nil, err

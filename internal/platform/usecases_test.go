@@ -271,6 +271,7 @@ func TestAdminUseCases(t *testing.T) {
 		{"file too big", func(c *ChallengeInput) { c.File = &FileInput{Name: "big", Data: make([]byte, DefaultMaxFileBytes+1)} }, ctf.Invalid},
 		{"file name with a slash", func(c *ChallengeInput) { c.File = &FileInput{Name: "../x", Data: []byte("x")} }, ctf.Invalid},
 		{"unknown author", func(c *ChallengeInput) { c.Author = "ghost" }, ctf.Invalid},
+		{"description of 65,537 characters", func(c *ChallengeInput) { c.Description = strings.Repeat("é", 65537) }, ctf.Invalid},
 	}
 	for _, tc := range bad {
 		edit, err := f.svc.ChallengeForEdit(ctx, root, "new-one")

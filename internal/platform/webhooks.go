@@ -2,14 +2,11 @@ package platform
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"net/url"
 	"slices"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/flagshipctf/flagship/internal/ctf"
 	"github.com/flagshipctf/flagship/internal/store"
@@ -23,20 +20,20 @@ import (
 // when used: they are few and admin-only, so no replica keeps them in
 // memory.
 
-// Kinds of webhook.
+// Kinds of webhook (the rules are package ctf's, which datasets share).
 const (
-	WebhookJSON    = "json"    // the generic JSON body, signed
-	WebhookDiscord = "discord" // a Discord message
-	WebhookSlack   = "slack"   // a Slack message
+	WebhookJSON    = ctf.WebhookJSON    // the generic JSON body, signed
+	WebhookDiscord = ctf.WebhookDiscord // a Discord message
+	WebhookSlack   = ctf.WebhookSlack   // a Slack message
 )
 
 // WebhookKinds are the kinds of webhook.
-var WebhookKinds = []string{WebhookJSON, WebhookDiscord, WebhookSlack}
+var WebhookKinds = ctf.WebhookKinds
 
 // Events a webhook may subscribe to.
 const (
-	HookFirstBlood   = "firstBlood"
-	HookAnnouncement = "announcement"
+	HookFirstBlood   = ctf.HookFirstBlood
+	HookAnnouncement = ctf.HookAnnouncement
 	HookStarted      = EventStarted
 	HookFrozen       = EventFrozen
 	HookEnded        = EventEnded
@@ -44,14 +41,14 @@ const (
 
 // WebhookEvents are the events a webhook may subscribe to, in the order
 // forms list them; a webhook subscribed to none gets them all.
-var WebhookEvents = []string{HookFirstBlood, HookAnnouncement, HookStarted, HookFrozen, HookEnded}
+var WebhookEvents = ctf.WebhookEvents
 
 // Webhook limits.
 const (
-	MaxWebhookName   = 64
-	MaxWebhookURL    = 2048
-	MinWebhookSecret = 16
-	MaxWebhookSecret = 256
+	MaxWebhookName   = ctf.MaxWebhookName
+	MaxWebhookURL    = ctf.MaxWebhookURL
+	MinWebhookSecret = ctf.MinWebhookSecret
+	MaxWebhookSecret = ctf.MaxWebhookSecret
 	// MaxDeliveryLog bounds the deliveries DeliveryLog returns.
 	MaxDeliveryLog = 500
 )
@@ -121,45 +118,17 @@ func (s *Service) CreateWebhook(ctx context.Context, v Viewer, in WebhookInput) 
 		map[string]any{"name": w.Name, "kind": w.Kind, "host": host, "events": w.Events}))
 }
 
-// validWebhook checks a new webhook and puts it in its stored form.
+// validWebhook checks a new webhook and puts it in its stored form, with
+// the rules a dataset's webhooks are checked by (ctf.ValidateWebhook).
 func validWebhook(in WebhookInput) (Webhook, error) {
 	w := Webhook{Name: strings.TrimSpace(in.Name), Kind: strings.TrimSpace(in.Kind), URL: strings.TrimSpace(in.URL),
 		Secret: strings.TrimSpace(in.Secret), Enabled: in.Enabled}
-	switch n := utf8.RuneCountInString(w.Name); {
-	case n == 0:
-		return w, ctf.FieldErrorf("name", "is required")
-	case n > MaxWebhookName || !utf8.ValidString(w.Name):
-		return w, ctf.FieldErrorf("name", "must be 1 to %d characters", MaxWebhookName)
+	if err := ctf.ValidateWebhook(w.Name, w.Kind, w.URL, w.Secret, in.Events); err != nil {
+		return w, err
 	}
-	if !slices.Contains(WebhookKinds, w.Kind) {
-		return w, ctf.FieldErrorf("kind", "must be one of %s", strings.Join(WebhookKinds, ", "))
-	}
-	if len(w.URL) > MaxWebhookURL {
-		return w, ctf.FieldErrorf("url", "must be at most %d bytes", MaxWebhookURL)
-	}
-	if u, err := url.Parse(w.URL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return w, ctf.FieldErrorf("url", "must be an absolute http or https URL")
-	}
-	for _, e := range in.Events {
-		if !slices.Contains(WebhookEvents, e) {
-			return w, ctf.FieldErrorf("events", "has %q, which is none of %s", e, strings.Join(WebhookEvents, ", "))
-		}
-	}
-	// Stored in the canonical order, each once; none means all.
-	for _, e := range WebhookEvents {
-		if len(in.Events) == 0 || slices.Contains(in.Events, e) {
-			w.Events = append(w.Events, e)
-		}
-	}
-	switch {
-	case w.Kind != WebhookJSON && w.Secret != "":
-		return w, ctf.FieldErrorf("secret", "is only for json webhooks: Discord and Slack do not check signatures")
-	case w.Kind == WebhookJSON && w.Secret == "":
-		b := make([]byte, 32)
-		rand.Read(b)
-		w.Secret = hex.EncodeToString(b)
-	case w.Kind == WebhookJSON && (len(w.Secret) < MinWebhookSecret || len(w.Secret) > MaxWebhookSecret):
-		return w, ctf.FieldErrorf("secret", "must be %d to %d bytes, or empty to generate one", MinWebhookSecret, MaxWebhookSecret)
+	w.Events = ctf.WebhookEventsOf(in.Events)
+	if w.Kind == WebhookJSON && w.Secret == "" {
+		w.Secret = ctf.NewWebhookSecret()
 	}
 	return w, nil
 }

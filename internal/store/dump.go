@@ -61,6 +61,9 @@ func (db *DB) Dump(ctx context.Context) (*dataset.Dataset, error) {
 			CreatedAt: tp(k.CreatedAt), LastUsedAt: k.LastUsedAt, RevokedAt: k.RevokedAt, ReadOnly: k.ReadOnly})
 	}
 	rows.Close()
+	if err := dumpTwoFactor(ctx, tx, d, index); err != nil {
+		return nil, err
+	}
 
 	chals, err := queryChallenges(ctx, tx)
 	if err != nil {
@@ -169,7 +172,51 @@ func (db *DB) Dump(ctx context.Context) (*dataset.Dataset, error) {
 		d.Announcements = append(d.Announcements, dataset.Announcement{ID: a.ID, Title: a.Title, Body: a.Body,
 			Challenge: slugs[a.ChallengeID], Author: names[a.AuthorID], CreatedAt: tp(a.CreatedAt)})
 	}
+	hooks, err := queryWebhooks(ctx, tx, "")
+	if err != nil {
+		return nil, err
+	}
+	for _, w := range hooks {
+		d.Webhooks = append(d.Webhooks, dataset.Webhook{ID: w.ID, Name: w.Name, Kind: w.Kind, URL: w.URL, Secret: w.Secret,
+			Events: w.Events, Enabled: w.Enabled, CreatedAt: tp(w.CreatedAt)})
+	}
 	return d, nil
+}
+
+// dumpTwoFactor adds the two-factor state of the users who have it on:
+// the secret, the unused recovery codes' hashes (sorted: their order means
+// nothing) and the last step accepted. A pending enrolment is left out: it
+// is started again.
+func dumpTwoFactor(ctx context.Context, tx *sqlTx, d *dataset.Dataset, index map[string]int) error {
+	err := eachRow(ctx, tx, "SELECT id, totp_secret, totp_step FROM users WHERE two_factor = ? AND totp_secret <> ''", func(sc scanner) error {
+		var id string
+		tf := &dataset.TwoFactor{}
+		if err := sc.Scan(&id, &tf.Secret, &tf.LastStep); err != nil {
+			return err
+		}
+		if i, ok := index[id]; ok {
+			d.Users[i].TwoFactor = tf
+		}
+		return nil
+	}, true)
+	if err != nil {
+		return fmt.Errorf("dump two-factor: %w", err)
+	}
+	err = dumpRows(ctx, tx, "SELECT user_id, code_hash FROM recovery_codes WHERE used_at IS NULL ORDER BY user_id, code_hash", func(sc scanner) error {
+		var id, hash string
+		if err := sc.Scan(&id, &hash); err != nil {
+			return err
+		}
+		if i, ok := index[id]; ok && d.Users[i].TwoFactor != nil {
+			tf := d.Users[i].TwoFactor
+			tf.RecoveryCodes = append(tf.RecoveryCodes, hash)
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("dump recovery codes: %w", err)
+	}
+	return nil
 }
 
 // dumpEvent reads the event's settings, nil when none are set (so that the

@@ -40,7 +40,8 @@ func (r *LoadReport) count(kind string, created, changed bool) {
 }
 
 // Load upserts a dataset by natural keys (username, slug, user and
-// challenge, an announcement's id or title) in one transaction: on any
+// challenge, an announcement's id or title, a webhook's id or name) in one
+// transaction: on any
 // error nothing is written, and the error names the file, entry and field
 // at fault. The event's settings are replaced when the dataset gives them.
 // It bumps the revision, so every replica rebuilds its state from the
@@ -54,8 +55,8 @@ func (db *DB) Load(ctx context.Context, ds *dataset.Dataset) (LoadReport, error)
 		l := &loader{ctx: ctx, tx: tx, ds: ds, rep: &rep, now: ctf.Millis(db.now()),
 			users: map[string]string{}, chals: map[string]string{}, bulk: &bulkLoader{ctx: ctx, tx: tx}}
 		defer l.closeStmts()
-		steps := []func() error{l.loadEvent, l.loadUsers, l.loadChallenges, l.loadSolves, l.loadAttempts, l.loadWriteups, l.loadReviews,
-			l.loadAnnouncements}
+		steps := []func() error{l.loadEvent, l.loadUsers, l.loadTwoFactor, l.loadChallenges, l.loadSolves, l.loadAttempts, l.loadWriteups,
+			l.loadReviews, l.loadAnnouncements, l.loadWebhooks}
 		for _, step := range steps {
 			if err := step(); err != nil {
 				return err

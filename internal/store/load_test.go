@@ -155,6 +155,7 @@ func sameDump(t *testing.T, before, after *dataset.Dataset) {
 		{"solves", before.Solves, after.Solves}, {"attempts", before.Attempts, after.Attempts},
 		{"writeups", before.Writeups, after.Writeups}, {"reviews", before.Reviews, after.Reviews},
 		{"event", before.Event, after.Event}, {"announcements", before.Announcements, after.Announcements},
+		{"webhooks", before.Webhooks, after.Webhooks},
 	}
 	for _, p := range parts {
 		if !reflect.DeepEqual(p.a, p.b) {
@@ -188,6 +189,20 @@ solves:
   - {user: mallory, challenge: warmup, at: 2026-01-06T00:01:00Z}
 `,
 			entry: "solves[1]", field: []string{"user"},
+		},
+		{
+			// Two-factor state and webhooks come before the failure:
+			// they are rolled back with the rest.
+			name: "two-factor and webhooks, then a solve by an unknown user",
+			file: `
+users:
+  - {username: bob, email: bob@example.com, twoFactor: {secret: JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP, lastStep: 5}}
+webhooks:
+  - {name: Hook, kind: slack, url: 'https://hooks.slack.com/services/x'}
+solves:
+  - {user: mallory, challenge: warmup, at: 2026-01-06T00:01:00Z}
+`,
+			entry: "solves[0]", field: []string{"user"},
 		},
 		{
 			name: "solve of an unknown challenge",
