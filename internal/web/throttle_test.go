@@ -132,3 +132,29 @@ func wrongCode(secret string) string {
 		}
 	}
 }
+
+// TestLoginNamesFoldToOneAccount: the throttle counts an account's
+// failures whatever the spelling of its name (other cases, its email in
+// capitals), and a name outside the username rule, like ſessions with a
+// long s, which Unicode folds to "sessions", logs into nothing (finding 3
+// of the second security review).
+func TestLoginNamesFoldToOneAccount(t *testing.T) {
+	t.Parallel()
+	s := apitest.Start(t, `
+users:
+  - {username: sessions, email: sessions@example.com, password: sessions-password}
+`)
+	login := func(name, password string) page {
+		return newBrowser(t, s).post("/login", url.Values{"username": {name}, "password": {password}})
+	}
+	for _, name := range []string{"ſessions", "\u212aelvin", "sessions\u0000", "sess ions"} {
+		want(t, "the right password under "+name, login(name, "sessions-password"), http.StatusUnauthorized, "wrong username or password")
+	}
+	if p := login("SESSIONS", "sessions-password"); p.status != http.StatusSeeOther {
+		t.Fatalf("the right password under SESSIONS: %d, want 303", p.status)
+	}
+	for i, name := range []string{"Sessions", "SESSIONS", "sessionS", "SESSIONS@example.com", "SeSsIoNs"} {
+		want(t, fmt.Sprintf("failure %d as %s", i, name), login(name, "not the password"), http.StatusUnauthorized, "wrong username or password")
+	}
+	want(t, "the right password after five failures spelled five ways", login("sessions", "sessions-password"), http.StatusTooManyRequests, "Wait")
+}
