@@ -51,6 +51,7 @@ type Server struct {
 	HTTP      *httptest.Server
 	Metrics   *metrics.Metrics // with Options.Metrics
 	now       func() time.Time // the clock Options gave, shared by replicas
+	clients   clientaddr.Resolver
 	front     *server.Server
 }
 
@@ -114,6 +115,7 @@ func Start(t testing.TB, datasetYAML string, opts ...Options) *Server {
 	if err != nil {
 		t.Fatal(err)
 	}
+	s.clients = clients
 	s.front = server.New(s.Svc, server.Options{Log: log, Requests: reqs, CTFtimeOff: o.CTFtimeOff, Clients: clients})
 	s.HTTP.Config.Handler = s.front.Handler()
 	t.Cleanup(s.HTTP.Close)
@@ -223,7 +225,7 @@ func truncate(b []byte) string {
 }
 
 // Replica serves a second service over s's database, with s's rate limit,
-// and s's clock, as a second stateless replica of the event would. Its
+// s's clock and trusted proxies, as a second stateless replica of the event would. Its
 // watcher does not run: call its Sync to apply what the other replica
 // wrote.
 func (s *Server) Replica(limit store.RateLimit) *Server {
@@ -233,7 +235,7 @@ func (s *Server) Replica(limit store.RateLimit) *Server {
 	if err := svc.Load(context.Background()); err != nil {
 		s.T.Fatal(err)
 	}
-	hs, front := Serve(s.T, svc, server.Options{Log: log})
+	hs, front := Serve(s.T, svc, server.Options{Log: log, Clients: s.clients})
 	r := *s
 	r.URL, r.Svc, r.HTTP, r.front = hs.URL, svc, hs, front
 	return &r
