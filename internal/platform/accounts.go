@@ -88,8 +88,8 @@ func (s *Service) insertUser(ctx context.Context, u ctf.User, audit *ctf.AuditEn
 	return u, nil
 }
 
-// takenName reports whether the hot state knows the username or email
-// already (the database's unique keys decide races).
+// takenName reports whether the hot state knows the username, in any
+// case, or the email already (the database's unique keys decide races).
 func (s *Service) takenName(username, email string) bool {
 	st := s.state()
 	if st == nil {
@@ -97,7 +97,7 @@ func (s *Service) takenName(username, email string) bool {
 	}
 	st.mu.RLock()
 	defer st.mu.RUnlock()
-	return st.byName[username] != nil || st.byEmail[strings.ToLower(email)] != nil
+	return st.byFold[ctf.FoldUsername(username)] != nil || (email != "" && st.byEmail[strings.ToLower(email)] != nil)
 }
 
 // Login throttle (PRODUCT.md): 5 failures of an account or 50 from one

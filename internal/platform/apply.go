@@ -28,6 +28,7 @@ func (st *state) addUser(u ctf.User) *user {
 	x := &user{User: u, player: u.IsPlayer(), solved: map[string]*solve{}, wrong: map[string]int64{}}
 	st.users[u.ID] = x
 	st.byName[u.Username] = x
+	st.byFold[ctf.FoldUsername(u.Username)] = x
 	if u.Email != "" {
 		st.byEmail[strings.ToLower(u.Email)] = x
 	}
@@ -47,7 +48,9 @@ func (st *state) putUser(nu ctf.User, dirty dirtySet) {
 	}
 	if u.Username != nu.Username {
 		delete(st.byName, u.Username)
+		delete(st.byFold, ctf.FoldUsername(u.Username))
 		st.byName[nu.Username] = u
+		st.byFold[ctf.FoldUsername(nu.Username)] = u
 	}
 	if !strings.EqualFold(u.Email, nu.Email) {
 		delete(st.byEmail, strings.ToLower(u.Email))

@@ -267,6 +267,63 @@ func (db *DB) ClearLoginFailures(ctx context.Context, account string, before tim
 	return nil
 }
 
+// checkUsernameCase refuses to make usernames unique ignoring case while
+// some differ only in case (an older release allowed "boss" beside
+// "BOSS"), naming each group and the statement that renames all but the
+// oldest of it: no flagship command runs before the migration does.
+func checkUsernameCase(ctx context.Context, tx *sqlTx) error {
+	rows, err := tx.QueryContext(ctx, `SELECT username FROM users WHERE lower(username) IN
+		(SELECT lower(username) FROM users GROUP BY lower(username) HAVING count(*) > 1)
+		ORDER BY lower(username), created_at, username`)
+	if err != nil {
+		return fmt.Errorf("look for usernames that differ only in case: %w", err)
+	}
+	defer rows.Close()
+	var groups [][]string
+	for rows.Next() {
+		var name string
+		if err := rows.Scan(&name); err != nil {
+			return fmt.Errorf("look for usernames that differ only in case: %w", err)
+		}
+		if n := len(groups); n > 0 && ctf.FoldUsername(groups[n-1][0]) == ctf.FoldUsername(name) {
+			groups[n-1] = append(groups[n-1], name)
+		} else {
+			groups = append(groups, []string{name})
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("look for usernames that differ only in case: %w", err)
+	}
+	if len(groups) == 0 {
+		return nil
+	}
+	var b strings.Builder
+	b.WriteString("usernames are now unique ignoring case, and these differ only in case (oldest first):")
+	for _, g := range groups {
+		b.WriteString("\n  ")
+		for i, name := range g {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			fmt.Fprintf(&b, "%q", name)
+		}
+	}
+	b.WriteString("\nRename all but one of each on the database (sqlite3 or psql), choosing names not taken yet, then start flagship again, e.g.:")
+	for _, g := range groups {
+		for i, name := range g[1:] {
+			fmt.Fprintf(&b, "\n  UPDATE users SET username = '%s' WHERE username = '%s';", renamed(name, i+2), name)
+		}
+	}
+	return errors.New(b.String())
+}
+
+// renamed suggests a new name for the n-th of a group of clashing
+// usernames: within the username rule's 32 characters.
+func renamed(name string, n int) string {
+	suffix := fmt.Sprintf("-%d", n)
+	return name[:min(len(name), 32-len(suffix))] + suffix
+}
+
 // kindOf is u's kind as stored: people are "human".
 func kindOf(u ctf.User) string {
 	if u.Kind == "" {
