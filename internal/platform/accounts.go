@@ -71,7 +71,11 @@ func (s *Service) createUser(ctx context.Context, in NewUser, needPassword bool,
 	}
 	u := ctf.User{ID: ctf.NewID(), Username: in.Username, Email: in.Email, Name: in.Name, Role: in.Role, CreatedAt: ctf.Millis(s.now())}
 	if needPassword {
-		u.PasswordHash = secret.HashPassword(in.Password)
+		hash, err := s.hashPassword(ctx, in.Password)
+		if err != nil {
+			return ctf.User{}, err
+		}
+		u.PasswordHash = hash
 	}
 	return s.insertUser(ctx, u, audit)
 }
@@ -130,34 +134,48 @@ type LoginResult struct {
 }
 
 // Login checks a password (and a second factor when the account has one)
-// and opens a web session. Failures are counted per account and address in
-// the database; past the throttle the answer is RateLimited with the wait.
-// A wrong username and a wrong password read the same.
+// and opens a web session. Each try is reserved in the database before the
+// password is checked, per account and per address; past the throttle the
+// answer is RateLimited with the wait. A wrong username and a wrong
+// password read the same.
 func (s *Service) Login(ctx context.Context, in Login) (LoginResult, error) {
-	account := strings.ToLower(strings.TrimSpace(in.Username))
-	now := s.now()
-	if err := s.throttle(ctx, account, in.Address); err != nil {
-		return LoginResult{}, err
-	}
-	fail := func(msg string) (LoginResult, error) {
-		if err := s.db.AddLoginFailure(ctx, account, in.Address, now); err != nil {
+	name := strings.TrimSpace(in.Username)
+	if !loginName(name) {
+		// No account has such a name, and Unicode would fold some of them
+		// onto one that does ("ſessions" onto "sessions"): a failure of
+		// the address only.
+		if _, err := s.reserve(ctx, "", in.Address); err != nil {
 			return LoginResult{}, err
 		}
-		return LoginResult{}, ctf.Errorf(ctf.Unauthorized, "%s", msg)
+		return LoginResult{}, ctf.Errorf(ctf.Unauthorized, "%s", loginFailureMessage)
 	}
-	u := s.userByLogin(strings.TrimSpace(in.Username))
+	u := s.userByLogin(name)
+	// One counter per account however its name is spelled; an unknown
+	// name counts under its folded self.
+	account := ctf.FoldUsername(name)
+	if u != nil {
+		account = u.ID
+	}
+	t, err := s.reserve(ctx, account, in.Address)
+	if err != nil {
+		return LoginResult{}, err
+	}
 	var hash string
-	if u != nil && u.PasswordHash != "" {
+	if u != nil {
 		hash = u.PasswordHash
-	} else {
-		hash = dummyPasswordHash()
 	}
 	// Checked even for an unknown name, so the time taken says nothing.
-	if !secret.CheckPassword(hash, in.Password) || u == nil || u.PasswordHash == "" {
-		return fail(loginFailureMessage)
+	ok, err := s.checkPassword(ctx, hash, in.Password)
+	if err != nil {
+		t.forgive(ctx)
+		return LoginResult{}, err
+	}
+	if !ok {
+		return LoginResult{}, ctf.Errorf(ctf.Unauthorized, "%s", loginFailureMessage)
 	}
 	if u.TwoFactor {
 		if strings.TrimSpace(in.Code) == "" {
+			t.forgive(ctx)
 			return LoginResult{NeedCode: true, User: *u}, nil
 		}
 		ok, err := s.checkSecondFactor(ctx, u.ID, in.Code)
@@ -165,12 +183,11 @@ func (s *Service) Login(ctx context.Context, in Login) (LoginResult, error) {
 			return LoginResult{}, err
 		}
 		if !ok {
-			return fail("wrong or already used code")
+			return LoginResult{}, ctf.Errorf(ctf.Unauthorized, "wrong or already used code")
 		}
 	}
-	if err := s.db.ClearLoginFailures(ctx, account, now.Add(-loginWindow)); err != nil {
-		s.log.Warn("clear failed logins", "err", err)
-	}
+	t.succeed(ctx)
+	now := s.now()
 	token, idHash := secret.NewSessionToken()
 	sess := ctf.Session{IDHash: idHash, UserID: u.ID, CreatedAt: ctf.Millis(now), ExpiresAt: ctf.Millis(now.Add(ctf.SessionLifetime)),
 		LastSeenAt: ctf.Millis(now), UserAgent: truncate(in.UserAgent, 256)}
@@ -184,32 +201,18 @@ func (s *Service) Login(ctx context.Context, in Login) (LoginResult, error) {
 	return LoginResult{Token: token, ExpiresAt: sess.ExpiresAt, User: *u}, nil
 }
 
-// throttle refuses a try when the account or the address has failed too
-// often lately: RateLimited, with the wait.
-func (s *Service) throttle(ctx context.Context, account, address string) error {
-	now := s.now()
-	f, err := s.db.RecentLoginFailures(ctx, account, address, now.Add(-loginWindow))
-	if err != nil {
-		return err
-	}
-	if f.Account < maxAccountFailures && (address == "" || f.Address < maxAddressFailures) {
-		return nil
-	}
-	last := f.AccountLast
-	if f.Address >= maxAddressFailures && f.AddressLast.After(last) {
-		last = f.AddressLast
-	}
-	e := ctf.Errorf(ctf.RateLimited, "%s", loginThrottleMessage)
-	e.RetryAfter = max(last.Add(loginWindow).Sub(now), time.Second)
-	return e
+// loginName reports whether name may be an account's: a username by the
+// username rule, or an email address.
+func loginName(name string) bool {
+	return ctf.ValidateUsername(name) == nil || (strings.Contains(name, "@") && ctf.ValidateEmail(name) == nil)
 }
 
 // dummyPasswordHash is checked against when there is no account, so an
 // unknown name takes as long as a wrong password.
 var dummyPasswordHash = sync.OnceValue(func() string { return secret.HashPassword("not the password of any account") })
 
-// userByLogin finds an account by username (exactly, else ignoring case),
-// or by email when the name has an @.
+// userByLogin finds an account by username (exactly, else ignoring the
+// case of its letters), or by email when the name has an @.
 func (s *Service) userByLogin(name string) *ctf.User {
 	st := s.state()
 	st.mu.RLock()
@@ -310,7 +313,8 @@ func (s *Service) reloadOwnSessions(ctx context.Context, userID string) error {
 }
 
 // ChangePassword sets a new password after checking the current one, and
-// ends every other session of the caller.
+// ends every other session of the caller. The check is throttled as a
+// log-in is, on the account's counter.
 func (s *Service) ChangePassword(ctx context.Context, v Viewer, current, next string) error {
 	if v.User == nil {
 		return errAuthRequired
@@ -319,13 +323,28 @@ func (s *Service) ChangePassword(ctx context.Context, v Viewer, current, next st
 	if !ok {
 		return errAuthRequired
 	}
-	if u.PasswordHash != "" && !secret.CheckPassword(u.PasswordHash, current) {
-		return ctf.FieldErrorf("current password", "is wrong")
-	}
 	if err := ctf.ValidatePassword(next, u.Username); err != nil {
 		return err
 	}
-	hash := secret.HashPassword(next)
+	if u.PasswordHash != "" {
+		t, err := s.reserve(ctx, u.ID, "")
+		if err != nil {
+			return err
+		}
+		ok, err := s.checkPassword(ctx, u.PasswordHash, current)
+		if err != nil {
+			t.forgive(ctx)
+			return err
+		}
+		if !ok {
+			return ctf.FieldErrorf("current password", "is wrong")
+		}
+		t.succeed(ctx)
+	}
+	hash, err := s.hashPassword(ctx, next)
+	if err != nil {
+		return err
+	}
 	s.gate.RLock()
 	defer s.gate.RUnlock()
 	nu, seqs, err := s.db.UpdateUser(ctx, u.ID, store.UserUpdate{PasswordHash: &hash}, v.Session, nil)

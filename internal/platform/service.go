@@ -9,6 +9,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"runtime"
 	"runtime/debug"
 	"sync"
 	"sync/atomic"
@@ -44,8 +45,8 @@ type Store interface {
 	UseTOTPStep(ctx context.Context, userID string, step int64) (bool, error)
 	UseRecoveryCode(ctx context.Context, userID, codeHash string, at time.Time) (bool, error)
 	RecoveryCodesLeft(ctx context.Context, userID string) (int, error)
-	RecentLoginFailures(ctx context.Context, account, address string, since time.Time) (store.LoginFailures, error)
-	AddLoginFailure(ctx context.Context, account, address string, at time.Time) error
+	ReserveLoginAttempt(ctx context.Context, th store.Throttle, at time.Time) (int64, store.LoginFailures, error)
+	ForgiveLoginAttempt(ctx context.Context, id int64) error
 	ClearLoginFailures(ctx context.Context, account string, before time.Time) error
 
 	CreateAPIKey(ctx context.Context, k ctf.APIKey, audit *ctf.AuditEntry) ([]int64, error)
@@ -113,6 +114,7 @@ type Service struct {
 	batch batcher // submissions waiting for their group commit
 
 	touches  touches
+	hashes   chan struct{} // a slot per password hash running (throttle.go)
 	missMu   sync.Mutex
 	lastMiss time.Time
 	health   health
@@ -148,7 +150,7 @@ func New(db Store, opts Options) *Service {
 		opts.Observer = noObserver{}
 	}
 	return &Service{db: db, opts: opts, log: opts.Logger, now: opts.Now, wake: make(chan struct{}, 1), obs: opts.Observer, hub: newHub(),
-		touches: touches{keys: map[string]int64{}, sessions: map[string]sessionTouch{}}}
+		touches: touches{keys: map[string]int64{}, sessions: map[string]sessionTouch{}}, hashes: make(chan struct{}, runtime.GOMAXPROCS(0))}
 }
 
 // state returns the hot state, its clock moved to now first if an instant

@@ -59,23 +59,24 @@ func (s *Service) ConfirmTwoFactor(ctx context.Context, v Viewer, code string) (
 	if v.User == nil {
 		return nil, errAuthRequired
 	}
-	if err := s.throttle(ctx, codeAccount(v), ""); err != nil {
+	t, err := s.reserve(ctx, codeAccount(v), "")
+	if err != nil {
 		return nil, err
 	}
 	tf, err := s.db.TwoFactorOf(ctx, v.User.ID)
 	if err != nil {
+		t.forgive(ctx)
 		return nil, err
 	}
 	if tf.Pending == "" {
+		t.forgive(ctx)
 		return nil, ctf.Errorf(ctf.Conflict, "no enrolment is pending; start again")
 	}
 	step, ok := matchTOTP(tf.Pending, code, s.now())
 	if !ok {
-		if err := s.db.AddLoginFailure(ctx, codeAccount(v), "", s.now()); err != nil {
-			return nil, err
-		}
 		return nil, ctf.FieldErrorf("code", "is wrong; check the time on your device and try the next one")
 	}
+	t.succeed(ctx)
 	codes, hashes := newRecoveryCodes()
 	s.gate.RLock()
 	defer s.gate.RUnlock()
@@ -93,7 +94,8 @@ func (s *Service) DisableTwoFactor(ctx context.Context, v Viewer, code string) e
 	if v.User == nil {
 		return errAuthRequired
 	}
-	if err := s.throttle(ctx, codeAccount(v), ""); err != nil {
+	t, err := s.reserve(ctx, codeAccount(v), "")
+	if err != nil {
 		return err
 	}
 	ok, err := s.checkSecondFactor(ctx, v.User.ID, code)
@@ -101,11 +103,9 @@ func (s *Service) DisableTwoFactor(ctx context.Context, v Viewer, code string) e
 		return err
 	}
 	if !ok {
-		if err := s.db.AddLoginFailure(ctx, codeAccount(v), "", s.now()); err != nil {
-			return err
-		}
 		return ctf.FieldErrorf("code", "is wrong or was used already")
 	}
+	t.succeed(ctx)
 	s.gate.RLock()
 	defer s.gate.RUnlock()
 	nu, seqs, err := s.db.DisableTwoFactor(ctx, v.User.ID)

@@ -226,35 +226,86 @@ type LoginFailures struct {
 	AccountLast, AddressLast time.Time
 }
 
-// RecentLoginFailures counts the failures of account and of address since.
-func (db *DB) RecentLoginFailures(ctx context.Context, account, address string, since time.Time) (LoginFailures, error) {
-	var f LoginFailures
-	var accLast, addrLast sql.NullInt64
-	err := db.r.QueryRowContext(ctx, `SELECT
-		(SELECT count(*) FROM login_failures WHERE account = ? AND at > ?),
-		(SELECT max(at) FROM login_failures WHERE account = ? AND at > ?),
-		(SELECT count(*) FROM login_failures WHERE address = ? AND at > ?),
-		(SELECT max(at) FROM login_failures WHERE address = ? AND at > ?)`,
-		account, ms(since), account, ms(since), address, ms(since), address, ms(since)).Scan(&f.Account, &accLast, &f.Address, &addrLast)
-	if err != nil {
-		return f, fmt.Errorf("count failed logins: %w", err)
-	}
-	if accLast.Valid {
-		f.AccountLast = fromMs(accLast.Int64)
-	}
-	if addrLast.Valid {
-		f.AddressLast = fromMs(addrLast.Int64)
-	}
-	return f, nil
+// Throttle bounds the tries at a secret (a password, a second factor):
+// at most MaxAccount failures of Account and MaxAddress of Address since
+// Since. An empty Account or Address is not counted.
+type Throttle struct {
+	Account, Address       string
+	MaxAccount, MaxAddress int
+	Since                  time.Time
 }
 
-// AddLoginFailure records a failed login.
-func (db *DB) AddLoginFailure(ctx context.Context, account, address string, at time.Time) error {
-	_, err := db.w.ExecContext(ctx, "INSERT INTO login_failures (account, address, at) VALUES (?, ?, ?)", account, address, ms(at))
+// ReserveLoginAttempt records a try as a failure at at before its secret
+// is checked, unless the account or the address is at its limit already:
+// then it records nothing and returns 0 and the failures that refused it.
+// The count and the insert are one transaction, serialised per account
+// and per address (PostgreSQL: advisory locks, so across replicas;
+// SQLite: the single writer), so of many parallel tries only the limit's
+// worth pass. A try that succeeds, or is never checked, is taken back with
+// ForgiveLoginAttempt or ClearLoginFailures.
+func (db *DB) ReserveLoginAttempt(ctx context.Context, th Throttle, at time.Time) (int64, LoginFailures, error) {
+	var id int64
+	var f LoginFailures
+	err := db.writeTx(ctx, func(tx *sqlTx) error {
+		var keys []string
+		if th.Account != "" {
+			keys = append(keys, "login account "+th.Account)
+		}
+		if th.Address != "" {
+			keys = append(keys, "login address "+th.Address)
+		}
+		if err := lockNames(ctx, tx, keys); err != nil {
+			return err
+		}
+		var accLast, addrLast sql.NullInt64
+		since := ms(th.Since)
+		err := tx.QueryRowContext(ctx, `SELECT
+			(SELECT count(*) FROM login_failures WHERE account = ? AND at > ?),
+			(SELECT max(at) FROM login_failures WHERE account = ? AND at > ?),
+			(SELECT count(*) FROM login_failures WHERE address = ? AND at > ?),
+			(SELECT max(at) FROM login_failures WHERE address = ? AND at > ?)`,
+			th.Account, since, th.Account, since, th.Address, since, th.Address, since).Scan(&f.Account, &accLast, &f.Address, &addrLast)
+		if err != nil {
+			return err
+		}
+		if accLast.Valid {
+			f.AccountLast = fromMs(accLast.Int64)
+		}
+		if addrLast.Valid {
+			f.AddressLast = fromMs(addrLast.Int64)
+		}
+		if (th.Account != "" && f.Account >= th.MaxAccount) || (th.Address != "" && f.Address >= th.MaxAddress) {
+			return nil
+		}
+		return tx.QueryRowContext(ctx, "INSERT INTO login_failures (account, address, at) VALUES (?, ?, ?) RETURNING seq",
+			th.Account, th.Address, ms(at)).Scan(&id)
+	})
 	if err != nil {
-		return fmt.Errorf("record a failed login: %w", err)
+		return 0, f, fmt.Errorf("reserve a login attempt: %w", err)
+	}
+	return id, f, nil
+}
+
+// ForgiveLoginAttempt takes back a try ReserveLoginAttempt recorded.
+func (db *DB) ForgiveLoginAttempt(ctx context.Context, id int64) error {
+	if _, err := db.w.ExecContext(ctx, "DELETE FROM login_failures WHERE seq = ?", id); err != nil {
+		return fmt.Errorf("forgive a login attempt: %w", err)
 	}
 	return nil
+}
+
+// lockNames serialises, on PostgreSQL, the transactions that count and
+// record tries under the same names, until tx ends: each name is a
+// transaction advisory lock in the single-bigint key space, taken in the
+// order of their keys so that two transactions never wait for each other
+// in a cycle. SQLite's single writer serialises them already.
+func lockNames(ctx context.Context, tx *sqlTx, names []string) error {
+	if !tx.d.postgres() || len(names) == 0 {
+		return nil
+	}
+	_, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(k) FROM (SELECT DISTINCT hashtextextended(n, 0) AS k
+		FROM unnest(CAST(? AS text[])) AS t(n) ORDER BY 1) s`, names)
+	return err
 }
 
 // ClearLoginFailures forgets an account's failures (after a success) and
