@@ -36,23 +36,27 @@ type Options struct {
 	CTFtimeOff bool
 	// TrustedProxies is serve's --trusted-proxies.
 	TrustedProxies string
+	// SignupLimit is serve's --signup-limit: 0 for its default, 10;
+	// negative for none.
+	SignupLimit int
 }
 
 // Server is a running test instance.
 type Server struct {
-	T         testing.TB
-	URL       string
-	DB        *store.DB
-	DSN       string // the database's DSN, for store.Open
-	DBPath    string // the SQLite file; "" on PostgreSQL
-	FilesDir  string // the service's cache of challenge files
-	Svc       *platform.Service
-	Validator *contract.Validator
-	HTTP      *httptest.Server
-	Metrics   *metrics.Metrics // with Options.Metrics
-	now       func() time.Time // the clock Options gave, shared by replicas
-	clients   clientaddr.Resolver
-	front     *server.Server
+	T           testing.TB
+	URL         string
+	DB          *store.DB
+	DSN         string // the database's DSN, for store.Open
+	DBPath      string // the SQLite file; "" on PostgreSQL
+	FilesDir    string // the service's cache of challenge files
+	Svc         *platform.Service
+	Validator   *contract.Validator
+	HTTP        *httptest.Server
+	Metrics     *metrics.Metrics // with Options.Metrics
+	now         func() time.Time // the clock Options gave, shared by replicas
+	clients     clientaddr.Resolver
+	signupLimit int
+	front       *server.Server
 }
 
 // Start loads datasetYAML (may be empty; the files it names are inside
@@ -67,6 +71,12 @@ func Start(t testing.TB, datasetYAML string, opts ...Options) *Server {
 	}
 	if o.RateLimit == (store.RateLimit{}) {
 		o.RateLimit = store.RateLimit{Max: 10, Window: time.Minute}
+	}
+	switch {
+	case o.SignupLimit == 0:
+		o.SignupLimit = 10
+	case o.SignupLimit < 0:
+		o.SignupLimit = 0
 	}
 	ctx := context.Background()
 	dsn := storetest.DSN(t)
@@ -93,7 +103,7 @@ func Start(t testing.TB, datasetYAML string, opts ...Options) *Server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &Server{T: t, DB: db, DSN: dsn, DBPath: SQLitePath(dsn), Validator: v, now: o.Now}
+	s := &Server{T: t, DB: db, DSN: dsn, DBPath: SQLitePath(dsn), Validator: v, now: o.Now, signupLimit: o.SignupLimit}
 	s.HTTP = httptest.NewServer(nil)
 	s.URL = s.HTTP.URL
 	log := slog.New(slog.DiscardHandler)
@@ -107,7 +117,7 @@ func Start(t testing.TB, datasetYAML string, opts ...Options) *Server {
 		obs, reqs = s.Metrics, s.Metrics
 	}
 	s.Svc = platform.New(db, platform.Options{PublicURL: s.URL, RateLimit: o.RateLimit, Logger: log, Now: o.Now, FilesDir: s.FilesDir,
-		Observer: obs})
+		Observer: obs, SignupLimit: o.SignupLimit})
 	if err := s.Svc.Load(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -225,13 +235,14 @@ func truncate(b []byte) string {
 }
 
 // Replica serves a second service over s's database, with s's rate limit,
-// s's clock and trusted proxies, as a second stateless replica of the event would. Its
+// s's clock, trusted proxies and sign-up limit, as a second stateless replica of the event would. Its
 // watcher does not run: call its Sync to apply what the other replica
 // wrote.
 func (s *Server) Replica(limit store.RateLimit) *Server {
 	s.T.Helper()
 	log := slog.New(slog.DiscardHandler)
-	svc := platform.New(s.DB, platform.Options{PublicURL: s.URL, RateLimit: limit, Logger: log, FilesDir: s.T.TempDir(), Now: s.now})
+	svc := platform.New(s.DB, platform.Options{PublicURL: s.URL, RateLimit: limit, Logger: log, FilesDir: s.T.TempDir(), Now: s.now,
+		SignupLimit: s.signupLimit})
 	if err := svc.Load(context.Background()); err != nil {
 		s.T.Fatal(err)
 	}

@@ -20,16 +20,19 @@ import (
 // SignUp is what a newcomer gives to open an account.
 type SignUp struct {
 	Username, Email, Password, Name string
+	Address                         string // the client's address, for the sign-up limit
 }
 
 // SignUp opens a player's account. Closed registration is Forbidden; a
-// taken username or email is a Conflict; every rule of ctf's is checked.
+// taken username or email is a Conflict; every rule of ctf's is checked;
+// past Options.SignupLimit accounts from one address within the hour the
+// answer is RateLimited with the wait.
 func (s *Service) SignUp(ctx context.Context, in SignUp) (ctf.User, error) {
 	if s.opts.RegistrationClosed {
 		return ctf.User{}, ctf.Errorf(ctf.Forbidden, "registration is closed; ask the organisers for an account")
 	}
 	return s.createUser(ctx, NewUser{Username: in.Username, Email: in.Email, Password: in.Password, Name: in.Name,
-		Role: ctf.RolePlayer}, true, nil)
+		Role: ctf.RolePlayer}, true, nil, in.Address)
 }
 
 // RegistrationOpen reports whether anyone may sign up.
@@ -52,10 +55,13 @@ func (s *Service) CreateUser(ctx context.Context, v Viewer, in NewUser) (ctf.Use
 	if in.Role == "" {
 		in.Role = ctf.RolePlayer
 	}
-	return s.createUser(ctx, in, in.Password != "", s.audit(v, "user.create", in.Username, map[string]any{"role": in.Role}))
+	return s.createUser(ctx, in, in.Password != "", s.audit(v, "user.create", in.Username, map[string]any{"role": in.Role}), "")
 }
 
-func (s *Service) createUser(ctx context.Context, in NewUser, needPassword bool, audit *ctf.AuditEntry) (ctf.User, error) {
+// createUser checks and records a new account; signupFrom is the client
+// address of a sign-up (counted against the sign-up limit), "" for an
+// account an admin or the operator creates.
+func (s *Service) createUser(ctx context.Context, in NewUser, needPassword bool, audit *ctf.AuditEntry, signupFrom string) (ctf.User, error) {
 	in.Username, in.Email, in.Name = strings.TrimSpace(in.Username), strings.TrimSpace(in.Email), strings.TrimSpace(in.Name)
 	checks := []error{ctf.ValidateUsername(in.Username), ctf.ValidateEmail(in.Email), ctf.ValidateDisplayName(in.Name), ctf.ValidateRole(in.Role)}
 	if needPassword {
@@ -69,15 +75,28 @@ func (s *Service) createUser(ctx context.Context, in NewUser, needPassword bool,
 	if s.takenName(in.Username, in.Email) {
 		return ctf.User{}, ctf.Errorf(ctf.Conflict, "that username or email is already taken")
 	}
+	forgive := func() {}
+	if signupFrom != "" && s.opts.SignupLimit > 0 {
+		var err error
+		if forgive, err = s.reserveSignup(ctx, signupFrom); err != nil {
+			return ctf.User{}, err
+		}
+	}
 	u := ctf.User{ID: ctf.NewID(), Username: in.Username, Email: in.Email, Name: in.Name, Role: in.Role, CreatedAt: ctf.Millis(s.now())}
 	if needPassword {
 		hash, err := s.hashPassword(ctx, in.Password)
 		if err != nil {
+			forgive()
 			return ctf.User{}, err
 		}
 		u.PasswordHash = hash
 	}
-	return s.insertUser(ctx, u, audit)
+	u, err := s.insertUser(ctx, u, audit)
+	if err != nil {
+		// The limit counts accounts: a sign-up that made none is taken back.
+		forgive()
+	}
+	return u, err
 }
 
 // insertUser records a new account and applies it to the hot state.

@@ -47,6 +47,8 @@ type Store interface {
 	RecoveryCodesLeft(ctx context.Context, userID string) (int, error)
 	ReserveLoginAttempt(ctx context.Context, th store.Throttle, at time.Time) (int64, store.LoginFailures, error)
 	ForgiveLoginAttempt(ctx context.Context, id int64) error
+	ReserveSignup(ctx context.Context, address string, max int, since, at time.Time) (int64, time.Time, error)
+	ForgiveSignup(ctx context.Context, id int64) error
 	ClearLoginFailures(ctx context.Context, account string, before time.Time) error
 
 	CreateAPIKey(ctx context.Context, k ctf.APIKey, audit *ctf.AuditEntry) ([]int64, error)
@@ -84,6 +86,10 @@ type Options struct {
 	// RegistrationClosed refuses sign-ups; admins and the operator still
 	// create accounts.
 	RegistrationClosed bool
+	// SignupLimit is how many accounts one client address may open by
+	// signing up within an hour (0: no limit); admins and the operator
+	// are not limited.
+	SignupLimit int
 	// MaxFileBytes bounds an uploaded challenge file (0: DefaultMaxFileBytes).
 	MaxFileBytes int
 	// FilesDir is where challenge files are cached on disk, by SHA-256

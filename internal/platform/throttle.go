@@ -73,6 +73,30 @@ func (t *try) succeed(ctx context.Context) {
 	}
 }
 
+// signupWindow is the window of Options.SignupLimit.
+const signupWindow = time.Hour
+
+// reserveSignup counts a sign-up from address before its account is made,
+// or refuses it, RateLimited with the wait, past Options.SignupLimit within
+// signupWindow. It returns the function that takes the sign-up back.
+func (s *Service) reserveSignup(ctx context.Context, address string) (forgive func(), err error) {
+	now := s.now()
+	id, oldest, err := s.db.ReserveSignup(ctx, address, s.opts.SignupLimit, now.Add(-signupWindow), now)
+	if err != nil {
+		return nil, err
+	}
+	if id == 0 {
+		e := ctf.Errorf(ctf.RateLimited, "too many accounts were opened from your address in the last hour; wait before signing up again")
+		e.RetryAfter = max(oldest.Add(signupWindow).Sub(now), time.Second)
+		return nil, e
+	}
+	return func() {
+		if err := s.db.ForgiveSignup(context.WithoutCancel(ctx), id); err != nil {
+			s.log.Warn("forgive a sign-up", "err", err)
+		}
+	}, nil
+}
+
 // Password hashes (argon2id) take 19 MiB and tens of milliseconds of a
 // core each: at most one per core runs at once, and a request that cannot
 // start one within hashWait is answered Unavailable rather than queued

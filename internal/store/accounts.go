@@ -294,6 +294,48 @@ func (db *DB) ForgiveLoginAttempt(ctx context.Context, id int64) error {
 	return nil
 }
 
+// ReserveSignup records a sign-up from address at at, before the account
+// is made, unless max were recorded since: then it records nothing and
+// returns 0 and the time of the oldest of them (the limit lifts a window
+// after it). Serialised per address like ReserveLoginAttempt; rows older
+// than since are deleted on the way.
+func (db *DB) ReserveSignup(ctx context.Context, address string, max int, since, at time.Time) (int64, time.Time, error) {
+	var id int64
+	var oldest time.Time
+	err := db.writeTx(ctx, func(tx *sqlTx) error {
+		if err := lockNames(ctx, tx, []string{"signup address " + address}); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, "DELETE FROM signups WHERE at <= ?", ms(since)); err != nil {
+			return err
+		}
+		var n int
+		var first sql.NullInt64
+		if err := tx.QueryRowContext(ctx, "SELECT count(*), min(at) FROM signups WHERE address = ? AND at > ?", address, ms(since)).
+			Scan(&n, &first); err != nil {
+			return err
+		}
+		if n >= max {
+			oldest = fromMs(first.Int64)
+			return nil
+		}
+		return tx.QueryRowContext(ctx, "INSERT INTO signups (address, at) VALUES (?, ?) RETURNING seq", address, ms(at)).Scan(&id)
+	})
+	if err != nil {
+		return 0, oldest, fmt.Errorf("reserve a sign-up: %w", err)
+	}
+	return id, oldest, nil
+}
+
+// ForgiveSignup takes back a sign-up ReserveSignup recorded: no account
+// was made.
+func (db *DB) ForgiveSignup(ctx context.Context, id int64) error {
+	if _, err := db.w.ExecContext(ctx, "DELETE FROM signups WHERE seq = ?", id); err != nil {
+		return fmt.Errorf("forgive a sign-up: %w", err)
+	}
+	return nil
+}
+
 // lockNames serialises, on PostgreSQL, the transactions that count and
 // record tries under the same names, until tx ends: each name is a
 // transaction advisory lock in the single-bigint key space, taken in the
