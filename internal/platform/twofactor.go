@@ -55,6 +55,7 @@ func (s *Service) BeginTwoFactor(ctx context.Context, v Viewer) (TwoFactorEnrolm
 
 // ConfirmTwoFactor turns two-factor authentication on once code is right
 // for the pending secret, and returns the recovery codes: shown this once.
+// Every other session of the caller ends, as with a password change.
 func (s *Service) ConfirmTwoFactor(ctx context.Context, v Viewer, code string) ([]string, error) {
 	if v.User == nil {
 		return nil, errAuthRequired
@@ -80,25 +81,42 @@ func (s *Service) ConfirmTwoFactor(ctx context.Context, v Viewer, code string) (
 	codes, hashes := newRecoveryCodes()
 	s.gate.RLock()
 	defer s.gate.RUnlock()
-	nu, seqs, err := s.db.EnableTwoFactor(ctx, v.User.ID, tf.Pending, step, hashes)
+	nu, seqs, err := s.db.EnableTwoFactor(ctx, v.User.ID, tf.Pending, step, hashes, v.Session)
 	if err != nil {
 		return nil, err
 	}
 	s.applyOwn(seqs, func(st *state, dirty dirtySet) { st.putUser(nu, dirty) })
-	return codes, nil
+	return codes, s.reloadOwnSessions(ctx, v.User.ID)
 }
 
-// DisableTwoFactor turns two-factor authentication off, given a current
-// code or an unused recovery code.
-func (s *Service) DisableTwoFactor(ctx context.Context, v Viewer, code string) error {
+// DisableTwoFactor turns two-factor authentication off, given the
+// account's password and a current code or an unused recovery code (a
+// code alone, from a stolen session and a glance at the app, is not
+// enough), and ends every other session of the caller. The tries count on
+// the caller's code throttle.
+func (s *Service) DisableTwoFactor(ctx context.Context, v Viewer, password, code string) error {
 	if v.User == nil {
+		return errAuthRequired
+	}
+	u, ok := s.userByID(v.User.ID)
+	if !ok {
 		return errAuthRequired
 	}
 	t, err := s.reserve(ctx, codeAccount(v), "")
 	if err != nil {
 		return err
 	}
-	ok, err := s.checkSecondFactor(ctx, v.User.ID, code)
+	if u.PasswordHash != "" {
+		ok, err := s.checkPassword(ctx, u.PasswordHash, password)
+		if err != nil {
+			t.forgive(ctx)
+			return err
+		}
+		if !ok {
+			return ctf.FieldErrorf("password", "is wrong")
+		}
+	}
+	ok, err = s.checkSecondFactor(ctx, v.User.ID, code)
 	if err != nil {
 		return err
 	}
@@ -108,12 +126,12 @@ func (s *Service) DisableTwoFactor(ctx context.Context, v Viewer, code string) e
 	t.succeed(ctx)
 	s.gate.RLock()
 	defer s.gate.RUnlock()
-	nu, seqs, err := s.db.DisableTwoFactor(ctx, v.User.ID)
+	nu, seqs, err := s.db.DisableTwoFactor(ctx, v.User.ID, v.Session)
 	if err != nil {
 		return err
 	}
 	s.applyOwn(seqs, func(st *state, dirty dirtySet) { st.putUser(nu, dirty) })
-	return nil
+	return s.reloadOwnSessions(ctx, v.User.ID)
 }
 
 // codeAccount is the throttle's name for a signed-in user's tries at a

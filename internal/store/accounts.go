@@ -92,17 +92,24 @@ func (db *DB) UpdateUser(ctx context.Context, id string, up UserUpdate, keepSess
 		if err != nil {
 			return nil, fmt.Errorf("update user: %w", err)
 		}
-		refs := []ChangeRef{{Kind: ChangeUser, Entity: id}}
 		if up.PasswordHash != nil {
-			if _, err := tx.ExecContext(ctx, "UPDATE sessions SET revoked_at = ? WHERE user_id = ? AND id_hash <> ? AND revoked_at IS NULL",
-				ms(db.now()), id, keepSession); err != nil {
-				return nil, fmt.Errorf("revoke other sessions: %w", err)
-			}
-			refs = append(refs, ChangeRef{Kind: ChangeSessions, Entity: id})
+			return db.revokeOtherSessions(ctx, tx, id, keepSession)
 		}
-		return refs, nil
+		return []ChangeRef{{Kind: ChangeUser, Entity: id}}, nil
 	})
 	return u, seqs, err
+}
+
+// revokeOtherSessions ends every session of a user but keepSession, after
+// a change of the account's secrets (password, second factor): whoever
+// held another session may have held it by the old ones. It returns the
+// changes: the user's row and sessions.
+func (db *DB) revokeOtherSessions(ctx context.Context, tx *sqlTx, userID, keepSession string) ([]ChangeRef, error) {
+	if _, err := tx.ExecContext(ctx, "UPDATE sessions SET revoked_at = ? WHERE user_id = ? AND id_hash <> ? AND revoked_at IS NULL",
+		ms(db.now()), userID, keepSession); err != nil {
+		return nil, fmt.Errorf("revoke other sessions: %w", err)
+	}
+	return []ChangeRef{{Kind: ChangeUser, Entity: userID}, {Kind: ChangeSessions, Entity: userID}}, nil
 }
 
 // TwoFactor is a user's TOTP state as login and enrolment need it.
@@ -138,8 +145,10 @@ func (db *DB) BeginTwoFactor(ctx context.Context, userID, secret string) error {
 }
 
 // EnableTwoFactor turns TOTP on with the pending secret, if it is still
-// pending as given, records step as used, and replaces the recovery codes.
-func (db *DB) EnableTwoFactor(ctx context.Context, userID, secret string, step int64, codeHashes []string) (ctf.User, []int64, error) {
+// pending as given, records step as used, replaces the recovery codes and
+// revokes every session of the user but keepSession (the hash of the
+// caller's own, or "").
+func (db *DB) EnableTwoFactor(ctx context.Context, userID, secret string, step int64, codeHashes []string, keepSession string) (ctf.User, []int64, error) {
 	var u ctf.User
 	seqs, err := db.write(ctx, nil, func(tx *sqlTx) ([]ChangeRef, error) {
 		var err error
@@ -159,13 +168,14 @@ func (db *DB) EnableTwoFactor(ctx context.Context, userID, secret string, step i
 				return nil, fmt.Errorf("store recovery codes: %w", err)
 			}
 		}
-		return []ChangeRef{{Kind: ChangeUser, Entity: userID}}, nil
+		return db.revokeOtherSessions(ctx, tx, userID, keepSession)
 	})
 	return u, seqs, err
 }
 
-// DisableTwoFactor turns TOTP off and forgets the recovery codes.
-func (db *DB) DisableTwoFactor(ctx context.Context, userID string) (ctf.User, []int64, error) {
+// DisableTwoFactor turns TOTP off, forgets the recovery codes and revokes
+// every session of the user but keepSession.
+func (db *DB) DisableTwoFactor(ctx context.Context, userID, keepSession string) (ctf.User, []int64, error) {
 	var u ctf.User
 	seqs, err := db.write(ctx, nil, func(tx *sqlTx) ([]ChangeRef, error) {
 		var err error
@@ -180,7 +190,7 @@ func (db *DB) DisableTwoFactor(ctx context.Context, userID string) (ctf.User, []
 		if _, err := tx.ExecContext(ctx, "DELETE FROM recovery_codes WHERE user_id = ?", userID); err != nil {
 			return nil, fmt.Errorf("disable two-factor: %w", err)
 		}
-		return []ChangeRef{{Kind: ChangeUser, Entity: userID}}, nil
+		return db.revokeOtherSessions(ctx, tx, userID, keepSession)
 	})
 	return u, seqs, err
 }
