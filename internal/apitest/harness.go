@@ -43,20 +43,20 @@ type Options struct {
 
 // Server is a running test instance.
 type Server struct {
-	T           testing.TB
-	URL         string
-	DB          *store.DB
-	DSN         string // the database's DSN, for store.Open
-	DBPath      string // the SQLite file; "" on PostgreSQL
-	FilesDir    string // the service's cache of challenge files
-	Svc         *platform.Service
-	Validator   *contract.Validator
-	HTTP        *httptest.Server
-	Metrics     *metrics.Metrics // with Options.Metrics
-	now         func() time.Time // the clock Options gave, shared by replicas
-	clients     clientaddr.Resolver
-	signupLimit int
-	front       *server.Server
+	T         testing.TB
+	URL       string
+	DB        *store.DB
+	DSN       string // the database's DSN, for store.Open
+	DBPath    string // the SQLite file; "" on PostgreSQL
+	FilesDir  string // the service's cache of challenge files
+	Svc       *platform.Service
+	Validator *contract.Validator
+	HTTP      *httptest.Server
+	Metrics   *metrics.Metrics // with Options.Metrics
+	now       func() time.Time // the clock Options gave, shared by replicas
+	clients   clientaddr.Resolver
+	signups   int
+	front     *server.Server
 }
 
 // Start loads datasetYAML (may be empty; the files it names are inside
@@ -103,7 +103,7 @@ func Start(t testing.TB, datasetYAML string, opts ...Options) *Server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &Server{T: t, DB: db, DSN: dsn, DBPath: SQLitePath(dsn), Validator: v, now: o.Now, signupLimit: o.SignupLimit}
+	s := &Server{T: t, DB: db, DSN: dsn, DBPath: SQLitePath(dsn), Validator: v, now: o.Now, signups: o.SignupLimit}
 	s.HTTP = httptest.NewServer(nil)
 	s.URL = s.HTTP.URL
 	log := slog.New(slog.DiscardHandler)
@@ -235,14 +235,14 @@ func truncate(b []byte) string {
 }
 
 // Replica serves a second service over s's database, with s's rate limit,
-// s's clock, trusted proxies and sign-up limit, as a second stateless replica of the event would. Its
-// watcher does not run: call its Sync to apply what the other replica
-// wrote.
+// clock, trusted proxies and sign-up limit, as a second stateless replica
+// of the event would. Its watcher does not run: call its Sync to apply
+// what the other replica wrote.
 func (s *Server) Replica(limit store.RateLimit) *Server {
 	s.T.Helper()
 	log := slog.New(slog.DiscardHandler)
 	svc := platform.New(s.DB, platform.Options{PublicURL: s.URL, RateLimit: limit, Logger: log, FilesDir: s.T.TempDir(), Now: s.now,
-		SignupLimit: s.signupLimit})
+		SignupLimit: s.signups})
 	if err := svc.Load(context.Background()); err != nil {
 		s.T.Fatal(err)
 	}
