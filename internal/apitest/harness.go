@@ -41,6 +41,9 @@ type Options struct {
 	// SecureCookies serves as behind TLS (an https public URL), over
 	// plain HTTP still.
 	SecureCookies bool
+	// SignupLimit is serve's --signup-limit: 0 for its default, 10;
+	// negative for none.
+	SignupLimit int
 }
 
 // Server is a running test instance.
@@ -56,6 +59,8 @@ type Server struct {
 	HTTP      *httptest.Server
 	Metrics   *metrics.Metrics // with Options.Metrics
 	now       func() time.Time // the clock Options gave, shared by replicas
+	clients   clientaddr.Resolver
+	signups   int
 	front     *server.Server
 }
 
@@ -71,6 +76,12 @@ func Start(t testing.TB, datasetYAML string, opts ...Options) *Server {
 	}
 	if o.RateLimit == (store.RateLimit{}) {
 		o.RateLimit = store.RateLimit{Max: 10, Window: time.Minute}
+	}
+	switch {
+	case o.SignupLimit == 0:
+		o.SignupLimit = 10
+	case o.SignupLimit < 0:
+		o.SignupLimit = 0
 	}
 	ctx := context.Background()
 	dsn := storetest.DSN(t)
@@ -97,7 +108,7 @@ func Start(t testing.TB, datasetYAML string, opts ...Options) *Server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &Server{T: t, DB: db, DSN: dsn, DBPath: SQLitePath(dsn), Validator: v, now: o.Now}
+	s := &Server{T: t, DB: db, DSN: dsn, DBPath: SQLitePath(dsn), Validator: v, now: o.Now, signups: o.SignupLimit}
 	s.HTTP = httptest.NewServer(nil)
 	s.URL = s.HTTP.URL
 	log := slog.New(slog.DiscardHandler)
@@ -111,7 +122,7 @@ func Start(t testing.TB, datasetYAML string, opts ...Options) *Server {
 		obs, reqs = s.Metrics, s.Metrics
 	}
 	s.Svc = platform.New(db, platform.Options{PublicURL: s.URL, RateLimit: o.RateLimit, Logger: log, Now: o.Now, FilesDir: s.FilesDir,
-		Observer: obs})
+		Observer: obs, SignupLimit: o.SignupLimit})
 	if err := s.Svc.Load(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -119,6 +130,7 @@ func Start(t testing.TB, datasetYAML string, opts ...Options) *Server {
 	if err != nil {
 		t.Fatal(err)
 	}
+	s.clients = clients
 	s.front = server.New(s.Svc, server.Options{Log: log, Requests: reqs, CTFtimeOff: o.CTFtimeOff, Clients: clients,
 		SecureCookies: o.SecureCookies})
 	s.HTTP.Config.Handler = s.front.Handler()
@@ -240,17 +252,18 @@ func truncate(b []byte) string {
 }
 
 // Replica serves a second service over s's database, with s's rate limit,
-// and s's clock, as a second stateless replica of the event would. Its
-// watcher does not run: call its Sync to apply what the other replica
-// wrote.
+// clock, trusted proxies and sign-up limit, as a second stateless replica
+// of the event would. Its watcher does not run: call its Sync to apply
+// what the other replica wrote.
 func (s *Server) Replica(limit store.RateLimit) *Server {
 	s.T.Helper()
 	log := slog.New(slog.DiscardHandler)
-	svc := platform.New(s.DB, platform.Options{PublicURL: s.URL, RateLimit: limit, Logger: log, FilesDir: s.T.TempDir(), Now: s.now})
+	svc := platform.New(s.DB, platform.Options{PublicURL: s.URL, RateLimit: limit, Logger: log, FilesDir: s.T.TempDir(), Now: s.now,
+		SignupLimit: s.signups})
 	if err := svc.Load(context.Background()); err != nil {
 		s.T.Fatal(err)
 	}
-	hs, front := Serve(s.T, svc, server.Options{Log: log})
+	hs, front := Serve(s.T, svc, server.Options{Log: log, Clients: s.clients})
 	r := *s
 	r.URL, r.Svc, r.HTTP, r.front = hs.URL, svc, hs, front
 	return &r

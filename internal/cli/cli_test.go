@@ -163,6 +163,7 @@ func TestUserAndAPIKeyCommands(t *testing.T) {
 	}{
 		{"bad email", []string{"user", "create", "--username", "bob", "--email", "Bob <bob@example.com>"}, 2},
 		{"duplicate username", []string{"user", "create", "--username", "alice", "--email", "other@example.com"}, 1},
+		{"duplicate username, other case", []string{"user", "create", "--username", "ALICE", "--email", "alice3@example.com"}, 1},
 		{"duplicate email, other case", []string{"user", "create", "--username", "alice2", "--email", "ALICE@example.com"}, 1},
 		{"bad username", []string{"user", "create", "--username", "a b", "--email", "x@example.com"}, 2},
 		{"missing email", []string{"user", "create", "--username", "bob"}, 2},

@@ -29,6 +29,7 @@ func (a *app) serve(ctx context.Context, args []string) error {
 	cacheDir := fs.String("cache-dir", envOr(a.env, "FLAGSHIP_CACHE_DIR", defaultCacheDir()), "where challenge files are cached on disk, by SHA-256 (env FLAGSHIP_CACHE_DIR)")
 	registration := fs.String("registration", envOr(a.env, "FLAGSHIP_REGISTRATION", "open"), "open: anyone may sign up; closed: only admins and the CLI create accounts (env FLAGSHIP_REGISTRATION)")
 	metricsAddr := fs.String("metrics-addr", a.env("FLAGSHIP_METRICS_ADDR"), "serve Prometheus metrics at http://HOST:PORT/metrics; off when empty (env FLAGSHIP_METRICS_ADDR)")
+	signupLimit := fs.Int("signup-limit", envInt(a.env, "FLAGSHIP_SIGNUP_LIMIT", 10), "accounts one client address may open by signing up per hour; 0 disables (env FLAGSHIP_SIGNUP_LIMIT)")
 	trusted := fs.String("trusted-proxies", a.env("FLAGSHIP_TRUSTED_PROXIES"), "reverse proxies whose X-Forwarded-For names the client, CIDR[,CIDR…]; none when empty (env FLAGSHIP_TRUSTED_PROXIES)")
 	ctftimeOn := fs.Bool("ctftime", envSwitch(a.env, "FLAGSHIP_CTFTIME", true), "serve the CTFtime scoreboard feed at /api/ctftime (env FLAGSHIP_CTFTIME=on|off)")
 	if err := a.parse(fs, args); err != nil {
@@ -36,6 +37,9 @@ func (a *app) serve(ctx context.Context, args []string) error {
 	}
 	if *rate < 0 || *window <= 0 {
 		return usagef("--rate-limit must be ≥ 0 and --rate-window > 0")
+	}
+	if *signupLimit < 0 {
+		return usagef("--signup-limit must be ≥ 0")
 	}
 	if *registration != "open" && *registration != "closed" {
 		return usagef("--registration must be open or closed, not %q", *registration)
@@ -66,7 +70,8 @@ func (a *app) serve(ctx context.Context, args []string) error {
 	}
 	defer stopMetrics()
 	svc := platform.New(db, platform.Options{PublicURL: base, Logger: log, Observer: obs,
-		RateLimit: store.RateLimit{Max: *rate, Window: *window}, RegistrationClosed: *registration == "closed", FilesDir: *cacheDir})
+		RateLimit: store.RateLimit{Max: *rate, Window: *window}, RegistrationClosed: *registration == "closed", FilesDir: *cacheDir,
+		SignupLimit: *signupLimit})
 	if *withDemo {
 		if err := importDemo(ctx, svc, db); err != nil {
 			ln.Close()

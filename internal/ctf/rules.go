@@ -39,6 +39,21 @@ func ValidateUsername(username string) error {
 	return nil
 }
 
+// FoldUsername is the key under which usernames are unique: ASCII letters
+// lowered and nothing else, as the database's lower() folds them on both
+// engines. Unicode case folding is left out on purpose: it maps "ſ" (long
+// s) and "K" (Kelvin sign) to ASCII letters, so a name the username rule
+// refuses would fold onto an account's.
+func FoldUsername(username string) string {
+	b := []byte(username)
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
+}
+
 // ValidateEmail: a bare address (no display name), as mail.ParseAddress
 // reads it back unchanged.
 func ValidateEmail(email string) error {

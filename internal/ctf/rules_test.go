@@ -97,3 +97,17 @@ func TestValidateAgent(t *testing.T) {
 		t.Error("ValidateKind")
 	}
 }
+
+func TestFoldUsername(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"Alice_01.X-y", "alice_01.x-y"},
+		{"BOSS", "boss"},
+		{"ſessions", "ſessions"}, // long s: Unicode folds it to s, the key does not
+		{"\u212aelvin", "\u212aelvin"},
+		{"ÀB", "Àb"},
+	} {
+		if got := FoldUsername(tc.in); got != tc.want {
+			t.Errorf("FoldUsername(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}

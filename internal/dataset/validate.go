@@ -140,7 +140,11 @@ func (v *validator) users() {
 		const k = "users"
 		v.unique(ids, u.ID, k, i, "id", "id")
 		v.rule(k, i, "", ctf.ValidateUsername(u.Username))
-		v.unique(names, u.Username, k, i, "username", "username")
+		if j, ok := names[ctf.FoldUsername(u.Username)]; ok && v.d.Users[j].Username != u.Username {
+			v.add(k, i, "username", "differs only in case from %s: usernames are unique ignoring case", v.also(k, j))
+		} else {
+			v.unique(names, ctf.FoldUsername(u.Username), k, i, "username", "username")
+		}
 		if u.Email != "" {
 			v.rule(k, i, "", ctf.ValidateEmail(u.Email))
 			v.unique(emails, strings.ToLower(u.Email), k, i, "email", "email")

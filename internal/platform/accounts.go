@@ -20,16 +20,19 @@ import (
 // SignUp is what a newcomer gives to open an account.
 type SignUp struct {
 	Username, Email, Password, Name string
+	Address                         string // the client's address, for the sign-up limit
 }
 
 // SignUp opens a player's account. Closed registration is Forbidden; a
-// taken username or email is a Conflict; every rule of ctf's is checked.
+// taken username or email is a Conflict; every rule of ctf's is checked;
+// past Options.SignupLimit accounts from one address within the hour the
+// answer is RateLimited with the wait.
 func (s *Service) SignUp(ctx context.Context, in SignUp) (ctf.User, error) {
 	if s.opts.RegistrationClosed {
 		return ctf.User{}, ctf.Errorf(ctf.Forbidden, "registration is closed; ask the organisers for an account")
 	}
 	return s.createUser(ctx, NewUser{Username: in.Username, Email: in.Email, Password: in.Password, Name: in.Name,
-		Role: ctf.RolePlayer}, true, nil)
+		Role: ctf.RolePlayer}, true, nil, in.Address)
 }
 
 // RegistrationOpen reports whether anyone may sign up.
@@ -52,10 +55,13 @@ func (s *Service) CreateUser(ctx context.Context, v Viewer, in NewUser) (ctf.Use
 	if in.Role == "" {
 		in.Role = ctf.RolePlayer
 	}
-	return s.createUser(ctx, in, in.Password != "", s.audit(v, "user.create", in.Username, map[string]any{"role": in.Role}))
+	return s.createUser(ctx, in, in.Password != "", s.audit(v, "user.create", in.Username, map[string]any{"role": in.Role}), "")
 }
 
-func (s *Service) createUser(ctx context.Context, in NewUser, needPassword bool, audit *ctf.AuditEntry) (ctf.User, error) {
+// createUser checks and records a new account; signupFrom is the client
+// address of a sign-up (counted against the sign-up limit), "" for an
+// account an admin or the operator creates.
+func (s *Service) createUser(ctx context.Context, in NewUser, needPassword bool, audit *ctf.AuditEntry, signupFrom string) (ctf.User, error) {
 	in.Username, in.Email, in.Name = strings.TrimSpace(in.Username), strings.TrimSpace(in.Email), strings.TrimSpace(in.Name)
 	checks := []error{ctf.ValidateUsername(in.Username), ctf.ValidateEmail(in.Email), ctf.ValidateDisplayName(in.Name), ctf.ValidateRole(in.Role)}
 	if needPassword {
@@ -69,11 +75,28 @@ func (s *Service) createUser(ctx context.Context, in NewUser, needPassword bool,
 	if s.takenName(in.Username, in.Email) {
 		return ctf.User{}, ctf.Errorf(ctf.Conflict, "that username or email is already taken")
 	}
+	forgive := func() {}
+	if signupFrom != "" && s.opts.SignupLimit > 0 {
+		var err error
+		if forgive, err = s.reserveSignup(ctx, signupFrom); err != nil {
+			return ctf.User{}, err
+		}
+	}
 	u := ctf.User{ID: ctf.NewID(), Username: in.Username, Email: in.Email, Name: in.Name, Role: in.Role, CreatedAt: ctf.Millis(s.now())}
 	if needPassword {
-		u.PasswordHash = secret.HashPassword(in.Password)
+		hash, err := s.hashPassword(ctx, in.Password)
+		if err != nil {
+			forgive()
+			return ctf.User{}, err
+		}
+		u.PasswordHash = hash
 	}
-	return s.insertUser(ctx, u, audit)
+	u, err := s.insertUser(ctx, u, audit)
+	if err != nil {
+		// The limit counts accounts: a sign-up that made none is taken back.
+		forgive()
+	}
+	return u, err
 }
 
 // insertUser records a new account and applies it to the hot state.
@@ -88,8 +111,8 @@ func (s *Service) insertUser(ctx context.Context, u ctf.User, audit *ctf.AuditEn
 	return u, nil
 }
 
-// takenName reports whether the hot state knows the username or email
-// already (the database's unique keys decide races).
+// takenName reports whether the hot state knows the username, in any
+// case, or the email already (the database's unique keys decide races).
 func (s *Service) takenName(username, email string) bool {
 	st := s.state()
 	if st == nil {
@@ -97,7 +120,7 @@ func (s *Service) takenName(username, email string) bool {
 	}
 	st.mu.RLock()
 	defer st.mu.RUnlock()
-	return st.byName[username] != nil || st.byEmail[strings.ToLower(email)] != nil
+	return st.byFold[ctf.FoldUsername(username)] != nil || (email != "" && st.byEmail[strings.ToLower(email)] != nil)
 }
 
 // Login throttle (PRODUCT.md): 5 failures of an account or 50 from one
@@ -130,34 +153,48 @@ type LoginResult struct {
 }
 
 // Login checks a password (and a second factor when the account has one)
-// and opens a web session. Failures are counted per account and address in
-// the database; past the throttle the answer is RateLimited with the wait.
-// A wrong username and a wrong password read the same.
+// and opens a web session. Each try is reserved in the database before the
+// password is checked, per account and per address; past the throttle the
+// answer is RateLimited with the wait. A wrong username and a wrong
+// password read the same.
 func (s *Service) Login(ctx context.Context, in Login) (LoginResult, error) {
-	account := strings.ToLower(strings.TrimSpace(in.Username))
-	now := s.now()
-	if err := s.throttle(ctx, account, in.Address); err != nil {
-		return LoginResult{}, err
-	}
-	fail := func(msg string) (LoginResult, error) {
-		if err := s.db.AddLoginFailure(ctx, account, in.Address, now); err != nil {
+	name := strings.TrimSpace(in.Username)
+	if !loginName(name) {
+		// No account has such a name, and Unicode would fold some of them
+		// onto one that does ("ſessions" onto "sessions"): a failure of
+		// the address only.
+		if _, err := s.reserve(ctx, "", in.Address); err != nil {
 			return LoginResult{}, err
 		}
-		return LoginResult{}, ctf.Errorf(ctf.Unauthorized, "%s", msg)
+		return LoginResult{}, ctf.Errorf(ctf.Unauthorized, "%s", loginFailureMessage)
 	}
-	u := s.userByLogin(strings.TrimSpace(in.Username))
+	u := s.userByLogin(name)
+	// One counter per account however its name is spelled; an unknown
+	// name counts under its folded self.
+	account := ctf.FoldUsername(name)
+	if u != nil {
+		account = u.ID
+	}
+	t, err := s.reserve(ctx, account, in.Address)
+	if err != nil {
+		return LoginResult{}, err
+	}
 	var hash string
-	if u != nil && u.PasswordHash != "" {
+	if u != nil {
 		hash = u.PasswordHash
-	} else {
-		hash = dummyPasswordHash()
 	}
 	// Checked even for an unknown name, so the time taken says nothing.
-	if !secret.CheckPassword(hash, in.Password) || u == nil || u.PasswordHash == "" {
-		return fail(loginFailureMessage)
+	ok, err := s.checkPassword(ctx, hash, in.Password)
+	if err != nil {
+		t.forgive(ctx)
+		return LoginResult{}, err
+	}
+	if !ok {
+		return LoginResult{}, ctf.Errorf(ctf.Unauthorized, "%s", loginFailureMessage)
 	}
 	if u.TwoFactor {
 		if strings.TrimSpace(in.Code) == "" {
+			t.forgive(ctx)
 			return LoginResult{NeedCode: true, User: *u}, nil
 		}
 		ok, err := s.checkSecondFactor(ctx, u.ID, in.Code)
@@ -165,15 +202,14 @@ func (s *Service) Login(ctx context.Context, in Login) (LoginResult, error) {
 			return LoginResult{}, err
 		}
 		if !ok {
-			return fail("wrong or already used code")
+			return LoginResult{}, ctf.Errorf(ctf.Unauthorized, "wrong or already used code")
 		}
 	}
-	if err := s.db.ClearLoginFailures(ctx, account, now.Add(-loginWindow)); err != nil {
-		s.log.Warn("clear failed logins", "err", err)
-	}
+	t.succeed(ctx)
 	if err := s.loginRefusal(u); err != nil {
 		return LoginResult{}, err
 	}
+	now := s.now()
 	token, idHash := secret.NewSessionToken()
 	sess := ctf.Session{IDHash: idHash, UserID: u.ID, CreatedAt: ctf.Millis(now), ExpiresAt: ctf.Millis(now.Add(ctf.SessionLifetime)),
 		LastSeenAt: ctf.Millis(now), UserAgent: truncate(in.UserAgent, 256)}
@@ -187,32 +223,18 @@ func (s *Service) Login(ctx context.Context, in Login) (LoginResult, error) {
 	return LoginResult{Token: token, ExpiresAt: sess.ExpiresAt, User: *u}, nil
 }
 
-// throttle refuses a try when the account or the address has failed too
-// often lately: RateLimited, with the wait.
-func (s *Service) throttle(ctx context.Context, account, address string) error {
-	now := s.now()
-	f, err := s.db.RecentLoginFailures(ctx, account, address, now.Add(-loginWindow))
-	if err != nil {
-		return err
-	}
-	if f.Account < maxAccountFailures && (address == "" || f.Address < maxAddressFailures) {
-		return nil
-	}
-	last := f.AccountLast
-	if f.Address >= maxAddressFailures && f.AddressLast.After(last) {
-		last = f.AddressLast
-	}
-	e := ctf.Errorf(ctf.RateLimited, "%s", loginThrottleMessage)
-	e.RetryAfter = max(last.Add(loginWindow).Sub(now), time.Second)
-	return e
+// loginName reports whether name may be an account's: a username by the
+// username rule, or an email address.
+func loginName(name string) bool {
+	return ctf.ValidateUsername(name) == nil || (strings.Contains(name, "@") && ctf.ValidateEmail(name) == nil)
 }
 
 // dummyPasswordHash is checked against when there is no account, so an
 // unknown name takes as long as a wrong password.
 var dummyPasswordHash = sync.OnceValue(func() string { return secret.HashPassword("not the password of any account") })
 
-// userByLogin finds an account by username (exactly, else ignoring case),
-// or by email when the name has an @.
+// userByLogin finds an account by username (exactly, else ignoring the
+// case of its letters), or by email when the name has an @.
 func (s *Service) userByLogin(name string) *ctf.User {
 	st := s.state()
 	st.mu.RLock()
@@ -313,7 +335,8 @@ func (s *Service) reloadOwnSessions(ctx context.Context, userID string) error {
 }
 
 // ChangePassword sets a new password after checking the current one, and
-// ends every other session of the caller.
+// ends every other session of the caller. The check is throttled as a
+// log-in is, on the account's counter.
 func (s *Service) ChangePassword(ctx context.Context, v Viewer, current, next string) error {
 	if v.User == nil {
 		return errAuthRequired
@@ -322,13 +345,28 @@ func (s *Service) ChangePassword(ctx context.Context, v Viewer, current, next st
 	if !ok {
 		return errAuthRequired
 	}
-	if u.PasswordHash != "" && !secret.CheckPassword(u.PasswordHash, current) {
-		return ctf.FieldErrorf("current password", "is wrong")
-	}
 	if err := ctf.ValidatePassword(next, u.Username); err != nil {
 		return err
 	}
-	hash := secret.HashPassword(next)
+	if u.PasswordHash != "" {
+		t, err := s.reserve(ctx, u.ID, "")
+		if err != nil {
+			return err
+		}
+		ok, err := s.checkPassword(ctx, u.PasswordHash, current)
+		if err != nil {
+			t.forgive(ctx)
+			return err
+		}
+		if !ok {
+			return ctf.FieldErrorf("current password", "is wrong")
+		}
+		t.succeed(ctx)
+	}
+	hash, err := s.hashPassword(ctx, next)
+	if err != nil {
+		return err
+	}
 	s.gate.RLock()
 	defer s.gate.RUnlock()
 	nu, seqs, err := s.db.UpdateUser(ctx, u.ID, store.UserUpdate{PasswordHash: &hash}, v.Session, nil)

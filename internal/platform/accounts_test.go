@@ -162,9 +162,10 @@ func TestTwoFactor(t *testing.T) {
 	if n, err := f.svc.RecoveryCodesLeft(ctx, pam); err != nil || n != 9 {
 		t.Fatalf("%d recovery codes left, %v; want 9", n, err)
 	}
-	// Disabling needs a code too.
-	wantCode(t, "disable without a code", f.svc.DisableTwoFactor(ctx, pam, "123"), ctf.Invalid)
-	wantCode(t, "disable", f.svc.DisableTwoFactor(ctx, pam, strings.ToUpper(recovery[0])), "")
+	// Disabling needs the password and a code.
+	wantCode(t, "disable without a code", f.svc.DisableTwoFactor(ctx, pam, "pam-password", "123"), ctf.Invalid)
+	wantCode(t, "disable with a wrong password", f.svc.DisableTwoFactor(ctx, pam, "not the password", strings.ToUpper(recovery[0])), ctf.Invalid)
+	wantCode(t, "disable", f.svc.DisableTwoFactor(ctx, pam, "pam-password", strings.ToUpper(recovery[0])), "")
 	res, err = login("")
 	if err != nil || res.NeedCode || res.Token == "" {
 		t.Fatalf("after disabling: %+v %v", res, err)
@@ -272,11 +273,11 @@ func TestTwoFactorCodesAreThrottled(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i := 0; i < 5; i++ {
-		wantCode(t, "wrong code", f.svc.DisableTwoFactor(ctx, pam, "abcdef"), ctf.Invalid)
+		wantCode(t, "wrong code", f.svc.DisableTwoFactor(ctx, pam, "pam-password", "abcdef"), ctf.Invalid)
 	}
 	f.clock.Add(30 * time.Second)
 	next, _ := totp.GenerateCodeCustom(enrol.Secret, f.clock.Now(), totp.ValidateOpts{Period: 30, Digits: otp.DigitsSix, Algorithm: otp.AlgorithmSHA1})
-	wantCode(t, "the right code, too late", f.svc.DisableTwoFactor(ctx, pam, next), ctf.RateLimited)
+	wantCode(t, "the right code, too late", f.svc.DisableTwoFactor(ctx, pam, "pam-password", next), ctf.RateLimited)
 	// Logging in is throttled apart: the account's own failures are not these.
 	res, err := f.svc.Login(ctx, Login{Username: "pam", Password: "pam-password", Code: next})
 	if err != nil || res.Token == "" {

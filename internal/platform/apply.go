@@ -31,6 +31,7 @@ func (st *state) addUser(u ctf.User) *user {
 	x.player = st.isPlayer(&u)
 	st.users[u.ID] = x
 	st.byName[u.Username] = x
+	st.byFold[ctf.FoldUsername(u.Username)] = x
 	if u.Email != "" {
 		st.byEmail[strings.ToLower(u.Email)] = x
 	}
@@ -50,7 +51,9 @@ func (st *state) putUser(nu ctf.User, dirty dirtySet) {
 	}
 	if u.Username != nu.Username {
 		delete(st.byName, u.Username)
+		delete(st.byFold, ctf.FoldUsername(u.Username))
 		st.byName[nu.Username] = u
+		st.byFold[ctf.FoldUsername(nu.Username)] = u
 	}
 	if !strings.EqualFold(u.Email, nu.Email) {
 		delete(st.byEmail, strings.ToLower(u.Email))

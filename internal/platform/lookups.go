@@ -2,7 +2,6 @@ package platform
 
 import (
 	"context"
-	"strings"
 	"time"
 
 	"github.com/flagshipctf/flagship/internal/ctf"
@@ -23,18 +22,14 @@ func (s *Service) ProfileByName(username string) *PublicProfile {
 	return &p
 }
 
-// userByNameFold finds a user by username, exactly or else ignoring case;
-// the caller holds st.mu.
+// userByNameFold finds a user by username, exactly or else ignoring the
+// case of ASCII letters (the one way usernames are unique); the caller
+// holds st.mu.
 func (st *state) userByNameFold(name string) *user {
 	if u := st.byName[name]; u != nil {
 		return u
 	}
-	for n, u := range st.byName {
-		if strings.EqualFold(n, name) {
-			return u
-		}
-	}
-	return nil
+	return st.byFold[ctf.FoldUsername(name)]
 }
 
 // RankOf returns the caller's 1-based place on the leaderboard, 0 when the

@@ -9,6 +9,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"runtime"
 	"runtime/debug"
 	"sync"
 	"sync/atomic"
@@ -39,13 +40,15 @@ type Store interface {
 	UpdateUser(ctx context.Context, id string, up store.UserUpdate, keepSession string, audit *ctf.AuditEntry) (ctf.User, []int64, error)
 	TwoFactorOf(ctx context.Context, userID string) (store.TwoFactor, error)
 	BeginTwoFactor(ctx context.Context, userID, secret string) error
-	EnableTwoFactor(ctx context.Context, userID, secret string, step int64, codeHashes []string) (ctf.User, []int64, error)
-	DisableTwoFactor(ctx context.Context, userID string) (ctf.User, []int64, error)
+	EnableTwoFactor(ctx context.Context, userID, secret string, step int64, codeHashes []string, keepSession string) (ctf.User, []int64, error)
+	DisableTwoFactor(ctx context.Context, userID, keepSession string) (ctf.User, []int64, error)
 	UseTOTPStep(ctx context.Context, userID string, step int64) (bool, error)
 	UseRecoveryCode(ctx context.Context, userID, codeHash string, at time.Time) (bool, error)
 	RecoveryCodesLeft(ctx context.Context, userID string) (int, error)
-	RecentLoginFailures(ctx context.Context, account, address string, since time.Time) (store.LoginFailures, error)
-	AddLoginFailure(ctx context.Context, account, address string, at time.Time) error
+	ReserveLoginAttempt(ctx context.Context, th store.Throttle, at time.Time) (int64, store.LoginFailures, error)
+	ForgiveLoginAttempt(ctx context.Context, id int64) error
+	ReserveSignup(ctx context.Context, address string, max int, since, at time.Time) (int64, time.Time, error)
+	ForgiveSignup(ctx context.Context, id int64) error
 	ClearLoginFailures(ctx context.Context, account string, before time.Time) error
 
 	CreateAPIKey(ctx context.Context, k ctf.APIKey, audit *ctf.AuditEntry) ([]int64, error)
@@ -83,6 +86,10 @@ type Options struct {
 	// RegistrationClosed refuses sign-ups; admins and the operator still
 	// create accounts.
 	RegistrationClosed bool
+	// SignupLimit is how many accounts one client address may open by
+	// signing up within an hour (0: no limit); admins and the operator
+	// are not limited.
+	SignupLimit int
 	// MaxFileBytes bounds an uploaded challenge file (0: DefaultMaxFileBytes).
 	MaxFileBytes int
 	// FilesDir is where challenge files are cached on disk, by SHA-256
@@ -113,6 +120,7 @@ type Service struct {
 	batch batcher // submissions waiting for their group commit
 
 	touches  touches
+	hashes   chan struct{} // a slot per password hash running (throttle.go)
 	missMu   sync.Mutex
 	lastMiss time.Time
 	health   health
@@ -148,7 +156,7 @@ func New(db Store, opts Options) *Service {
 		opts.Observer = noObserver{}
 	}
 	return &Service{db: db, opts: opts, log: opts.Logger, now: opts.Now, wake: make(chan struct{}, 1), obs: opts.Observer, hub: newHub(),
-		touches: touches{keys: map[string]int64{}, sessions: map[string]sessionTouch{}}}
+		touches: touches{keys: map[string]int64{}, sessions: map[string]sessionTouch{}}, hashes: make(chan struct{}, runtime.GOMAXPROCS(0))}
 }
 
 // state returns the hot state, its clock moved to now first if an instant

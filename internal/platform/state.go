@@ -23,6 +23,7 @@ type state struct {
 	publicURL string
 	users     map[string]*user
 	byName    map[string]*user   // by username
+	byFold    map[string]*user   // by ctf.FoldUsername(username): unique too
 	byEmail   map[string]*user   // by lowercased email
 	chals     map[string]*chal   // by id, hidden included
 	bySlug    map[string]*chal   // hidden included; lookups treat them as absent
@@ -182,6 +183,7 @@ func newStateAfter(snap *store.Snapshot, publicURL string, now time.Time, after 
 		publicURL:     publicURL,
 		users:         make(map[string]*user, len(snap.Users)),
 		byName:        make(map[string]*user, len(snap.Users)),
+		byFold:        make(map[string]*user, len(snap.Users)),
 		byEmail:       make(map[string]*user, len(snap.Users)),
 		chals:         make(map[string]*chal, len(snap.Challenges)),
 		bySlug:        make(map[string]*chal, len(snap.Challenges)),

@@ -55,65 +55,83 @@ func (s *Service) BeginTwoFactor(ctx context.Context, v Viewer) (TwoFactorEnrolm
 
 // ConfirmTwoFactor turns two-factor authentication on once code is right
 // for the pending secret, and returns the recovery codes: shown this once.
+// Every other session of the caller ends, as with a password change.
 func (s *Service) ConfirmTwoFactor(ctx context.Context, v Viewer, code string) ([]string, error) {
 	if v.User == nil {
 		return nil, errAuthRequired
 	}
-	if err := s.throttle(ctx, codeAccount(v), ""); err != nil {
+	t, err := s.reserve(ctx, codeAccount(v), "")
+	if err != nil {
 		return nil, err
 	}
 	tf, err := s.db.TwoFactorOf(ctx, v.User.ID)
 	if err != nil {
+		t.forgive(ctx)
 		return nil, err
 	}
 	if tf.Pending == "" {
+		t.forgive(ctx)
 		return nil, ctf.Errorf(ctf.Conflict, "no enrolment is pending; start again")
 	}
 	step, ok := matchTOTP(tf.Pending, code, s.now())
 	if !ok {
-		if err := s.db.AddLoginFailure(ctx, codeAccount(v), "", s.now()); err != nil {
-			return nil, err
-		}
 		return nil, ctf.FieldErrorf("code", "is wrong; check the time on your device and try the next one")
 	}
+	t.succeed(ctx)
 	codes, hashes := newRecoveryCodes()
 	s.gate.RLock()
 	defer s.gate.RUnlock()
-	nu, seqs, err := s.db.EnableTwoFactor(ctx, v.User.ID, tf.Pending, step, hashes)
+	nu, seqs, err := s.db.EnableTwoFactor(ctx, v.User.ID, tf.Pending, step, hashes, v.Session)
 	if err != nil {
 		return nil, err
 	}
 	s.applyOwn(seqs, func(st *state, dirty dirtySet) { st.putUser(nu, dirty) })
-	return codes, nil
+	return codes, s.reloadOwnSessions(ctx, v.User.ID)
 }
 
-// DisableTwoFactor turns two-factor authentication off, given a current
-// code or an unused recovery code.
-func (s *Service) DisableTwoFactor(ctx context.Context, v Viewer, code string) error {
+// DisableTwoFactor turns two-factor authentication off, given the
+// account's password and a current code or an unused recovery code (a
+// code alone, from a stolen session and a glance at the app, is not
+// enough), and ends every other session of the caller. The tries count on
+// the caller's code throttle.
+func (s *Service) DisableTwoFactor(ctx context.Context, v Viewer, password, code string) error {
 	if v.User == nil {
 		return errAuthRequired
 	}
-	if err := s.throttle(ctx, codeAccount(v), ""); err != nil {
+	u, ok := s.userByID(v.User.ID)
+	if !ok {
+		return errAuthRequired
+	}
+	t, err := s.reserve(ctx, codeAccount(v), "")
+	if err != nil {
 		return err
 	}
-	ok, err := s.checkSecondFactor(ctx, v.User.ID, code)
+	if u.PasswordHash != "" {
+		ok, err := s.checkPassword(ctx, u.PasswordHash, password)
+		if err != nil {
+			t.forgive(ctx)
+			return err
+		}
+		if !ok {
+			return ctf.FieldErrorf("password", "is wrong")
+		}
+	}
+	ok, err = s.checkSecondFactor(ctx, v.User.ID, code)
 	if err != nil {
 		return err
 	}
 	if !ok {
-		if err := s.db.AddLoginFailure(ctx, codeAccount(v), "", s.now()); err != nil {
-			return err
-		}
 		return ctf.FieldErrorf("code", "is wrong or was used already")
 	}
+	t.succeed(ctx)
 	s.gate.RLock()
 	defer s.gate.RUnlock()
-	nu, seqs, err := s.db.DisableTwoFactor(ctx, v.User.ID)
+	nu, seqs, err := s.db.DisableTwoFactor(ctx, v.User.ID, v.Session)
 	if err != nil {
 		return err
 	}
 	s.applyOwn(seqs, func(st *state, dirty dirtySet) { st.putUser(nu, dirty) })
-	return nil
+	return s.reloadOwnSessions(ctx, v.User.ID)
 }
 
 // codeAccount is the throttle's name for a signed-in user's tries at a

@@ -92,17 +92,24 @@ func (db *DB) UpdateUser(ctx context.Context, id string, up UserUpdate, keepSess
 		if err != nil {
 			return nil, fmt.Errorf("update user: %w", err)
 		}
-		refs := []ChangeRef{{Kind: ChangeUser, Entity: id}}
 		if up.PasswordHash != nil {
-			if _, err := tx.ExecContext(ctx, "UPDATE sessions SET revoked_at = ? WHERE user_id = ? AND id_hash <> ? AND revoked_at IS NULL",
-				ms(db.now()), id, keepSession); err != nil {
-				return nil, fmt.Errorf("revoke other sessions: %w", err)
-			}
-			refs = append(refs, ChangeRef{Kind: ChangeSessions, Entity: id})
+			return db.revokeOtherSessions(ctx, tx, id, keepSession)
 		}
-		return refs, nil
+		return []ChangeRef{{Kind: ChangeUser, Entity: id}}, nil
 	})
 	return u, seqs, err
+}
+
+// revokeOtherSessions ends every session of a user but keepSession, after
+// a change of the account's secrets (password, second factor): whoever
+// held another session may have held it by the old ones. It returns the
+// changes: the user's row and sessions.
+func (db *DB) revokeOtherSessions(ctx context.Context, tx *sqlTx, userID, keepSession string) ([]ChangeRef, error) {
+	if _, err := tx.ExecContext(ctx, "UPDATE sessions SET revoked_at = ? WHERE user_id = ? AND id_hash <> ? AND revoked_at IS NULL",
+		ms(db.now()), userID, keepSession); err != nil {
+		return nil, fmt.Errorf("revoke other sessions: %w", err)
+	}
+	return []ChangeRef{{Kind: ChangeUser, Entity: userID}, {Kind: ChangeSessions, Entity: userID}}, nil
 }
 
 // TwoFactor is a user's TOTP state as login and enrolment need it.
@@ -138,8 +145,10 @@ func (db *DB) BeginTwoFactor(ctx context.Context, userID, secret string) error {
 }
 
 // EnableTwoFactor turns TOTP on with the pending secret, if it is still
-// pending as given, records step as used, and replaces the recovery codes.
-func (db *DB) EnableTwoFactor(ctx context.Context, userID, secret string, step int64, codeHashes []string) (ctf.User, []int64, error) {
+// pending as given, records step as used, replaces the recovery codes and
+// revokes every session of the user but keepSession (the hash of the
+// caller's own, or "").
+func (db *DB) EnableTwoFactor(ctx context.Context, userID, secret string, step int64, codeHashes []string, keepSession string) (ctf.User, []int64, error) {
 	var u ctf.User
 	seqs, err := db.write(ctx, nil, func(tx *sqlTx) ([]ChangeRef, error) {
 		var err error
@@ -159,13 +168,14 @@ func (db *DB) EnableTwoFactor(ctx context.Context, userID, secret string, step i
 				return nil, fmt.Errorf("store recovery codes: %w", err)
 			}
 		}
-		return []ChangeRef{{Kind: ChangeUser, Entity: userID}}, nil
+		return db.revokeOtherSessions(ctx, tx, userID, keepSession)
 	})
 	return u, seqs, err
 }
 
-// DisableTwoFactor turns TOTP off and forgets the recovery codes.
-func (db *DB) DisableTwoFactor(ctx context.Context, userID string) (ctf.User, []int64, error) {
+// DisableTwoFactor turns TOTP off, forgets the recovery codes and revokes
+// every session of the user but keepSession.
+func (db *DB) DisableTwoFactor(ctx context.Context, userID, keepSession string) (ctf.User, []int64, error) {
 	var u ctf.User
 	seqs, err := db.write(ctx, nil, func(tx *sqlTx) ([]ChangeRef, error) {
 		var err error
@@ -180,7 +190,7 @@ func (db *DB) DisableTwoFactor(ctx context.Context, userID string) (ctf.User, []
 		if _, err := tx.ExecContext(ctx, "DELETE FROM recovery_codes WHERE user_id = ?", userID); err != nil {
 			return nil, fmt.Errorf("disable two-factor: %w", err)
 		}
-		return []ChangeRef{{Kind: ChangeUser, Entity: userID}}, nil
+		return db.revokeOtherSessions(ctx, tx, userID, keepSession)
 	})
 	return u, seqs, err
 }
@@ -226,35 +236,128 @@ type LoginFailures struct {
 	AccountLast, AddressLast time.Time
 }
 
-// RecentLoginFailures counts the failures of account and of address since.
-func (db *DB) RecentLoginFailures(ctx context.Context, account, address string, since time.Time) (LoginFailures, error) {
-	var f LoginFailures
-	var accLast, addrLast sql.NullInt64
-	err := db.r.QueryRowContext(ctx, `SELECT
-		(SELECT count(*) FROM login_failures WHERE account = ? AND at > ?),
-		(SELECT max(at) FROM login_failures WHERE account = ? AND at > ?),
-		(SELECT count(*) FROM login_failures WHERE address = ? AND at > ?),
-		(SELECT max(at) FROM login_failures WHERE address = ? AND at > ?)`,
-		account, ms(since), account, ms(since), address, ms(since), address, ms(since)).Scan(&f.Account, &accLast, &f.Address, &addrLast)
-	if err != nil {
-		return f, fmt.Errorf("count failed logins: %w", err)
-	}
-	if accLast.Valid {
-		f.AccountLast = fromMs(accLast.Int64)
-	}
-	if addrLast.Valid {
-		f.AddressLast = fromMs(addrLast.Int64)
-	}
-	return f, nil
+// Throttle bounds the tries at a secret (a password, a second factor):
+// at most MaxAccount failures of Account and MaxAddress of Address since
+// Since. An empty Account or Address is not counted.
+type Throttle struct {
+	Account, Address       string
+	MaxAccount, MaxAddress int
+	Since                  time.Time
 }
 
-// AddLoginFailure records a failed login.
-func (db *DB) AddLoginFailure(ctx context.Context, account, address string, at time.Time) error {
-	_, err := db.w.ExecContext(ctx, "INSERT INTO login_failures (account, address, at) VALUES (?, ?, ?)", account, address, ms(at))
+// ReserveLoginAttempt records a try as a failure at at before its secret
+// is checked, unless the account or the address is at its limit already:
+// then it records nothing and returns 0 and the failures that refused it.
+// The count and the insert are one transaction, serialised per account
+// and per address (PostgreSQL: advisory locks, so across replicas;
+// SQLite: the single writer), so of many parallel tries only the limit's
+// worth pass. A try that succeeds, or is never checked, is taken back with
+// ForgiveLoginAttempt or ClearLoginFailures.
+func (db *DB) ReserveLoginAttempt(ctx context.Context, th Throttle, at time.Time) (int64, LoginFailures, error) {
+	var id int64
+	var f LoginFailures
+	err := db.writeTx(ctx, func(tx *sqlTx) error {
+		var keys []string
+		if th.Account != "" {
+			keys = append(keys, "login account "+th.Account)
+		}
+		if th.Address != "" {
+			keys = append(keys, "login address "+th.Address)
+		}
+		if err := lockNames(ctx, tx, keys); err != nil {
+			return err
+		}
+		var accLast, addrLast sql.NullInt64
+		since := ms(th.Since)
+		err := tx.QueryRowContext(ctx, `SELECT
+			(SELECT count(*) FROM login_failures WHERE account = ? AND at > ?),
+			(SELECT max(at) FROM login_failures WHERE account = ? AND at > ?),
+			(SELECT count(*) FROM login_failures WHERE address = ? AND at > ?),
+			(SELECT max(at) FROM login_failures WHERE address = ? AND at > ?)`,
+			th.Account, since, th.Account, since, th.Address, since, th.Address, since).Scan(&f.Account, &accLast, &f.Address, &addrLast)
+		if err != nil {
+			return err
+		}
+		if accLast.Valid {
+			f.AccountLast = fromMs(accLast.Int64)
+		}
+		if addrLast.Valid {
+			f.AddressLast = fromMs(addrLast.Int64)
+		}
+		if (th.Account != "" && f.Account >= th.MaxAccount) || (th.Address != "" && f.Address >= th.MaxAddress) {
+			return nil
+		}
+		return tx.QueryRowContext(ctx, "INSERT INTO login_failures (account, address, at) VALUES (?, ?, ?) RETURNING seq",
+			th.Account, th.Address, ms(at)).Scan(&id)
+	})
 	if err != nil {
-		return fmt.Errorf("record a failed login: %w", err)
+		return 0, f, fmt.Errorf("reserve a login attempt: %w", err)
+	}
+	return id, f, nil
+}
+
+// ForgiveLoginAttempt takes back a try ReserveLoginAttempt recorded.
+func (db *DB) ForgiveLoginAttempt(ctx context.Context, id int64) error {
+	if _, err := db.w.ExecContext(ctx, "DELETE FROM login_failures WHERE seq = ?", id); err != nil {
+		return fmt.Errorf("forgive a login attempt: %w", err)
 	}
 	return nil
+}
+
+// ReserveSignup records a sign-up from address at at, before the account
+// is made, unless max were recorded since: then it records nothing and
+// returns 0 and the time of the oldest of them (the limit lifts a window
+// after it). Serialised per address like ReserveLoginAttempt; rows older
+// than since are deleted on the way.
+func (db *DB) ReserveSignup(ctx context.Context, address string, max int, since, at time.Time) (int64, time.Time, error) {
+	var id int64
+	var oldest time.Time
+	err := db.writeTx(ctx, func(tx *sqlTx) error {
+		if err := lockNames(ctx, tx, []string{"signup address " + address}); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, "DELETE FROM signups WHERE at <= ?", ms(since)); err != nil {
+			return err
+		}
+		var n int
+		var first sql.NullInt64
+		if err := tx.QueryRowContext(ctx, "SELECT count(*), min(at) FROM signups WHERE address = ? AND at > ?", address, ms(since)).
+			Scan(&n, &first); err != nil {
+			return err
+		}
+		if n >= max {
+			oldest = fromMs(first.Int64)
+			return nil
+		}
+		return tx.QueryRowContext(ctx, "INSERT INTO signups (address, at) VALUES (?, ?) RETURNING seq", address, ms(at)).Scan(&id)
+	})
+	if err != nil {
+		return 0, oldest, fmt.Errorf("reserve a sign-up: %w", err)
+	}
+	return id, oldest, nil
+}
+
+// ForgiveSignup takes back a sign-up ReserveSignup recorded: no account
+// was made.
+func (db *DB) ForgiveSignup(ctx context.Context, id int64) error {
+	if _, err := db.w.ExecContext(ctx, "DELETE FROM signups WHERE seq = ?", id); err != nil {
+		return fmt.Errorf("forgive a sign-up: %w", err)
+	}
+	return nil
+}
+
+// lockNames serialises, on PostgreSQL, the transactions that count and
+// record tries under the same names, until tx ends: each name is a
+// transaction advisory lock in the single-bigint key space, taken in the
+// order of their keys so that two transactions never wait for each other
+// in a cycle. SQLite's single writer serialises them already.
+func lockNames(ctx context.Context, tx *sqlTx, names []string) error {
+	if !tx.d.postgres() || len(names) == 0 {
+		return nil
+	}
+	_, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(k) FROM (SELECT DISTINCT hashtextextended(n, 0) AS k
+		FROM unnest(CAST(? AS text[])) AS t(n) ORDER BY 1) s`, names)
+	return err
 }
 
 // ClearLoginFailures forgets an account's failures (after a success) and
@@ -265,6 +368,63 @@ func (db *DB) ClearLoginFailures(ctx context.Context, account string, before tim
 		return fmt.Errorf("clear failed logins: %w", err)
 	}
 	return nil
+}
+
+// checkUsernameCase refuses to make usernames unique ignoring case while
+// some differ only in case (an older release allowed "boss" beside
+// "BOSS"), naming each group and the statement that renames all but the
+// oldest of it: no flagship command runs before the migration does.
+func checkUsernameCase(ctx context.Context, tx *sqlTx) error {
+	rows, err := tx.QueryContext(ctx, `SELECT username FROM users WHERE lower(username) IN
+		(SELECT lower(username) FROM users GROUP BY lower(username) HAVING count(*) > 1)
+		ORDER BY lower(username), created_at, username`)
+	if err != nil {
+		return fmt.Errorf("look for usernames that differ only in case: %w", err)
+	}
+	defer rows.Close()
+	var groups [][]string
+	for rows.Next() {
+		var name string
+		if err := rows.Scan(&name); err != nil {
+			return fmt.Errorf("look for usernames that differ only in case: %w", err)
+		}
+		if n := len(groups); n > 0 && ctf.FoldUsername(groups[n-1][0]) == ctf.FoldUsername(name) {
+			groups[n-1] = append(groups[n-1], name)
+		} else {
+			groups = append(groups, []string{name})
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("look for usernames that differ only in case: %w", err)
+	}
+	if len(groups) == 0 {
+		return nil
+	}
+	var b strings.Builder
+	b.WriteString("usernames are now unique ignoring case, and these differ only in case (oldest first):")
+	for _, g := range groups {
+		b.WriteString("\n  ")
+		for i, name := range g {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			fmt.Fprintf(&b, "%q", name)
+		}
+	}
+	b.WriteString("\nRename all but one of each on the database (sqlite3 or psql), choosing names not taken yet, then start flagship again, e.g.:")
+	for _, g := range groups {
+		for i, name := range g[1:] {
+			fmt.Fprintf(&b, "\n  UPDATE users SET username = '%s' WHERE username = '%s';", renamed(name, i+2), name)
+		}
+	}
+	return errors.New(b.String())
+}
+
+// renamed suggests a new name for the n-th of a group of clashing
+// usernames: within the username rule's 32 characters.
+func renamed(name string, n int) string {
+	suffix := fmt.Sprintf("-%d", n)
+	return name[:min(len(name), 32-len(suffix))] + suffix
 }
 
 // kindOf is u's kind as stored: people are "human".

@@ -315,6 +315,10 @@ func (l *loader) loadUsers() error {
 		})
 		if isUniqueViolation(err) {
 			var other string
+			if l.tx.QueryRowContext(l.ctx, "SELECT username FROM users WHERE lower(username) = lower(?) AND username <> ?",
+				u.Username, u.Username).Scan(&other) == nil {
+				return l.fail("users", i, "username", "differs only in case from the user %q: usernames are unique ignoring case", other)
+			}
 			if l.tx.QueryRowContext(l.ctx, "SELECT username FROM users WHERE id = ?", nu.ID).Scan(&other) == nil && other != u.Username {
 				return l.fail("users", i, "id", "id %q already belongs to user %q", nu.ID, other)
 			}

@@ -214,6 +214,25 @@ solves:
 			entry: "solves[1]", field: []string{"challenge"},
 		},
 		{
+			name: "username differing only in case from one in the database",
+			file: `
+users:
+  - {username: erin, email: erin@example.com}
+  - {username: ALICE, email: other-alice@example.com}
+`,
+			entry: `users[1] (username "ALICE")`, field: []string{"username"},
+		},
+		{
+			name:        "usernames differing only in case in one file",
+			inValidator: true,
+			file: `
+users:
+  - {username: frank, email: frank@example.com}
+  - {username: FRANK, email: frank2@example.com}
+`,
+			entry: `users[1] (username "FRANK")`, field: []string{"username"},
+		},
+		{
 			name: "solve naming a challenge title instead of its slug",
 			file: `
 solves:

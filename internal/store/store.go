@@ -257,6 +257,14 @@ func (db *DB) migrate(ctx context.Context, last string) error {
 	return nil
 }
 
+// migrationChecks run before the migration they are named after, in its
+// transaction: where rows of an older release would break the migration's
+// new constraint, the operator is told which rows and how to fix them
+// instead of reading the database's own error.
+var migrationChecks = map[string]func(context.Context, *sqlTx) error{
+	"0008_accounts.sql": checkUsernameCase,
+}
+
 func (db *DB) migrateOne(ctx context.Context, c *sqlConn, dir, name string) error {
 	tx, err := c.BeginTx(ctx, nil)
 	if err != nil {
@@ -269,6 +277,11 @@ func (db *DB) migrateOne(ctx context.Context, c *sqlConn, dir, name string) erro
 	}
 	if n > 0 {
 		return nil
+	}
+	if check := migrationChecks[name]; check != nil {
+		if err := check(ctx, tx); err != nil {
+			return err
+		}
 	}
 	body, err := migrations.ReadFile(path.Join(dir, name))
 	if err != nil {

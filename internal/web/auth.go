@@ -67,7 +67,8 @@ func (h *Handler) signup(w http.ResponseWriter, r *http.Request) {
 		h.render(w, r, "signup", page{Title: "Sign up", Data: f, Error: "The two passwords differ.", Status: http.StatusBadRequest})
 		return
 	}
-	if _, err := h.svc.SignUp(r.Context(), platform.SignUp{Username: f.Username, Email: f.Email, Password: password, Name: f.Name}); err != nil {
+	if _, err := h.svc.SignUp(r.Context(), platform.SignUp{Username: f.Username, Email: f.Email, Password: password, Name: f.Name,
+		Address: clientaddr.From(r)}); err != nil {
 		h.formError(w, r, "signup", page{Title: "Sign up", Data: f}, err)
 		return
 	}

@@ -133,11 +133,12 @@ func (h *Handler) confirmTwoFactor(r *http.Request, v platform.Viewer, d *settin
 		return "", err
 	}
 	d.Recovery = codes
-	return "Two-factor authentication is on. Keep the recovery codes below somewhere safe: they are shown only now.", nil
+	return "Two-factor authentication is on. Your other sessions are logged out. Keep the recovery codes below somewhere safe: they are shown only now.", nil
 }
 
 func (h *Handler) disableTwoFactor(r *http.Request, v platform.Viewer, _ *settingsData) (string, error) {
-	return "Two-factor authentication is off.", h.svc.DisableTwoFactor(r.Context(), v, r.PostFormValue("code"))
+	return "Two-factor authentication is off. Your other sessions are logged out.",
+		h.svc.DisableTwoFactor(r.Context(), v, r.PostFormValue("password"), r.PostFormValue("code"))
 }
 
 func (h *Handler) revokeSession(r *http.Request, v platform.Viewer, _ *settingsData) (string, error) {

@@ -97,9 +97,9 @@ func TestAvatarHintRuleAndPolicyAgree(t *testing.T) {
 	want(t, "profile without avatar", b.get(profilePath), 200, `<span class="avatar initials" aria-hidden="true">P</span>`)
 }
 
-// TestDisableTwoFactor: 2FA is turned off with a code from the app or a
-// recovery code, never with a wrong or spent one; once off, the password
-// alone logs in again.
+// TestDisableTwoFactor: 2FA is turned off with the password and a code
+// from the app or a recovery code, never with a wrong or spent one; once
+// off, the password alone logs in again.
 func TestDisableTwoFactor(t *testing.T) {
 	t.Parallel()
 	for _, with := range []string{"a code from the app", "a recovery code"} {
@@ -126,14 +126,14 @@ func TestDisableTwoFactor(t *testing.T) {
 			want(t, "settings with 2FA", b.get("/settings"), 200, "On. 10 recovery codes left.", `action="/settings/2fa/disable"`)
 
 			for _, bad := range []string{"000000", used, "nope-nope"} {
-				want(t, "turn off with "+bad, b.post("/settings/2fa/disable", url.Values{"code": {bad}}), 400, "code is wrong or was used already", "On. 10 recovery codes left.")
+				want(t, "turn off with "+bad, b.post("/settings/2fa/disable", url.Values{"password": {"pam-password"}, "code": {bad}}), 400, "code is wrong or was used already", "On. 10 recovery codes left.")
 			}
 			skew.Add(int64(31 * time.Second))
 			code := recovery[3]
 			if with == "a code from the app" {
 				code, _ = totp.GenerateCode(secret[1], now())
 			}
-			want(t, "turn off", b.post("/settings/2fa/disable", url.Values{"code": {code}}), 200, "Two-factor authentication is off.",
+			want(t, "turn off", b.post("/settings/2fa/disable", url.Values{"password": {"pam-password"}, "code": {code}}), 200, "Two-factor authentication is off.",
 				"Off. With it on", `action="/settings/2fa/begin"`)
 			if p := newBrowser(t, s).post("/login", url.Values{"username": {"pam"}, "password": {"pam-password"}}); p.status != http.StatusSeeOther {
 				t.Fatalf("the password alone after 2FA is off: %d\n%.1000s", p.status, p.body)
