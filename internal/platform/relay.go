@@ -2,6 +2,7 @@ package platform
 
 import (
 	"context"
+	"fmt"
 	"sort"
 	"sync"
 
@@ -12,12 +13,15 @@ import (
 // The relay: every replica reads the live stream's rows from the database
 // as it catches up (Since reads them first, so the solves and entities
 // they name are read with them), renders each from its hot state, and
-// keeps the newest in a ring for the clients waiting on it. Numbers are
-// dense and in commit order, so a client that resumes after N on any
-// replica misses nothing and gets nothing twice.
+// keeps the newest in a ring for the clients waiting on it (filled from
+// the database when the state is loaded). Numbers are dense and in commit
+// order, so a client that resumes after N on any replica misses nothing
+// and gets nothing twice.
 
-// ringSize is how many rendered events a replica keeps for resuming
-// clients; older ones are read from the database and rendered again.
+// ringSize is how many rendered events a replica keeps: the live stream's
+// clients read only these (RecentEvents; ReplayWindow of them on a
+// resume, the rest is slack for a client reading a burst); the webhooks'
+// producer reads older ones from the database.
 const ringSize = 4096
 
 // hub holds the newest events and wakes the clients waiting for more.
@@ -74,6 +78,19 @@ func (h *hub) after(n int64, limit int) ([]Event, bool) {
 	return append([]Event(nil), h.ring[i:end]...), true
 }
 
+// recent returns up to limit events after n, or after the oldest kept
+// when n is older.
+func (h *hub) recent(n int64, limit int) []Event {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	i := int(max(n, h.base) - h.base)
+	if i >= len(h.ring) {
+		return nil
+	}
+	end := min(len(h.ring), i+limit)
+	return append([]Event(nil), h.ring[i:end]...)
+}
+
 func (s *Service) lastEvent() int64 {
 	s.hub.mu.Lock()
 	defer s.hub.mu.Unlock()
@@ -117,6 +134,27 @@ func (s *Service) eventsAfter(ctx context.Context, after int64, limit int) ([]Ev
 	for _, r := range rows {
 		if r.Seq > last {
 			break
+		}
+		out = append(out, st.render(r))
+	}
+	return out, nil
+}
+
+// recentEvents renders the newest events up to head from the database
+// for the ring, so that a replica serves resuming clients from memory as
+// soon as it starts (or rebuilds its state): one read here, none per
+// client.
+func (s *Service) recentEvents(ctx context.Context, st *state, head int64) ([]Event, error) {
+	rows, err := s.db.StreamAfter(ctx, max(0, head-ringSize), ringSize)
+	if err != nil {
+		return nil, fmt.Errorf("read the newest events of the live stream: %w", err)
+	}
+	st.mu.RLock()
+	defer st.mu.RUnlock()
+	out := make([]Event, 0, len(rows))
+	for _, r := range rows {
+		if r.Seq > head {
+			break // committed after the snapshot: the catch-up relays it
 		}
 		out = append(out, st.render(r))
 	}

@@ -62,9 +62,38 @@ type AnnouncementView struct {
 }
 
 // EventsAfter returns up to limit events numbered after `after`, oldest
-// first (an empty list when none yet).
+// first (an empty list when none yet), reading the database for those
+// older than the replica keeps: for the webhooks' producer, which must
+// miss none; a client of the live stream reads RecentEvents.
 func (s *Service) EventsAfter(ctx context.Context, after int64, limit int) ([]Event, error) {
 	return s.eventsAfter(ctx, after, limit)
+}
+
+// ReplayWindow is how many of the newest events a client resuming the
+// live stream may be sent again, at most: a resume is served from the
+// replica's memory, never from the database, so a client that was away
+// for longer than that starts from the oldest of them (and, its first id
+// not following its last, knows it missed some: a page reloads).
+const ReplayWindow = 1000
+
+// ResumeAfter is the number after which a client that asks for the events
+// after `after` is sent them: after itself, or, when more than
+// ReplayWindow events were relayed since, the number before the oldest of
+// the newest ReplayWindow.
+func (s *Service) ResumeAfter(after int64) int64 {
+	return max(after, s.lastEvent()-ReplayWindow)
+}
+
+// RecentEvents returns up to limit events numbered after `after`, oldest
+// first, from the events this replica keeps in memory (the newest
+// thousands, more than ReplayWindow): it never reads the database, so
+// events older than those kept are not returned and the list starts at
+// the oldest kept. Empty when none yet.
+func (s *Service) RecentEvents(after int64, limit int) []Event {
+	if limit <= 0 || limit > ringSize {
+		limit = ringSize
+	}
+	return s.hub.recent(after, limit)
 }
 
 // WaitEvents blocks until an event numbered after `after` has been relayed
