@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 	"sync"
+	"time"
 
 	"github.com/flagshipctf/flagship/internal/ctf"
 	"github.com/flagshipctf/flagship/internal/store"
@@ -159,6 +160,22 @@ func (s *Service) recentEvents(ctx context.Context, st *state, head int64) ([]Ev
 		out = append(out, st.render(r))
 	}
 	return out, nil
+}
+
+// announces reports whether a solve by userID of chalID at `at` is told
+// on the live stream: a player's, of a challenge shown, not held by the
+// freeze (as render would tell it). It is decided once, as the solve is
+// recorded: a solve it refuses gets no stream row (Unannounced), so the
+// numbers the public reads skip nothing it may not see, the same on every
+// replica (they are the database's), and a held solve is not numbered
+// after the freeze is lifted either. The caller holds st.mu.
+func (st *state) announces(userID, chalID string, at time.Time) bool {
+	u, c := st.users[userID], st.chals[chalID]
+	if u == nil || c == nil || !u.player || !c.shown() {
+		return false
+	}
+	_, frozen := st.event.FrozenAt(at)
+	return !frozen
 }
 
 // render is a stream row as the state tells it; the caller holds st.mu.

@@ -5,10 +5,13 @@ import (
 	"time"
 )
 
-// The live stream: what happens in the event, in the order the database
-// committed it, numbered densely (store's stream log), relayed by every
-// replica from the database. A front door (the SSE endpoint, webhooks)
-// reads it with EventsAfter and waits for more with WaitEvents.
+// The live stream: what happens in the event that the public may see, in
+// the order the database committed it, numbered densely (store's stream
+// log), relayed by every replica from the database. A solve the public
+// may not see is given no row (state.announces), so the numbers, which
+// players read (SSE ids, a page's data-live-after), move only with what
+// they may see. A front door reads it with RecentEvents (the SSE
+// endpoint) or EventsAfter (webhooks) and waits for more with WaitEvents.
 
 // Kinds of stream event.
 const (
@@ -26,10 +29,12 @@ type Event struct {
 	Seq  int64
 	Kind string
 	At   time.Time
-	// Public is false for what the public must not see: a solve by an
-	// admin or a banned user, a practice solve, a solve made during a
-	// freeze, one of a hidden challenge. Such events keep their number
-	// (a resuming client skips them) but carry nothing else.
+	// Public is false when what the event is about may not be shown now:
+	// a solve whose solver was banned, or whose challenge was hidden,
+	// since it was recorded; a release of a challenge hidden since; and
+	// the rows of private solves a database kept from before they were
+	// left out of the stream. Such events keep their number (a client
+	// skips it) but carry nothing else.
 	Public       bool
 	Solve        *SolveEvent       // Kind solve
 	Announcement *AnnouncementView // Kind announcement
