@@ -71,8 +71,10 @@ func New(svc *platform.Service, log *slog.Logger) *Handler {
 		shutdown: map[*http.Server]context.Context{}}
 }
 
-// ServeHTTP streams the public events after the client's resume point, or
-// from now on, until the client leaves or the server shuts down.
+// ServeHTTP streams the public events after the client's resume point (at
+// most the newest platform.ReplayWindow of them), or from now on, until
+// the client leaves or the server shuts down. Over the caps of open
+// streams (the handler's, the client address's) it answers 429.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	hd := w.Header()
 	if r.Method != http.MethodGet {
@@ -134,7 +136,10 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // pump sends the public events after `after` as they are relayed, and a
-// heartbeat when the stream was quiet for h.Heartbeat.
+// heartbeat when the stream was quiet for h.Heartbeat. A client that
+// falls further behind than the replica keeps events (reading a burst
+// too slowly) skips to the oldest kept: nothing is read again from the
+// database for it.
 func (h *Handler) pump(ctx context.Context, s *stream, after int64) error {
 	beat := h.Heartbeat
 	if beat <= 0 {
