@@ -13,6 +13,7 @@ import (
 	"github.com/flagshipctf/flagship/internal/clientaddr"
 	"github.com/flagshipctf/flagship/internal/dataset"
 	"github.com/flagshipctf/flagship/internal/demo"
+	"github.com/flagshipctf/flagship/internal/events"
 	"github.com/flagshipctf/flagship/internal/platform"
 	"github.com/flagshipctf/flagship/internal/server"
 	"github.com/flagshipctf/flagship/internal/store"
@@ -31,6 +32,7 @@ func (a *app) serve(ctx context.Context, args []string) error {
 	metricsAddr := fs.String("metrics-addr", a.env("FLAGSHIP_METRICS_ADDR"), "serve Prometheus metrics at http://HOST:PORT/metrics; off when empty (env FLAGSHIP_METRICS_ADDR)")
 	signupLimit := fs.Int("signup-limit", envInt(a.env, "FLAGSHIP_SIGNUP_LIMIT", 10), "accounts one client address may open by signing up per hour; 0 disables (env FLAGSHIP_SIGNUP_LIMIT)")
 	trusted := fs.String("trusted-proxies", a.env("FLAGSHIP_TRUSTED_PROXIES"), "reverse proxies whose X-Forwarded-For names the client, CIDR[,CIDR…]; none when empty (env FLAGSHIP_TRUSTED_PROXIES)")
+	maxStreams := fs.Int("max-streams", envInt(a.env, "FLAGSHIP_MAX_STREAMS", events.DefaultMaxStreams), "live streams (/api/events) this server holds open at once; past it 429 (env FLAGSHIP_MAX_STREAMS)")
 	ctftimeOn := fs.Bool("ctftime", envSwitch(a.env, "FLAGSHIP_CTFTIME", true), "serve the CTFtime scoreboard feed at /api/ctftime (env FLAGSHIP_CTFTIME=on|off)")
 	if err := a.parse(fs, args); err != nil {
 		return err
@@ -43,6 +45,9 @@ func (a *app) serve(ctx context.Context, args []string) error {
 	}
 	if *registration != "open" && *registration != "closed" {
 		return usagef("--registration must be open or closed, not %q", *registration)
+	}
+	if *maxStreams < 1 {
+		return usagef("--max-streams must be at least 1, not %d", *maxStreams)
 	}
 	clients, err := clientaddr.Parse(*trusted)
 	if err != nil {
@@ -105,7 +110,7 @@ func (a *app) serve(ctx context.Context, args []string) error {
 	go webhook.New(db, webhook.Options{Observer: svc.Observer(), Logger: log}).Run(watchCtx)
 
 	srv := server.New(svc, server.Options{Log: log, SecureCookies: strings.HasPrefix(base, "https://"), Requests: reqs, CTFtimeOff: !*ctftimeOn,
-		Clients: clients})
+		Clients: clients, MaxStreams: *maxStreams})
 	a.announce(base, demoKey)
 	return srv.Serve(ctx, ln)
 }

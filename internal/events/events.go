@@ -6,8 +6,10 @@
 //
 // A client costs the handler's own goroutine (and net/http's connection
 // reader) and no more: events are read from the replica's shared ring in
-// batches (platform.Service.EventsAfter), waiting is on the ring's shared
-// broadcast (WaitEvents), and each event is encoded once for all clients.
+// batches (platform.Service.RecentEvents, memory only: no client makes the
+// database work), waiting is on the ring's shared broadcast (WaitEvents),
+// and each event is encoded once for all clients. How many streams a
+// replica holds, and one client address holds, is capped (limits.go).
 package events
 
 import (
@@ -49,8 +51,12 @@ type Handler struct {
 	// stream; WriteTimeout bounds each write. Set before serving.
 	Heartbeat    time.Duration
 	WriteTimeout time.Duration
+	// MaxStreams caps the streams this handler holds open at once
+	// (≤ 0: DefaultMaxStreams). Set before serving.
+	MaxStreams int
 
 	frames frameCache
+	slots  slots
 
 	mu       sync.Mutex
 	shutdown map[*http.Server]context.Context // cancelled when that server shuts down
@@ -65,8 +71,10 @@ func New(svc *platform.Service, log *slog.Logger) *Handler {
 		shutdown: map[*http.Server]context.Context{}}
 }
 
-// ServeHTTP streams the public events after the client's resume point, or
-// from now on, until the client leaves or the server shuts down.
+// ServeHTTP streams the public events after the client's resume point (at
+// most the newest platform.ReplayWindow of them), or from now on, until
+// the client leaves or the server shuts down. Over the caps of open
+// streams (the handler's, the client address's) it answers 429.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	hd := w.Header()
 	if r.Method != http.MethodGet {
@@ -81,7 +89,20 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if after < 0 {
 		after = h.svc.LastEvent()
+	} else {
+		after = h.svc.ResumeAfter(after)
 	}
+	addr := clientaddr.From(r)
+	limit := h.MaxStreams
+	if limit <= 0 {
+		limit = DefaultMaxStreams
+	}
+	if why := h.slots.take(addr, limit); why != "" {
+		hd.Set("Retry-After", strconv.Itoa(refusedRetryAfter))
+		writeError(w, http.StatusTooManyRequests, why)
+		return
+	}
+	defer h.slots.give(addr)
 
 	ctx, cancel := context.WithCancel(r.Context())
 	defer cancel()
@@ -110,12 +131,15 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if err := h.pump(ctx, s, after); err != nil && ctx.Err() == nil {
-		h.log.Debug("live stream ended", "err", err, "remote", clientaddr.From(r))
+		h.log.Debug("live stream ended", "err", err, "remote", addr)
 	}
 }
 
 // pump sends the public events after `after` as they are relayed, and a
-// heartbeat when the stream was quiet for h.Heartbeat.
+// heartbeat when the stream was quiet for h.Heartbeat. A client that
+// falls further behind than the replica keeps events (reading a burst
+// too slowly) skips to the oldest kept: nothing is read again from the
+// database for it.
 func (h *Handler) pump(ctx context.Context, s *stream, after int64) error {
 	beat := h.Heartbeat
 	if beat <= 0 {
@@ -124,14 +148,11 @@ func (h *Handler) pump(ctx context.Context, s *stream, after int64) error {
 	nextPing := time.Now().Add(beat)
 	for {
 		last := h.svc.LastEvent()
-		evs, err := h.svc.EventsAfter(ctx, after, batchSize)
-		if err != nil {
-			return fmt.Errorf("read the stream after %d: %w", after, err)
-		}
+		evs := h.svc.RecentEvents(after, batchSize)
 		if len(evs) == 0 && last > after {
-			// Relayed yet unreadable (rows gone from the database): skip
-			// them rather than spin on WaitEvents, which returns at once.
-			h.log.Warn("live stream: events relayed but not readable; skipping", "after", after, "last", last)
+			// Relayed but no longer kept (the ring started again after a
+			// rebuild of the state): skip them rather than spin on
+			// WaitEvents, which returns at once.
 			after = last
 		}
 		if len(evs) > 0 {
@@ -154,7 +175,7 @@ func (h *Handler) pump(ctx context.Context, s *stream, after int64) error {
 			continue
 		}
 		wctx, cancel := context.WithDeadline(ctx, nextPing)
-		_, err = h.svc.WaitEvents(wctx, after)
+		_, err := h.svc.WaitEvents(wctx, after)
 		cancel()
 		switch {
 		case ctx.Err() != nil:

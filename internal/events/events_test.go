@@ -350,8 +350,7 @@ func TestPrivateSolvesAreNotSent(t *testing.T) {
 		}
 	}
 
-	// A client resuming from before them skips them too (read from the
-	// ring, then from the database).
+	// A client resuming from before them skips them too.
 	r := connect(t, s.URL+"/api/events?after=0")
 	for {
 		m := r.next()

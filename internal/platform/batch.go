@@ -121,6 +121,8 @@ func (s *Service) commitBatch(batch []*pending) {
 	b := &s.batch
 	now := s.now()
 	subs := make([]store.Submission, len(batch))
+	st := s.state()
+	st.mu.RLock()
 	for i, p := range batch {
 		p.sub.At = now
 		if p.sub.Correct {
@@ -128,9 +130,11 @@ func (s *Service) commitBatch(batch []*pending) {
 				p.sub.At = b.lastSolveAt
 			}
 			b.lastSolveAt = p.sub.At
+			p.sub.Unannounced = !p.sub.Practice && !st.announces(p.sub.UserID, p.sub.ChallengeID, p.sub.At)
 		}
 		subs[i] = p.sub
 	}
+	st.mu.RUnlock()
 	ctx, cancel := context.WithTimeout(context.Background(), batchTimeout)
 	defer cancel()
 	outs, err := s.db.RecordSubmissions(ctx, subs, s.opts.RateLimit)
@@ -144,7 +148,7 @@ func (s *Service) commitBatch(batch []*pending) {
 		return
 	}
 
-	st := s.state()
+	st = s.state()
 	var own []ctf.Solve
 	for i, o := range outs {
 		if o.Err == nil && o.Solve != nil {

@@ -2,8 +2,10 @@ package platform
 
 import (
 	"context"
+	"fmt"
 	"sort"
 	"sync"
+	"time"
 
 	"github.com/flagshipctf/flagship/internal/ctf"
 	"github.com/flagshipctf/flagship/internal/store"
@@ -12,12 +14,15 @@ import (
 // The relay: every replica reads the live stream's rows from the database
 // as it catches up (Since reads them first, so the solves and entities
 // they name are read with them), renders each from its hot state, and
-// keeps the newest in a ring for the clients waiting on it. Numbers are
-// dense and in commit order, so a client that resumes after N on any
-// replica misses nothing and gets nothing twice.
+// keeps the newest in a ring for the clients waiting on it (filled from
+// the database when the state is loaded). Numbers are dense and in commit
+// order, so a client that resumes after N on any replica misses nothing
+// and gets nothing twice.
 
-// ringSize is how many rendered events a replica keeps for resuming
-// clients; older ones are read from the database and rendered again.
+// ringSize is how many rendered events a replica keeps: the live stream's
+// clients read only these (RecentEvents; ReplayWindow of them on a
+// resume, the rest is slack for a client reading a burst); the webhooks'
+// producer reads older ones from the database.
 const ringSize = 4096
 
 // hub holds the newest events and wakes the clients waiting for more.
@@ -74,6 +79,19 @@ func (h *hub) after(n int64, limit int) ([]Event, bool) {
 	return append([]Event(nil), h.ring[i:end]...), true
 }
 
+// recent returns up to limit events after n, or after the oldest kept
+// when n is older.
+func (h *hub) recent(n int64, limit int) []Event {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	i := int(max(n, h.base) - h.base)
+	if i >= len(h.ring) {
+		return nil
+	}
+	end := min(len(h.ring), i+limit)
+	return append([]Event(nil), h.ring[i:end]...)
+}
+
 func (s *Service) lastEvent() int64 {
 	s.hub.mu.Lock()
 	defer s.hub.mu.Unlock()
@@ -121,6 +139,43 @@ func (s *Service) eventsAfter(ctx context.Context, after int64, limit int) ([]Ev
 		out = append(out, st.render(r))
 	}
 	return out, nil
+}
+
+// recentEvents renders the newest events up to head from the database
+// for the ring, so that a replica serves resuming clients from memory as
+// soon as it starts (or rebuilds its state): one read here, none per
+// client.
+func (s *Service) recentEvents(ctx context.Context, st *state, head int64) ([]Event, error) {
+	rows, err := s.db.StreamAfter(ctx, max(0, head-ringSize), ringSize)
+	if err != nil {
+		return nil, fmt.Errorf("read the newest events of the live stream: %w", err)
+	}
+	st.mu.RLock()
+	defer st.mu.RUnlock()
+	out := make([]Event, 0, len(rows))
+	for _, r := range rows {
+		if r.Seq > head {
+			break // committed after the snapshot: the catch-up relays it
+		}
+		out = append(out, st.render(r))
+	}
+	return out, nil
+}
+
+// announces reports whether a solve by userID of chalID at `at` is told
+// on the live stream: a player's, of a challenge shown, not held by the
+// freeze (as render would tell it). It is decided once, as the solve is
+// recorded: a solve it refuses gets no stream row (Unannounced), so the
+// numbers the public reads skip nothing it may not see, the same on every
+// replica (they are the database's), and a held solve is not numbered
+// after the freeze is lifted either. The caller holds st.mu.
+func (st *state) announces(userID, chalID string, at time.Time) bool {
+	u, c := st.users[userID], st.chals[chalID]
+	if u == nil || c == nil || !u.player || !c.shown() {
+		return false
+	}
+	_, frozen := st.event.FrozenAt(at)
+	return !frozen
 }
 
 // render is a stream row as the state tells it; the caller holds st.mu.

@@ -187,9 +187,13 @@ func (s *Service) Load(ctx context.Context) error {
 	}
 	st := newStateAfter(snap, s.opts.PublicURL, s.now(), after)
 	st.onBoard = s.boardMoved
+	recent, err := s.recentEvents(ctx, st, snap.Stream)
+	if err != nil {
+		return fmt.Errorf("load event state: %w", err)
+	}
 	s.st.Store(st)
 	s.rebuilds.Add(1)
-	s.hub.publish(nil, snap.Stream)
+	s.hub.publish(recent, snap.Stream)
 	// The snapshot, as big as the state, is garbage now. Give the memory
 	// back at once: the runtime would keep it for minutes, and a replica's
 	// resident size would be that of its rebuild, not of its state.

@@ -35,6 +35,9 @@ type Options struct {
 	// Clients finds each request's client address (the reverse proxies it
 	// trusts); the zero value takes the peer's address.
 	Clients clientaddr.Resolver
+	// MaxStreams caps the live streams (/api/events) open at once
+	// (serve --max-streams); 0: events.DefaultMaxStreams.
+	MaxStreams int
 }
 
 // Server serves every front door of one platform.Service.
@@ -87,7 +90,9 @@ func (s *Server) routes(opts Options) {
 	} else {
 		s.mux.Handle("/api/ctftime", ctftime.New(s.svc, s.log))
 	}
-	s.mux.Handle("/api/events", events.New(s.svc, s.log))
+	stream := events.New(s.svc, s.log)
+	stream.MaxStreams = opts.MaxStreams
+	s.mux.Handle("/api/events", stream)
 	s.mux.Handle("/", web.New(s.svc, web.Options{Log: s.log, SecureCookies: opts.SecureCookies}))
 }
 

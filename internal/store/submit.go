@@ -23,6 +23,11 @@ type Submission struct {
 	// Practice marks a submission after the end in practice mode: recorded,
 	// counted nowhere, and not told on the live stream.
 	Practice bool
+	// Unannounced marks a solve the public may not see (an admin's, one
+	// held by the freeze): recorded and counted as any other, but given no
+	// row in the live stream, so that the stream's numbers, which the
+	// public reads, move only with what the public sees.
+	Unannounced bool
 }
 
 // Recorded is a recorded submission: the row's sequence number in its
@@ -135,7 +140,7 @@ func (db *DB) RecordSubmissions(ctx context.Context, subs []Submission, limit Ra
 			continue
 		}
 		out[i].Recorded, recorded = rec, true
-		if rec.Solve != nil && !s.Practice {
+		if rec.Solve != nil && !s.Practice && !s.Unannounced {
 			stream = append(stream, StreamRow{Kind: "solve", UserID: s.UserID, ChallengeID: s.ChallengeID, Ref: rec.Solve.ID, At: rec.Solve.At})
 		}
 	}

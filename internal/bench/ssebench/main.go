@@ -39,6 +39,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/flagshipctf/flagship/internal/clientaddr"
 	"github.com/flagshipctf/flagship/internal/platform"
 	"github.com/flagshipctf/flagship/internal/server"
 	"github.com/flagshipctf/flagship/internal/store"
@@ -131,7 +132,15 @@ func serveChild(n int) error {
 
 	// The control routes sit beside the real handler, on the same
 	// listener, so the benchmark needs no second port.
-	srv := server.New(svc, server.Options{Log: log})
+	// Every client connects from loopback: as if behind a proxy on it,
+	// each names its own address (subscribe), so that the cap of streams
+	// per client address does not stop the benchmark; the replica's cap
+	// is the benchmark's n.
+	proxy, err := clientaddr.Parse("127.0.0.1/32")
+	if err != nil {
+		return err
+	}
+	srv := server.New(svc, server.Options{Log: log, Clients: proxy, MaxStreams: n})
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /bench/memory", func(w http.ResponseWriter, r *http.Request) {
 		runtime.GC()
@@ -230,7 +239,7 @@ func run(n, events int) error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			c, br, err := subscribe(addr)
+			c, br, err := subscribe(addr, i)
 			<-sem
 			if err != nil {
 				if failed.Add(1) == 1 {
@@ -318,15 +327,17 @@ func readMemory(base string) (memory, error) {
 	return m, nil
 }
 
-// subscribe opens one stream over a raw connection (no http.Transport:
-// its per-connection goroutines would measure the client) and reads up to
-// the server's first message.
-func subscribe(addr string) (net.Conn, *bufio.Reader, error) {
+// subscribe opens client i's stream over a raw connection (no
+// http.Transport: its per-connection goroutines would measure the client)
+// and reads up to the server's first message.
+func subscribe(addr string, i int) (net.Conn, *bufio.Reader, error) {
 	c, err := net.Dial("tcp", addr)
 	if err != nil {
 		return nil, nil, err
 	}
-	if _, err := io.WriteString(c, "GET /api/events HTTP/1.1\r\nHost: "+addr+"\r\nAccept: text/event-stream\r\n\r\n"); err != nil {
+	// A distinct client address per client, in 10.0.0.0/8.
+	from := fmt.Sprintf("10.%d.%d.%d", i>>16&255, i>>8&255, i&255)
+	if _, err := io.WriteString(c, "GET /api/events HTTP/1.1\r\nHost: "+addr+"\r\nAccept: text/event-stream\r\nX-Forwarded-For: "+from+"\r\n\r\n"); err != nil {
 		c.Close()
 		return nil, nil, err
 	}

@@ -90,15 +90,26 @@
 
   // A hidden tab lets its connection go (a browser allows six per site
   // over HTTP/1.1) and resumes from its last event when shown again.
-  let source = null;
+  let source = null, retry = 0;
   function open() {
     if (source) return;
-    source = new EventSource("/api/events" + (lastId ? "?after=" + encodeURIComponent(lastId) : ""));
+    clearTimeout(retry);
+    const es = new EventSource("/api/events" + (lastId ? "?after=" + encodeURIComponent(lastId) : ""));
+    source = es;
     const seen = (e) => { if (e.lastEventId) lastId = e.lastEventId; };
-    for (const kind of changes) source.addEventListener(kind, (e) => { seen(e); schedule(); });
-    source.addEventListener("announcement", (e) => { seen(e); announce(e.data); schedule(); });
+    for (const kind of changes) es.addEventListener(kind, (e) => { seen(e); schedule(); });
+    es.addEventListener("announcement", (e) => { seen(e); announce(e.data); schedule(); });
+    // A refused stream (429: this address or the server holds too many)
+    // closes the EventSource for good, where a dropped one reconnects by
+    // itself: try again in a minute or so.
+    es.addEventListener("error", () => {
+      if (source !== es || es.readyState !== EventSource.CLOSED) return;
+      source = null;
+      retry = setTimeout(() => { if (!document.hidden) open(); }, 30000 + Math.random() * 30000);
+    });
   }
   function close() {
+    clearTimeout(retry);
     if (source) { source.close(); source = null; }
   }
   document.addEventListener("visibilitychange", () => (document.hidden ? close() : open()));
