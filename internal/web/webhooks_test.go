@@ -58,7 +58,7 @@ func TestAdminWebhooksPage(t *testing.T) {
 		t.Fatal(err)
 	}
 	want(t, "the log", root.get("/admin/webhooks/"+hook.ID), 200, "0 delivered · 1 pending · 0 failed", "frozen <span class=\"hint\">#1 · delivery "+strconv.FormatInt(claimed[0].Seq, 10),
-		"HTTP 503 (HTTP 503 Service Unavailable), 42 ms; retry at "+retry.Format("Jan 2 15:04:05"), "pending, next try")
+		"HTTP 503, 42 ms; retry at "+retry.Format("Jan 2 15:04:05"), "pending, next try")
 	want(t, "unknown webhook", root.get("/admin/webhooks/nope"), 404)
 
 	// A player: refused, nothing made or changed, nothing audited.
@@ -179,5 +179,18 @@ func TestDeliveryLogShowsOnlyClasses(t *testing.T) {
 		if strings.Contains(p.body, leak) {
 			t.Errorf("the delivery log shows %q", leak)
 		}
+	}
+}
+
+// TestAdminWebhookFormAllowsPrivateURLs: a server run with
+// --webhooks-allow-private accepts a local target from the form.
+func TestAdminWebhookFormAllowsPrivateURLs(t *testing.T) {
+	t.Parallel()
+	s := apitest.Start(t, adminEvent, apitest.Options{WebhooksAllowPrivate: true})
+	root := newBrowser(t, s)
+	root.post("/login", url.Values{"username": {"root"}, "password": {"root-password"}})
+	for _, u := range []string{"http://127.0.0.1:9090/hook", "http://localhost:8080/hook", "http://[::1]/hook"} {
+		want(t, u, root.post("/admin/webhooks/new", url.Values{"name": {"local"}, "kind": {"json"}, "url": {u}, "enabled": {"1"}}),
+			200, "Added the json webhook local.")
 	}
 }

@@ -2,10 +2,14 @@ package webhook_test
 
 import (
 	"context"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
+	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -136,4 +140,170 @@ func TestWebhookLogHidesDNSError(t *testing.T) {
 			t.Errorf("the log %q shows %q", try.Error, leak)
 		}
 	}
+}
+
+// TestWebhookAllowPrivate: with --webhooks-allow-private (AllowPrivate) a
+// local target is called as before.
+func TestWebhookAllowPrivate(t *testing.T) {
+	t.Parallel()
+	tg := newTarget(t, "tcp4", accept)
+	try := tryOnce(t, "http://localhost:"+tg.port()+"/hook", webhook.Options{AllowPrivate: true})
+	if try.StatusCode != http.StatusNoContent || try.Error != "" || tg.conns.Load() == 0 {
+		t.Errorf("logged HTTP %d, %q after %d connections; want 204 from the local target", try.StatusCode, try.Error, tg.conns.Load())
+	}
+}
+
+// TestWebhookRedirectToPrivateRefused: a target the check allows (here,
+// exactly the first server's port: both servers are on loopback) answers
+// with a redirect to one it refuses. The redirect is not followed and the
+// second server receives nothing; sent there directly, the same check
+// refuses it.
+func TestWebhookRedirectToPrivateRefused(t *testing.T) {
+	t.Parallel()
+	inner := newTarget(t, "tcp4", accept)
+	outer := newTarget(t, "tcp4", http.RedirectHandler(inner.URL+"/hook", http.StatusTemporaryRedirect))
+	onlyOuter := func(a netip.AddrPort) bool { return strconv.Itoa(int(a.Port())) == outer.port() }
+	try := tryOnce(t, outer.URL+"/hook", webhook.Options{Allowed: onlyOuter})
+	if try.StatusCode != http.StatusTemporaryRedirect || try.Error != platform.TryStatus(307) {
+		t.Errorf("logged HTTP %d, %q; want the redirect as a failed try", try.StatusCode, try.Error)
+	}
+	if outer.conns.Load() == 0 || inner.conns.Load() != 0 {
+		t.Errorf("%d connections to the allowed target, %d to the refused one; want some and none", outer.conns.Load(), inner.conns.Load())
+	}
+	if try := tryOnce(t, inner.URL+"/hook", webhook.Options{Allowed: onlyOuter}); try.Error != platform.TryRefused || inner.conns.Load() != 0 {
+		t.Errorf("the refused target directly: %q after %d connections", try.Error, inner.conns.Load())
+	}
+}
+
+// resolver answers every lookup from a table, as DNS would.
+type resolver map[string][]netip.Addr
+
+func (r resolver) LookupNetIP(_ context.Context, _, host string) ([]netip.Addr, error) {
+	if ips, ok := r[host]; ok {
+		return ips, nil
+	}
+	// What a failing resolver says: its own (internal) address included.
+	return nil, &net.DNSError{Err: "server misbehaving", Name: host, Server: "10.0.0.2:53", IsTemporary: true}
+}
+
+// TestWebhookResolvedAddressesChecked: a name is resolved when the worker
+// connects, and every address it resolves to is checked: one private
+// address among public ones refuses the name. Resolution is stubbed, so
+// that names can resolve to any address without connecting anywhere.
+func TestWebhookResolvedAddressesChecked(t *testing.T) {
+	t.Parallel()
+	a := netip.MustParseAddr
+	dns := resolver{
+		"ten.example.com":       {a("10.0.0.1")},
+		"cgnat.example.com":     {a("100.64.1.1")},
+		"metadata.example.com":  {a("169.254.169.254")},
+		"ec2v6.example.com":     {a("fd00:ec2::254")},
+		"mapped.example.com":    {a("::ffff:127.0.0.1")},
+		"nat64.example.com":     {a("64:ff9b::a9fe:a9fe")}, // 169.254.169.254 through NAT64
+		"linklocal.example.com": {a("fe80::1")},
+		"mixed.example.com":     {a("93.184.215.14"), a("10.0.0.1")},
+		"empty.example.com":     {},
+	}
+	for host := range dns {
+		t.Run(host, func(t *testing.T) {
+			t.Parallel()
+			var log lockedBuffer
+			want := platform.TryRefused
+			if host == "empty.example.com" {
+				want = platform.TryDNS
+			}
+			try := tryOnce(t, "http://"+host+"/hook", webhook.Options{Resolver: dns, Logger: slog.New(slog.NewTextHandler(&log, nil))})
+			if try.Error != want {
+				t.Errorf("logged %q, want %q", try.Error, want)
+			}
+			if want == platform.TryRefused && !strings.Contains(log.String(), "is not a public address") {
+				t.Errorf("the server log does not say which address was refused:\n%s", log.String())
+			}
+		})
+	}
+	t.Run("resolver error", func(t *testing.T) {
+		t.Parallel()
+		var log lockedBuffer
+		try := tryOnce(t, "http://nowhere.example.com/hook", webhook.Options{Resolver: dns, Logger: slog.New(slog.NewTextHandler(&log, nil))})
+		if try.Error != platform.TryDNS || strings.Contains(try.Error, "10.0.0.2") {
+			t.Errorf("logged %q, want %q", try.Error, platform.TryDNS)
+		}
+		if !strings.Contains(log.String(), "10.0.0.2:53") {
+			t.Errorf("the server log lacks the raw error for the operator:\n%s", log.String())
+		}
+	})
+}
+
+// TestWebhookLogClasses: each way a try can fail is logged as its class
+// only; the raw error goes to the server log, for the operator.
+func TestWebhookLogClasses(t *testing.T) {
+	t.Parallel()
+	eof := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		c, _, err := w.(http.Hijacker).Hijack()
+		if err == nil {
+			c.Close()
+		}
+	})
+	hang := http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) { <-r.Context().Done() })
+	unavailable := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusServiceUnavailable) })
+	closed, err := net.Listen("tcp4", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closedURL := "http://" + closed.Addr().String() + "/hook"
+	closed.Close()
+	for _, tc := range []struct {
+		name      string
+		url       func(t *testing.T) string
+		status    int
+		class     string
+		serverLog string // in the server log, not in the delivery log
+	}{
+		{"EOF", func(t *testing.T) string { return newTarget(t, "tcp4", eof).URL }, 0, platform.TryConnection, "EOF"},
+		{"timeout", func(t *testing.T) string { return newTarget(t, "tcp4", hang).URL }, 0, platform.TryTimeout, "Timeout"},
+		{"refused connection", func(*testing.T) string { return closedURL }, 0, platform.TryConnection, "connection refused"},
+		{"untrusted certificate", func(t *testing.T) string {
+			tg := httptest.NewTLSServer(accept)
+			t.Cleanup(tg.Close)
+			return tg.URL
+		}, 0, platform.TryTLS, "x509"},
+		{"plain HTTP answer to TLS", func(t *testing.T) string {
+			return strings.Replace(newTarget(t, "tcp4", accept).URL, "http:", "https:", 1)
+		}, 0, platform.TryTLS, "tls"},
+		{"503", func(t *testing.T) string { return newTarget(t, "tcp4", unavailable).URL }, 503, "HTTP 5xx", "503 Service Unavailable"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			var log lockedBuffer
+			try := tryOnce(t, tc.url(t), webhook.Options{AllowPrivate: true, Timeout: 300 * time.Millisecond,
+				Logger: slog.New(slog.NewTextHandler(&log, nil))})
+			if try.StatusCode != tc.status || try.Error != tc.class {
+				t.Errorf("logged HTTP %d, %q; want %d, %q", try.StatusCode, try.Error, tc.status, tc.class)
+			}
+			if strings.Contains(try.Error, tc.serverLog) && tc.serverLog != "" {
+				t.Errorf("the delivery log shows %q", tc.serverLog)
+			}
+			if !strings.Contains(log.String(), tc.serverLog) {
+				t.Errorf("the server log lacks %q:\n%s", tc.serverLog, log.String())
+			}
+		})
+	}
+}
+
+// lockedBuffer is a log's output that the worker's tries write at once.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
