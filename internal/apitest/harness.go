@@ -33,6 +33,9 @@ type Options struct {
 	Metrics bool
 	// CTFtimeOff serves /api/ctftime as turned off.
 	CTFtimeOff bool
+	// WebhooksAllowPrivate accepts webhooks to local targets (serve
+	// --webhooks-allow-private).
+	WebhooksAllowPrivate bool
 }
 
 // Server is a running test instance.
@@ -103,7 +106,7 @@ func Start(t testing.TB, datasetYAML string, opts ...Options) *Server {
 		obs, reqs = s.Metrics, s.Metrics
 	}
 	s.Svc = platform.New(db, platform.Options{PublicURL: s.URL, RateLimit: o.RateLimit, Logger: log, Now: o.Now, FilesDir: s.FilesDir,
-		Observer: obs})
+		Observer: obs, WebhooksAllowPrivate: o.WebhooksAllowPrivate})
 	if err := s.Svc.Load(ctx); err != nil {
 		t.Fatal(err)
 	}

@@ -29,6 +29,8 @@ func (a *app) serve(ctx context.Context, args []string) error {
 	registration := fs.String("registration", envOr(a.env, "FLAGSHIP_REGISTRATION", "open"), "open: anyone may sign up; closed: only admins and the CLI create accounts (env FLAGSHIP_REGISTRATION)")
 	metricsAddr := fs.String("metrics-addr", a.env("FLAGSHIP_METRICS_ADDR"), "serve Prometheus metrics at http://HOST:PORT/metrics; off when empty (env FLAGSHIP_METRICS_ADDR)")
 	ctftimeOn := fs.Bool("ctftime", envSwitch(a.env, "FLAGSHIP_CTFTIME", true), "serve the CTFtime scoreboard feed at /api/ctftime (env FLAGSHIP_CTFTIME=on|off)")
+	hooksPrivate := fs.Bool("webhooks-allow-private", envSwitch(a.env, "FLAGSHIP_WEBHOOKS_ALLOW_PRIVATE", false),
+		"let webhooks reach loopback, private, link-local and metadata addresses (env FLAGSHIP_WEBHOOKS_ALLOW_PRIVATE=on|off)")
 	if err := a.parse(fs, args); err != nil {
 		return err
 	}
@@ -60,7 +62,8 @@ func (a *app) serve(ctx context.Context, args []string) error {
 	}
 	defer stopMetrics()
 	svc := platform.New(db, platform.Options{PublicURL: base, Logger: log, Observer: obs,
-		RateLimit: store.RateLimit{Max: *rate, Window: *window}, RegistrationClosed: *registration == "closed", FilesDir: *cacheDir})
+		RateLimit: store.RateLimit{Max: *rate, Window: *window}, RegistrationClosed: *registration == "closed", FilesDir: *cacheDir,
+		WebhooksAllowPrivate: *hooksPrivate})
 	if *withDemo {
 		if err := importDemo(ctx, svc, db); err != nil {
 			ln.Close()
@@ -91,7 +94,10 @@ func (a *app) serve(ctx context.Context, args []string) error {
 	go svc.Watch(watchCtx, 100*time.Millisecond)
 	go store.Listen(watchCtx, a.db, svc.Wake, log)
 	// Every replica sends webhook deliveries; claims keep each to one.
-	go webhook.New(db, webhook.Options{Observer: svc.Observer(), Logger: log}).Run(watchCtx)
+	if *hooksPrivate {
+		log.Warn("webhooks may reach private addresses (--webhooks-allow-private): loopback, the private network, cloud metadata")
+	}
+	go webhook.New(db, webhook.Options{Observer: svc.Observer(), Logger: log, AllowPrivate: *hooksPrivate}).Run(watchCtx)
 
 	srv := server.New(svc, server.Options{Log: log, SecureCookies: strings.HasPrefix(base, "https://"), Requests: reqs, CTFtimeOff: !*ctftimeOn})
 	a.announce(base, demoKey)

@@ -108,7 +108,7 @@ func (s *Service) CreateWebhook(ctx context.Context, v Viewer, in WebhookInput) 
 	if !v.admin() {
 		return Webhook{}, errNotAdmin
 	}
-	w, err := validWebhook(in)
+	w, err := validWebhook(in, s.opts.WebhooksAllowPrivate)
 	if err != nil {
 		return Webhook{}, err
 	}
@@ -121,8 +121,9 @@ func (s *Service) CreateWebhook(ctx context.Context, v Viewer, in WebhookInput) 
 		map[string]any{"name": w.Name, "kind": w.Kind, "host": host, "events": w.Events}))
 }
 
-// validWebhook checks a new webhook and puts it in its stored form.
-func validWebhook(in WebhookInput) (Webhook, error) {
+// validWebhook checks a new webhook and puts it in its stored form; a URL
+// on a private host is refused unless allowPrivate.
+func validWebhook(in WebhookInput, allowPrivate bool) (Webhook, error) {
 	w := Webhook{Name: strings.TrimSpace(in.Name), Kind: strings.TrimSpace(in.Kind), URL: strings.TrimSpace(in.URL),
 		Secret: strings.TrimSpace(in.Secret), Enabled: in.Enabled}
 	switch n := utf8.RuneCountInString(w.Name); {
@@ -137,8 +138,14 @@ func validWebhook(in WebhookInput) (Webhook, error) {
 	if len(w.URL) > MaxWebhookURL {
 		return w, ctf.FieldErrorf("url", "must be at most %d bytes", MaxWebhookURL)
 	}
-	if u, err := url.Parse(w.URL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+	u, err := url.Parse(w.URL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return w, ctf.FieldErrorf("url", "must be an absolute http or https URL")
+	}
+	if !allowPrivate {
+		if err := checkTargetHost(u.Hostname()); err != nil {
+			return w, err
+		}
 	}
 	for _, e := range in.Events {
 		if !slices.Contains(WebhookEvents, e) {
@@ -204,7 +211,8 @@ func (s *Service) DeleteWebhook(ctx context.Context, v Viewer, id string) error 
 }
 
 // DeliveryLog returns a webhook and its newest deliveries, newest first,
-// each with its tries (admins); limit ≤ 0 is 50.
+// each with its tries (admins); limit ≤ 0 is 50. A failed try shows the
+// class of its failure only (TryRefused, TryTimeout, …, TryStatus).
 func (s *Service) DeliveryLog(ctx context.Context, v Viewer, webhookID string, limit int) (Webhook, []Delivery, error) {
 	if !v.admin() {
 		return Webhook{}, nil, errNotAdmin
@@ -218,6 +226,7 @@ func (s *Service) DeliveryLog(ctx context.Context, v Viewer, webhookID string, l
 		return Webhook{}, nil, err
 	}
 	ds, err := s.db.Deliveries(ctx, webhookID, limit)
+	coarsenLog(ds)
 	return w, ds, err
 }
 
