@@ -44,6 +44,9 @@ type Options struct {
 	// SignupLimit is serve's --signup-limit: 0 for its default, 10;
 	// negative for none.
 	SignupLimit int
+	// WebhooksAllowPrivate accepts webhooks to local targets (serve
+	// --webhooks-allow-private).
+	WebhooksAllowPrivate bool
 }
 
 // Server is a running test instance.
@@ -122,7 +125,7 @@ func Start(t testing.TB, datasetYAML string, opts ...Options) *Server {
 		obs, reqs = s.Metrics, s.Metrics
 	}
 	s.Svc = platform.New(db, platform.Options{PublicURL: s.URL, RateLimit: o.RateLimit, Logger: log, Now: o.Now, FilesDir: s.FilesDir,
-		Observer: obs, SignupLimit: o.SignupLimit})
+		Observer: obs, SignupLimit: o.SignupLimit, WebhooksAllowPrivate: o.WebhooksAllowPrivate})
 	if err := s.Svc.Load(ctx); err != nil {
 		t.Fatal(err)
 	}

@@ -21,7 +21,7 @@ import (
 )
 
 func (a *app) serve(ctx context.Context, args []string) error {
-	fs := a.flags("serve", "serve [--addr HOST:PORT] [--public-url URL] [--demo] [--metrics-addr HOST:PORT] [--ctftime=false]")
+	fs := a.flags("serve", "serve [--addr HOST:PORT] [--public-url URL] [--demo] [--metrics-addr HOST:PORT] [--trusted-proxies CIDR,…] [--signup-limit N] [--max-streams N] [--webhooks-allow-private] [--ctftime=false]")
 	addr := fs.String("addr", envOr(a.env, "FLAGSHIP_ADDR", "127.0.0.1:8080"), "listen address (env FLAGSHIP_ADDR)")
 	publicURL := fs.String("public-url", a.env("FLAGSHIP_PUBLIC_URL"), "public base URL, for file links (env FLAGSHIP_PUBLIC_URL; default http://ADDR)")
 	withDemo := fs.Bool("demo", false, "load the built-in demo event into an empty database and print a demo API key")
@@ -34,6 +34,8 @@ func (a *app) serve(ctx context.Context, args []string) error {
 	trusted := fs.String("trusted-proxies", a.env("FLAGSHIP_TRUSTED_PROXIES"), "reverse proxies whose X-Forwarded-For names the client, CIDR[,CIDR…]; none when empty (env FLAGSHIP_TRUSTED_PROXIES)")
 	maxStreams := fs.Int("max-streams", envInt(a.env, "FLAGSHIP_MAX_STREAMS", events.DefaultMaxStreams), "live streams (/api/events) this server holds open at once; past it 429 (env FLAGSHIP_MAX_STREAMS)")
 	ctftimeOn := fs.Bool("ctftime", envSwitch(a.env, "FLAGSHIP_CTFTIME", true), "serve the CTFtime scoreboard feed at /api/ctftime (env FLAGSHIP_CTFTIME=on|off)")
+	hooksPrivate := fs.Bool("webhooks-allow-private", envSwitch(a.env, "FLAGSHIP_WEBHOOKS_ALLOW_PRIVATE", false),
+		"let webhooks reach loopback, private, link-local and metadata addresses (env FLAGSHIP_WEBHOOKS_ALLOW_PRIVATE=on|off)")
 	if err := a.parse(fs, args); err != nil {
 		return err
 	}
@@ -76,7 +78,7 @@ func (a *app) serve(ctx context.Context, args []string) error {
 	defer stopMetrics()
 	svc := platform.New(db, platform.Options{PublicURL: base, Logger: log, Observer: obs,
 		RateLimit: store.RateLimit{Max: *rate, Window: *window}, RegistrationClosed: *registration == "closed", FilesDir: *cacheDir,
-		SignupLimit: *signupLimit})
+		SignupLimit: *signupLimit, WebhooksAllowPrivate: *hooksPrivate})
 	if *withDemo {
 		if err := importDemo(ctx, svc, db); err != nil {
 			ln.Close()
@@ -107,7 +109,10 @@ func (a *app) serve(ctx context.Context, args []string) error {
 	go svc.Watch(watchCtx, 100*time.Millisecond)
 	go store.Listen(watchCtx, a.db, svc.Wake, log)
 	// Every replica sends webhook deliveries; claims keep each to one.
-	go webhook.New(db, webhook.Options{Observer: svc.Observer(), Logger: log}).Run(watchCtx)
+	if *hooksPrivate {
+		log.Warn("webhooks may reach private addresses (--webhooks-allow-private): loopback, the private network, cloud metadata")
+	}
+	go webhook.New(db, webhook.Options{Observer: svc.Observer(), Logger: log, AllowPrivate: *hooksPrivate}).Run(watchCtx)
 
 	srv := server.New(svc, server.Options{Log: log, SecureCookies: strings.HasPrefix(base, "https://"), Requests: reqs, CTFtimeOff: !*ctftimeOn,
 		Clients: clients, MaxStreams: *maxStreams})

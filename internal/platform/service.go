@@ -99,6 +99,9 @@ type Options struct {
 	Now      func() time.Time
 	// Observer is told what happens, for metrics (nil: nothing).
 	Observer Observer
+	// WebhooksAllowPrivate lets webhooks target loopback, private,
+	// link-local and metadata addresses (serve --webhooks-allow-private).
+	WebhooksAllowPrivate bool
 }
 
 // Service runs one event.

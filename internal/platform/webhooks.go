@@ -105,7 +105,7 @@ func (s *Service) CreateWebhook(ctx context.Context, v Viewer, in WebhookInput) 
 	if !v.admin() {
 		return Webhook{}, errNotAdmin
 	}
-	w, err := validWebhook(in)
+	w, err := validWebhook(in, s.opts.WebhooksAllowPrivate)
 	if err != nil {
 		return Webhook{}, err
 	}
@@ -119,12 +119,22 @@ func (s *Service) CreateWebhook(ctx context.Context, v Viewer, in WebhookInput) 
 }
 
 // validWebhook checks a new webhook and puts it in its stored form, with
-// the rules a dataset's webhooks are checked by (ctf.ValidateWebhook).
-func validWebhook(in WebhookInput) (Webhook, error) {
+// the rules a dataset's webhooks are checked by (ctf.ValidateWebhook); a
+// URL on a private host is refused unless allowPrivate.
+func validWebhook(in WebhookInput, allowPrivate bool) (Webhook, error) {
 	w := Webhook{Name: strings.TrimSpace(in.Name), Kind: strings.TrimSpace(in.Kind), URL: strings.TrimSpace(in.URL),
 		Secret: strings.TrimSpace(in.Secret), Enabled: in.Enabled}
 	if err := ctf.ValidateWebhook(w.Name, w.Kind, w.URL, w.Secret, in.Events); err != nil {
 		return w, err
+	}
+	if !allowPrivate {
+		u, err := url.Parse(w.URL)
+		if err != nil {
+			return w, ctf.FieldErrorf("url", "must be an absolute http or https URL")
+		}
+		if err := checkTargetHost(u.Hostname()); err != nil {
+			return w, err
+		}
 	}
 	w.Events = ctf.WebhookEventsOf(in.Events)
 	if w.Kind == WebhookJSON && w.Secret == "" {
@@ -173,7 +183,8 @@ func (s *Service) DeleteWebhook(ctx context.Context, v Viewer, id string) error 
 }
 
 // DeliveryLog returns a webhook and its newest deliveries, newest first,
-// each with its tries (admins); limit ≤ 0 is 50.
+// each with its tries (admins); limit ≤ 0 is 50. A failed try shows the
+// class of its failure only (TryRefused, TryTimeout, …, TryStatus).
 func (s *Service) DeliveryLog(ctx context.Context, v Viewer, webhookID string, limit int) (Webhook, []Delivery, error) {
 	if !v.admin() {
 		return Webhook{}, nil, errNotAdmin
@@ -187,6 +198,7 @@ func (s *Service) DeliveryLog(ctx context.Context, v Viewer, webhookID string, l
 		return Webhook{}, nil, err
 	}
 	ds, err := s.db.Deliveries(ctx, webhookID, limit)
+	coarsenLog(ds)
 	return w, ds, err
 }
 

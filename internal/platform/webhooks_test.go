@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net/netip"
 	"strings"
 	"testing"
 
@@ -34,6 +35,11 @@ func TestCreateWebhookValidation(t *testing.T) {
 		{"bad URL", with(func(in *WebhookInput) { in.URL = "http://%zz" }), "url"},
 		{"long URL", with(func(in *WebhookInput) { in.URL = "https://example.com/" + strings.Repeat("a", 2029) }), "url"},
 		{"2048-byte URL", with(func(in *WebhookInput) { in.URL = "https://example.com/" + strings.Repeat("a", 2028) }), ""},
+		{"loopback URL", with(func(in *WebhookInput) { in.URL = "http://127.0.0.1:9090/metrics" }), "url"},
+		{"localhost URL", with(func(in *WebhookInput) { in.URL = "http://localhost:5432/" }), "url"},
+		{"metadata URL", with(func(in *WebhookInput) { in.URL = "http://169.254.169.254/latest/meta-data/" }), "url"},
+		{"IPv6 metadata URL", with(func(in *WebhookInput) { in.URL = "http://[fd00:ec2::254]/" }), "url"},
+		{"private URL", with(func(in *WebhookInput) { in.URL = "https://10.1.2.3/hook" }), "url"},
 		{"unknown event", with(func(in *WebhookInput) { in.Events = []string{"firstBlood", "solve"} }), "events"},
 		{"secret on discord", with(func(in *WebhookInput) { in.Secret = "a-long-enough-secret" }), "secret"},
 		{"short json secret", with(func(in *WebhookInput) { in.Kind, in.Secret = WebhookJSON, "short" }), "secret"},
@@ -69,7 +75,7 @@ func TestCreateWebhookValidation(t *testing.T) {
 	if hooks[3].Secret != "a-long-enough-secret" {
 		t.Errorf("a json webhook's secret as given: %q", hooks[3].Secret)
 	}
-	w, err := f.svc.CreateWebhook(ctx, Operator, WebhookInput{Name: "x", Kind: WebhookJSON, URL: "http://127.0.0.1:9/x",
+	w, err := f.svc.CreateWebhook(ctx, Operator, WebhookInput{Name: "x", Kind: WebhookJSON, URL: "https://example.com/x",
 		Events: []string{HookEnded, HookFirstBlood, HookEnded}})
 	if err != nil {
 		t.Fatal(err)
@@ -229,5 +235,110 @@ func TestWebhookProducer(t *testing.T) {
 	hooks, _ := f.svc.Webhooks(ctx, root)
 	if hooks[0].Name != "all" || hooks[0].Pending != 3 || hooks[0].Delivered != 0 {
 		t.Errorf("counts of %s: %d pending, %d delivered; want 3 and 0", hooks[0].Name, hooks[0].Pending, hooks[0].Delivered)
+	}
+}
+
+// TestPublicAddr: the addresses a webhook may connect to. Every class the
+// review named is refused, in its IPv4-mapped form too.
+func TestPublicAddr(t *testing.T) {
+	t.Parallel()
+	for addr, want := range map[string]bool{
+		"93.184.215.14":            true,
+		"8.8.8.8":                  true,
+		"1.1.1.1":                  true,
+		"2606:4700::6810:85e5":     true,
+		"2a00:1450:4001:82b::2004": true,
+		"::ffff:8.8.8.8":           true,
+		"64:ff9b::808:808":         true, // 8.8.8.8 through NAT64
+		"127.0.0.1":                false,
+		"127.255.255.254":          false,
+		"::1":                      false,
+		"::ffff:127.0.0.1":         false,
+		"0.0.0.0":                  false,
+		"0.1.2.3":                  false,
+		"::":                       false,
+		"10.0.0.1":                 false,
+		"172.16.0.1":               false,
+		"172.31.255.255":           false,
+		"192.168.1.1":              false,
+		"::ffff:10.0.0.1":          false,
+		"::ffff:192.168.0.1":       false,
+		"100.64.0.1":               false,
+		"100.127.255.254":          false,
+		"100.100.100.200":          false, // Alibaba Cloud's metadata, in CGNAT
+		"169.254.169.254":          false,
+		"::ffff:169.254.169.254":   false,
+		"169.254.1.1":              false,
+		"fd00:ec2::254":            false,
+		"fc00::1":                  false,
+		"fe80::1":                  false,
+		"fe80::1%eth0":             false,
+		"fec0::1":                  false,
+		"224.0.0.1":                false,
+		"239.255.255.250":          false,
+		"ff02::1":                  false,
+		"ff0e::1":                  false,
+		"255.255.255.255":          false,
+		"240.0.0.1":                false,
+		"192.0.0.192":              false, // Oracle Cloud's metadata
+		"192.0.2.1":                false,
+		"198.18.0.1":               false,
+		"198.51.100.1":             false,
+		"203.0.113.1":              false,
+		"64:ff9b::7f00:1":          false, // 127.0.0.1 through NAT64
+		"64:ff9b::a9fe:a9fe":       false, // 169.254.169.254 through NAT64
+		"64:ff9b:1::a00:1":         false,
+		"2002:7f00:1::1":           false, // 6to4 of 127.0.0.1
+		"2001::1":                  false, // Teredo
+		"2001:db8::1":              false,
+		"::7f00:1":                 false, // IPv4-compatible 127.0.0.1
+		"100::1":                   false,
+	} {
+		if got := PublicAddr(netip.MustParseAddr(addr)); got != want {
+			t.Errorf("PublicAddr(%s) = %v, want %v", addr, got, want)
+		}
+	}
+	if PublicAddr(netip.Addr{}) {
+		t.Error("the zero address is public")
+	}
+}
+
+// TestCreateWebhookAllowPrivate: with WebhooksAllowPrivate (serve
+// --webhooks-allow-private) a URL on a private address or localhost is
+// accepted.
+func TestCreateWebhookAllowPrivate(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, Options{WebhooksAllowPrivate: true})
+	for _, u := range []string{"http://127.0.0.1:9/x", "http://localhost:8080/hook", "http://[fd00:ec2::254]/", "http://10.0.0.1/"} {
+		if _, err := f.svc.CreateWebhook(context.Background(), Operator, WebhookInput{Name: "local", Kind: WebhookJSON, URL: u}); err != nil {
+			t.Errorf("%s: %v", u, err)
+		}
+	}
+}
+
+// TestDeliveryLogClasses: a try's error as the delivery log shows it.
+func TestDeliveryLogClasses(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		status       int
+		stored, want string
+	}{
+		{204, "", ""},
+		{0, TryRefused, TryRefused},
+		{0, TryTimeout, TryTimeout},
+		{0, TryDNS, TryDNS},
+		{0, TryTLS, TryTLS},
+		{0, TryConnection, TryConnection},
+		{503, "HTTP 5xx", "HTTP 5xx"},
+		{503, "HTTP 503 Service Unavailable", "HTTP 5xx"},
+		{404, "HTTP 404 Not Found", "HTTP 4xx"},
+		{307, "HTTP 307 Temporary Redirect", "HTTP 3xx"},
+		{0, "EOF", TryConnection},
+		{0, "dial tcp: lookup x on 10.0.0.2:53: no such host", TryConnection},
+		{0, "context deadline exceeded (Client.Timeout exceeded while awaiting headers)", TryConnection},
+	} {
+		if got := tryClass(tc.status, tc.stored); got != tc.want {
+			t.Errorf("HTTP %d, %q: shown as %q, want %q", tc.status, tc.stored, got, tc.want)
+		}
 	}
 }

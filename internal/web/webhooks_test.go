@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -57,7 +58,7 @@ func TestAdminWebhooksPage(t *testing.T) {
 		t.Fatal(err)
 	}
 	want(t, "the log", root.get("/admin/webhooks/"+hook.ID), 200, "0 delivered · 1 pending · 0 failed", "frozen <span class=\"hint\">#1 · delivery "+strconv.FormatInt(claimed[0].Seq, 10),
-		"HTTP 503 (HTTP 503 Service Unavailable), 42 ms; retry at "+retry.Format("Jan 2 15:04:05"), "pending, next try")
+		"HTTP 503, 42 ms; retry at "+retry.Format("Jan 2 15:04:05"), "pending, next try")
 	want(t, "unknown webhook", root.get("/admin/webhooks/nope"), 404)
 
 	// A player: refused, nothing made or changed, nothing audited.
@@ -85,5 +86,111 @@ func TestAdminWebhooksPage(t *testing.T) {
 	}
 	if got := len(actions); got != 4 || actions[0] != "webhook.delete" || actions[3] != "webhook.create" {
 		t.Errorf("audit log %v, want create, disable, enable, delete", actions)
+	}
+}
+
+// TestAdminWebhookFormRefusesPrivateURLs is finding 8 at the form: a URL
+// on a loopback, private, link-local, multicast or metadata address, or on
+// localhost, is refused with a clear error beside the form, and nothing is
+// stored. A public address is accepted.
+func TestAdminWebhookFormRefusesPrivateURLs(t *testing.T) {
+	t.Parallel()
+	s := apitest.Start(t, adminEvent)
+	root := newBrowser(t, s)
+	root.post("/login", url.Values{"username": {"root"}, "password": {"root-password"}})
+	for _, u := range []string{
+		"http://127.0.0.1:9090/metrics",
+		"http://localhost:5432/",
+		"http://LocalHost./hook",
+		"http://app.localhost/hook",
+		"http://[::1]:8080/hook",
+		"http://169.254.169.254/latest/meta-data/",
+		"http://[fd00:ec2::254]/latest/meta-data/",
+		"http://[::ffff:127.0.0.1]/hook",
+		"http://[::ffff:169.254.169.254]/",
+		"http://10.0.0.1/hook",
+		"http://172.16.5.4/hook",
+		"http://192.168.1.1/hook",
+		"http://100.64.0.1/hook",
+		"http://0.0.0.0:8080/hook",
+		"http://224.0.0.1/hook",
+		"http://[fe80::1%25eth0]/hook",
+		"http://[fc00::1]/hook",
+		"http://2130706433/hook",
+		"http://127.1/hook",
+		"http://0x7f.0.0.1/hook",
+	} {
+		form := url.Values{"name": {"internal"}, "kind": {"json"}, "url": {u}, "enabled": {"1"}}
+		want(t, u, root.post("/admin/webhooks/new", form), 400, `id="new-error">url must name a public host`)
+	}
+	if hooks, _ := s.Svc.Webhooks(context.Background(), platform.Operator); len(hooks) != 0 {
+		t.Fatalf("refused URLs stored %d webhooks", len(hooks))
+	}
+	want(t, "a public address", root.post("/admin/webhooks/new", url.Values{"name": {"public"}, "kind": {"json"},
+		"url": {"http://93.184.215.14:8443/hook"}, "enabled": {"1"}}), 200, "Added the json webhook public.")
+}
+
+// TestDeliveryLogShowsOnlyClasses: the delivery log shows what kind of
+// failure a try met, never the error's text, which could tell an admin what
+// answers inside the network: tries an older version logged with the raw
+// error are shown by their class too.
+func TestDeliveryLogShowsOnlyClasses(t *testing.T) {
+	t.Parallel()
+	s := apitest.Start(t, adminEvent)
+	ctx := context.Background()
+	root := newBrowser(t, s)
+	root.post("/login", url.Values{"username": {"root"}, "password": {"root-password"}})
+	want(t, "made", root.post("/admin/webhooks/new", url.Values{"name": {"old"}, "kind": {"json"},
+		"url": {"https://example.com/hook"}, "enabled": {"1"}}), 200)
+	hooks, err := s.Svc.Webhooks(ctx, platform.Operator)
+	if err != nil || len(hooks) != 1 {
+		t.Fatalf("webhooks: %+v, %v", hooks, err)
+	}
+	raw := []store.DeliveryTry{
+		{Error: "dial tcp: lookup hooks.internal on 10.255.255.53:53: no such host"},
+		{Error: "EOF"},
+		{Error: "read tcp 10.0.0.9:41000->10.0.0.5:5432: read: connection reset by peer"},
+		{StatusCode: 503, Error: "HTTP 503 Service Unavailable"},
+	}
+	if _, err := s.DB.ProduceDeliveries(ctx, int64(len(raw)), func(int64, []store.Webhook) ([]store.NewDelivery, int64, error) {
+		var ds []store.NewDelivery
+		for i := range raw {
+			ds = append(ds, store.NewDelivery{WebhookID: hooks[0].ID, StreamSeq: int64(i + 1), Event: platform.HookFrozen, Body: `{}`})
+		}
+		return ds, int64(len(raw)), nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now()
+	claimed, err := s.DB.ClaimDeliveries(ctx, now, time.Minute, 10)
+	if err != nil || len(claimed) != len(raw) {
+		t.Fatalf("claimed %+v, %v", claimed, err)
+	}
+	for i, c := range claimed {
+		a := raw[c.StreamSeq-1]
+		a.At, a.Duration = now, time.Duration(i)*time.Millisecond
+		if err := s.DB.RecordAttempt(ctx, c.Seq, a, store.Outcome{Status: store.DeliveryFailed, NextAt: now}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p := root.get("/admin/webhooks/" + hooks[0].ID)
+	want(t, "the log", p, 200, "connection failed", "HTTP 503")
+	for _, leak := range []string{"10.255.255.53", "hooks.internal", "EOF", "10.0.0.5", "reset by peer", "Service Unavailable", "dial tcp", "lookup"} {
+		if strings.Contains(p.body, leak) {
+			t.Errorf("the delivery log shows %q", leak)
+		}
+	}
+}
+
+// TestAdminWebhookFormAllowsPrivateURLs: a server run with
+// --webhooks-allow-private accepts a local target from the form.
+func TestAdminWebhookFormAllowsPrivateURLs(t *testing.T) {
+	t.Parallel()
+	s := apitest.Start(t, adminEvent, apitest.Options{WebhooksAllowPrivate: true})
+	root := newBrowser(t, s)
+	root.post("/login", url.Values{"username": {"root"}, "password": {"root-password"}})
+	for _, u := range []string{"http://127.0.0.1:9090/hook", "http://localhost:8080/hook", "http://[::1]/hook"} {
+		want(t, u, root.post("/admin/webhooks/new", url.Values{"name": {"local"}, "kind": {"json"}, "url": {u}, "enabled": {"1"}}),
+			200, "Added the json webhook local.")
 	}
 }

@@ -75,7 +75,9 @@ func (rc *receiver) acceptedCount() int {
 // three tries per delivery with the backoff's growing gaps.
 func TestWebhooksExactlyOncePerCluster(t *testing.T) {
 	t.Parallel()
-	s := apitest.Start(t, hookEvent)
+	// The target is local: both the form and the workers allow it, as
+	// serve --webhooks-allow-private does.
+	s := apitest.Start(t, hookEvent, apitest.Options{WebhooksAllowPrivate: true})
 	replicas := []*platform.Service{s.Svc, s.Replica(store.RateLimit{}).Svc, s.Replica(store.RateLimit{}).Svc}
 	rc := &receiver{tries: map[string]int{}}
 	target := httptest.NewServer(rc)
@@ -97,7 +99,7 @@ func TestWebhooksExactlyOncePerCluster(t *testing.T) {
 	for _, svc := range replicas {
 		// Each worker on its own connections, as on its own replica.
 		w := webhook.New(storetest.OpenDSN(t, s.DSN), webhook.Options{Tick: 10 * time.Millisecond, BackoffBase: base,
-			BackoffCap: time.Minute, Timeout: 5 * time.Second, Observer: svc.Observer()})
+			BackoffCap: time.Minute, Timeout: 5 * time.Second, Observer: svc.Observer(), AllowPrivate: true})
 		wg.Add(2)
 		go func() { defer wg.Done(); svc.Watch(runCtx, 10*time.Millisecond) }()
 		go func() { defer wg.Done(); w.Run(runCtx) }()

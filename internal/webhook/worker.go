@@ -4,14 +4,17 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"math/rand/v2"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"sync"
 	"time"
 
+	"github.com/flagshipctf/flagship/internal/platform"
 	"github.com/flagshipctf/flagship/internal/store"
 )
 
@@ -46,19 +49,31 @@ type Options struct {
 	// Concurrency bounds the tries in flight on this replica (8): a slow
 	// target holds one slot, and the others keep sending.
 	Concurrency int
-	Client      *http.Client // nil: one with Timeout that follows no redirect
-	Observer    Observer
-	Logger      *slog.Logger
-	Now         func() time.Time
+	// AllowPrivate lets tries connect to any address, loopback, private,
+	// link-local and metadata ones included (serve
+	// --webhooks-allow-private). Without it, only public addresses
+	// (platform.PublicAddr).
+	AllowPrivate bool
+	// Resolver looks up a target's host when a try connects (nil:
+	// net.DefaultResolver). Tests stub it.
+	Resolver Resolver
+	// Allowed reports whether a try may connect to an address, checked
+	// on every address a host resolves to and again on the socket's (nil:
+	// as AllowPrivate says). Tests stub it.
+	Allowed  func(netip.AddrPort) bool
+	Observer Observer
+	Logger   *slog.Logger
+	Now      func() time.Time
 }
 
 // Worker sends the deliveries of the outbox. Run one per replica.
 type Worker struct {
-	db    Store
-	o     Options
-	wake  chan struct{}
-	slots chan struct{}
-	wg    sync.WaitGroup
+	db     Store
+	o      Options
+	client *http.Client
+	wake   chan struct{}
+	slots  chan struct{}
+	wg     sync.WaitGroup
 }
 
 // New returns a worker over db.
@@ -77,12 +92,6 @@ func New(db Store, o Options) *Worker {
 	if o.Concurrency <= 0 {
 		o.Concurrency = 8
 	}
-	if o.Client == nil {
-		o.Client = &http.Client{Timeout: o.Timeout,
-			// A redirect is an answer that is not 2xx: following it would
-			// turn the POST into a GET somewhere else.
-			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-	}
 	if o.Observer == nil {
 		o.Observer = noObserver{}
 	}
@@ -92,7 +101,8 @@ func New(db Store, o Options) *Worker {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	return &Worker{db: db, o: o, wake: make(chan struct{}, 1), slots: make(chan struct{}, o.Concurrency)}
+	return &Worker{db: db, o: o, client: newClient(o.Timeout, newDialer(o).DialContext),
+		wake: make(chan struct{}, 1), slots: make(chan struct{}, o.Concurrency)}
 }
 
 type noObserver struct{}
@@ -150,24 +160,24 @@ func (w *Worker) round(ctx context.Context) {
 	}
 }
 
-// maxErrorText bounds the error a try logs.
-const maxErrorText = 300
-
 // try sends c once and records the try and what follows from it.
 func (w *Worker) try(ctx context.Context, c store.Claimed) {
 	start := w.o.Now()
-	status, errText := w.send(ctx, c, start)
+	status, class, err := w.send(ctx, c, start)
 	if ctx.Err() != nil && status == 0 {
 		return // shutting down: the claim lapses and a replica tries again
 	}
 	end := w.o.Now()
-	ok := status >= 200 && status < 300
+	ok := err == nil
 	w.o.Observer.WebhookDelivery(c.Webhook.Kind, ok)
 	out := store.Outcome{Status: store.DeliveryDelivered, NextAt: end}
 	if !ok {
 		out = w.retry(c, end)
+		// The error itself is for the operator only: the delivery log,
+		// which admins read in the web app, has its class.
+		w.o.Logger.Warn("webhook try failed", "webhook", c.Webhook.ID, "delivery", c.Seq, "class", class, "err", err)
 	}
-	a := store.DeliveryTry{At: start, StatusCode: status, Error: truncate(errText, maxErrorText), Duration: end.Sub(start)}
+	a := store.DeliveryTry{At: start, StatusCode: status, Error: class, Duration: end.Sub(start)}
 	// Recorded even while shutting down: the target answered, and a
 	// second try of a delivered event is what the record prevents.
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
@@ -177,40 +187,40 @@ func (w *Worker) try(ctx context.Context, c store.Claimed) {
 	}
 }
 
-// send posts c and returns the answer's status (0: none) and what went
-// wrong, if anything.
-func (w *Worker) send(ctx context.Context, c store.Claimed, now time.Time) (int, string) {
+// send posts c and returns the answer's status (0: none) and, when the try
+// failed, the class the delivery log shows and the error.
+func (w *Worker) send(ctx context.Context, c store.Claimed, now time.Time) (int, string, error) {
 	body, h, err := Request(c, now)
 	if err != nil {
-		return 0, err.Error()
+		return 0, platform.TryInternal, err
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.Webhook.URL, bytes.NewReader(body))
 	if err != nil {
-		return 0, redact(err)
+		return 0, platform.TryConnection, redact(err)
 	}
 	req.Header = h
-	resp, err := w.o.Client.Do(req)
+	resp, err := w.client.Do(req)
 	if err != nil {
-		return 0, redact(err)
+		return 0, classify(err), redact(err)
 	}
 	defer resp.Body.Close()
 	// Read a little so the connection can be reused; what it says is not
 	// kept.
 	io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return resp.StatusCode, "HTTP " + resp.Status
+		return resp.StatusCode, platform.TryStatus(resp.StatusCode), fmt.Errorf("HTTP %s", resp.Status)
 	}
-	return resp.StatusCode, ""
+	return resp.StatusCode, "", nil
 }
 
 // redact drops the URL from a client error: Discord's and Slack's URLs
-// carry their secret, and the log is shown in the web app.
-func redact(err error) string {
+// carry their secret, and the server's log need not hold it.
+func redact(err error) error {
 	var u *url.Error
 	if errors.As(err, &u) {
-		return u.Err.Error()
+		return u.Err
 	}
-	return err.Error()
+	return err
 }
 
 // retry is the outcome of a failed try: pending again after the backoff,
