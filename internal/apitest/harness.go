@@ -63,6 +63,7 @@ type Server struct {
 	Metrics   *metrics.Metrics // with Options.Metrics
 	now       func() time.Time // the clock Options gave, shared by replicas
 	clients   clientaddr.Resolver
+	secure    bool // Options.SecureCookies, kept by replicas
 	signups   int
 	front     *server.Server
 }
@@ -133,7 +134,7 @@ func Start(t testing.TB, datasetYAML string, opts ...Options) *Server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.clients = clients
+	s.clients, s.secure = clients, o.SecureCookies
 	s.front = server.New(s.Svc, server.Options{Log: log, Requests: reqs, CTFtimeOff: o.CTFtimeOff, Clients: clients,
 		SecureCookies: o.SecureCookies})
 	s.HTTP.Config.Handler = s.front.Handler()
@@ -266,7 +267,7 @@ func (s *Server) Replica(limit store.RateLimit) *Server {
 	if err := svc.Load(context.Background()); err != nil {
 		s.T.Fatal(err)
 	}
-	hs, front := Serve(s.T, svc, server.Options{Log: log, Clients: s.clients})
+	hs, front := Serve(s.T, svc, server.Options{Log: log, Clients: s.clients, SecureCookies: s.secure})
 	r := *s
 	r.URL, r.Svc, r.HTTP, r.front = hs.URL, svc, hs, front
 	return &r

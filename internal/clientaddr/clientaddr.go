@@ -122,10 +122,25 @@ func (r Resolver) Middleware(next http.Handler) http.Handler {
 }
 
 // From is the client address Middleware resolved for req; without the
-// middleware (a front door mounted alone in a test), the peer's.
+// middleware (a front door mounted alone in a test), the peer's. It is what
+// the request log shows; per-address limits count by Bucket.
 func From(req *http.Request) string {
 	if a, ok := req.Context().Value(ctxKey{}).(string); ok {
 		return a
 	}
 	return Resolver{}.Address(req)
+}
+
+// Bucket is what the per-address limits count req under: an IPv4 address
+// itself, an IPv6 address's /64. A subscriber of an ISP or a cloud host
+// usually holds a whole /64 and may use any address in it, so counting by
+// the /128 would give one client 2^64 fresh counters.
+func Bucket(req *http.Request) string { return bucketOf(From(req)) }
+
+func bucketOf(addr string) string {
+	a, err := netip.ParseAddr(addr)
+	if err != nil || !a.Is6() {
+		return addr
+	}
+	return netip.PrefixFrom(a, 64).Masked().String()
 }

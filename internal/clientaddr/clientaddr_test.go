@@ -73,3 +73,22 @@ func TestFromWithoutMiddlewareIsThePeer(t *testing.T) {
 		t.Errorf("From = %q, want the peer", got)
 	}
 }
+
+func TestBucket(t *testing.T) {
+	tests := []struct{ peer, want string }{
+		{"192.0.2.1:1", "192.0.2.1"},
+		{"[::ffff:192.0.2.1]:1", "192.0.2.1"},
+		{"[2001:db8:1:2:aaaa::1]:1", "2001:db8:1:2::/64"},
+		{"[2001:db8:1:2:ffff:ffff:ffff:ffff]:1", "2001:db8:1:2::/64"},
+		{"[2001:db8:1:3::1]:1", "2001:db8:1:3::/64"},
+		{"[::1]:1", "::/64"},
+		{"not an address", "not an address"},
+	}
+	for _, tt := range tests {
+		req := httptest.NewRequest(http.MethodGet, "/", nil)
+		req.RemoteAddr = tt.peer
+		if got := Bucket(req); got != tt.want {
+			t.Errorf("Bucket(%s) = %q, want %q", tt.peer, got, tt.want)
+		}
+	}
+}

@@ -77,6 +77,10 @@ func New(svc *platform.Service, log *slog.Logger) *Handler {
 // streams (the handler's, the client address's) it answers 429.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	hd := w.Header()
+	// Everything sent is public and no credential is read, so any site
+	// may show the stream (a scoreboard overlay, a bot), and read why it
+	// was refused.
+	hd.Set("Access-Control-Allow-Origin", "*")
 	if r.Method != http.MethodGet {
 		hd.Set("Allow", "GET")
 		writeError(w, http.StatusMethodNotAllowed, "method "+r.Method+" is not allowed here; use GET")
@@ -92,7 +96,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	} else {
 		after = h.svc.ResumeAfter(after)
 	}
-	addr := clientaddr.From(r)
+	addr := clientaddr.Bucket(r)
 	limit := h.MaxStreams
 	if limit <= 0 {
 		limit = DefaultMaxStreams
@@ -117,9 +121,6 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	hd.Set("Cache-Control", "no-store")
 	// nginx buffers responses by default, which would hold events back.
 	hd.Set("X-Accel-Buffering", "no")
-	// Everything sent is public and no credential is read, so any site
-	// may show the stream (a scoreboard overlay, a bot).
-	hd.Set("Access-Control-Allow-Origin", "*")
 	w.WriteHeader(http.StatusOK)
 
 	obs := h.svc.Observer()

@@ -3,6 +3,7 @@ package events_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -88,6 +89,10 @@ func checkRefused(t *testing.T, what string, resp *http.Response, body []byte) {
 	if !strings.HasPrefix(resp.Header.Get("Content-Type"), "application/json") {
 		t.Errorf("%s: Content-Type %q", what, resp.Header.Get("Content-Type"))
 	}
+	// A scoreboard on another site reads the refusal, not a CORS error.
+	if got := resp.Header.Get("Access-Control-Allow-Origin"); got != "*" {
+		t.Errorf("%s: Access-Control-Allow-Origin %q, want *", what, got)
+	}
 	var e struct{ Error string }
 	if err := json.Unmarshal(body, &e); err != nil || e.Error == "" {
 		t.Errorf("%s: body %s, want {\"error\": ...}", what, body)
@@ -150,6 +155,13 @@ func TestStreamsPerClientBehindProxy(t *testing.T) {
 	// A hop alice writes herself left of her address changes nothing.
 	_, resp, body = attempt(t, url, "X-Forwarded-For: 192.0.2.1, 203.0.113.7")
 	checkRefused(t, "alice with a forged hop", resp, body)
+	// An IPv6 client's addresses count as its /64.
+	for i := range perClient {
+		openStreams(t, 1, url, fmt.Sprintf("X-Forwarded-For: 2001:db8:7:7::%x", i+1))
+	}
+	_, resp, body = attempt(t, url, "X-Forwarded-For: 2001:db8:7:7:ffff::1")
+	checkRefused(t, "another address of a /64 holding 20 streams", resp, body)
+	openStreams(t, 1, url, "X-Forwarded-For: 2001:db8:7:8::1")
 }
 
 // TestReplayIsTheLastThousandFromMemory: with more than 1,000 events, a

@@ -29,7 +29,7 @@ func (h *Handler) loginPage(w http.ResponseWriter, r *http.Request) {
 func (h *Handler) login(w http.ResponseWriter, r *http.Request) {
 	f := loginForm{Username: strings.TrimSpace(r.PostFormValue("username")), Next: safeNext(r.PostFormValue("next"))}
 	res, err := h.svc.Login(r.Context(), platform.Login{Username: f.Username, Password: r.PostFormValue("password"),
-		Code: r.PostFormValue("code"), Address: clientaddr.From(r), UserAgent: r.UserAgent()})
+		Code: r.PostFormValue("code"), Address: clientaddr.Bucket(r), UserAgent: r.UserAgent()})
 	switch {
 	case err != nil:
 		h.formError(w, r, "login", page{Title: "Log in", Data: f}, err)
@@ -68,11 +68,11 @@ func (h *Handler) signup(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if _, err := h.svc.SignUp(r.Context(), platform.SignUp{Username: f.Username, Email: f.Email, Password: password, Name: f.Name,
-		Address: clientaddr.From(r)}); err != nil {
+		Address: clientaddr.Bucket(r)}); err != nil {
 		h.formError(w, r, "signup", page{Title: "Sign up", Data: f}, err)
 		return
 	}
-	res, err := h.svc.Login(r.Context(), platform.Login{Username: f.Username, Password: password, Address: clientaddr.From(r), UserAgent: r.UserAgent()})
+	res, err := h.svc.Login(r.Context(), platform.Login{Username: f.Username, Password: password, Address: clientaddr.Bucket(r), UserAgent: r.UserAgent()})
 	if err != nil || res.Token == "" {
 		redirect(w, r, "/login")
 		return

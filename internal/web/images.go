@@ -1,6 +1,8 @@
 package web
 
 import (
+	"net/url"
+	"path"
 	"strings"
 
 	"github.com/yuin/goldmark/ast"
@@ -8,8 +10,8 @@ import (
 	"github.com/yuin/goldmark/text"
 )
 
-// offSiteImages turns each Markdown image that is not a path of this site
-// into a plain link to it, with its alt text (or its URL) as the text: a
+// offSiteImages turns each Markdown image that is not a file of this site
+// (siteImage) into a plain link to it, with its alt text (or its URL) as the text: a
 // page that showed it would have every reader's browser fetch it from
 // that site, telling the site who reads the page and when — a writeup
 // could so track the admins who moderate it. (The pages' policy, img-src
@@ -21,7 +23,7 @@ type offSiteImages struct{}
 func (offSiteImages) Transform(doc *ast.Document, reader text.Reader, _ parser.Context) {
 	var images []*ast.Image
 	ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
-		if img, ok := n.(*ast.Image); ok && entering && !sitePath(string(img.Destination)) {
+		if img, ok := n.(*ast.Image); ok && entering && !siteImage(string(img.Destination)) {
 			images = append(images, img)
 		}
 		return ast.WalkContinue, nil
@@ -47,6 +49,23 @@ func (offSiteImages) Transform(doc *ast.Document, reader text.Reader, _ parser.C
 		}
 		img.Parent().ReplaceChild(img.Parent(), img, repl)
 	}
+}
+
+// siteImage reports whether an image's address is a file this site serves
+// as one: a challenge's file or a static one. Other paths of the site are
+// not images, and some never end: an image of /api/events would hold a
+// stream open in every reader's browser for as long as the page is open.
+// Dot segments, plain or percent-encoded, are refused, since a browser
+// resolves them before it asks (/files/../api/events is /api/events).
+func siteImage(s string) bool {
+	if !sitePath(s) || strings.Contains(strings.ToLower(s), "%2e") {
+		return false
+	}
+	u, err := url.Parse(s)
+	if err != nil || u.Path != path.Clean(u.Path) {
+		return false
+	}
+	return strings.HasPrefix(u.Path, "/files/") || strings.HasPrefix(u.Path, "/static/")
 }
 
 func inLink(n ast.Node) bool {

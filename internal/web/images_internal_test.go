@@ -1,6 +1,9 @@
 package web
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // TestOffSiteImagesAreLinks: a Markdown image of another site renders as a
 // link with its alt text (or its URL when it has none); one inside a link
@@ -20,6 +23,19 @@ func TestOffSiteImagesAreLinks(t *testing.T) {
 	} {
 		if got := string(m.render(tc.src)); got != tc.want+"\n" {
 			t.Errorf("%q renders\n%s\nwant\n%s", tc.src, got, tc.want)
+		}
+	}
+	// Paths of this site that are no file are no images either: an image
+	// of the live stream would hold a stream open in every reader's browser.
+	for _, src := range []string{"/api/events?after=1", "/files/../api/events", "/files/%2e%2e/api/events", "/files/%2E%2E/api/events",
+		"/static/./../api/events", "/logout", "/admin/users", "/"} {
+		if got := string(m.render("![x](" + src + ")")); strings.Contains(got, "<img") {
+			t.Errorf("![x](%s) renders an image: %s", src, got)
+		}
+	}
+	for _, src := range []string{"/files/abc/x.png", "/static/app.css?v=1"} {
+		if got := string(m.render("![x](" + src + ")")); !strings.Contains(got, "<img") {
+			t.Errorf("![x](%s) renders no image: %s", src, got)
 		}
 	}
 }

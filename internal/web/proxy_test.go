@@ -55,3 +55,21 @@ func TestForwardedForIgnoredFromUntrustedPeers(t *testing.T) {
 	p := newBrowser(t, s).do("POST", "/login", url.Values{"username": {"pam"}, "password": {"pam-password"}}, "X-Forwarded-For: 203.0.113.200")
 	want(t, "a fresh X-Forwarded-For from an untrusted peer", p, http.StatusTooManyRequests)
 }
+
+// An IPv6 client usually holds a whole /64: the address limits count the
+// /64, so fifty failures spread over its addresses lock it out, and only it.
+func TestLoginThrottleCountsAnIPv6Slash64(t *testing.T) {
+	t.Parallel()
+	s := apitest.Start(t, event, apitest.Options{TrustedProxies: "127.0.0.1, ::1"})
+	login := func(from, user, password string) page {
+		return newBrowser(t, s).do("POST", "/login", url.Values{"username": {user}, "password": {password}}, "X-Forwarded-For: "+from)
+	}
+	for i := range 50 {
+		p := login(fmt.Sprintf("2001:db8:1:2::%x", i+1), fmt.Sprintf("nobody%d", i), "wrong-password")
+		want(t, fmt.Sprintf("failure %d", i), p, http.StatusUnauthorized)
+	}
+	want(t, "another address of the same /64", login("2001:db8:1:2:ffff::9", "pam", "pam-password"), http.StatusTooManyRequests)
+	if p := login("2001:db8:1:3::1", "pam", "pam-password"); p.status != http.StatusSeeOther {
+		t.Fatalf("the next /64: %d, want 303", p.status)
+	}
+}
