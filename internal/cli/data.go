@@ -57,7 +57,10 @@ func (a *app) load(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	a.print(rep, formatReport(rep))
+	for _, w := range rep.Warnings {
+		fmt.Fprintln(a.Stderr, "warning:", w)
+	}
+	a.print(rep, formatReport(rep.LoadReport))
 	return nil
 }
 

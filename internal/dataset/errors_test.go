@@ -33,6 +33,12 @@ func chal(slug string, lines ...string) string {
 	return "  - " + strings.Join(out, "\n    ") + "\n"
 }
 
+// hashWith is a well-formed argon2id hash (16-byte salt, 32-byte key)
+// with the parameters params.
+func hashWith(params string) string {
+	return "$argon2id$v=19$" + params + "$c2FsdHNhbHRzYWx0c2FsdA$aGFzaGhhc2hoYXNoaGFzaGhhc2hoYXNoaGFzaGhhc2g"
+}
+
 type fixture struct{ name, content string }
 
 // errorCase is a dataset that fails to read, and the file, entry and field
@@ -151,6 +157,15 @@ func TestErrors(t *testing.T) {
 		{"sha256 mismatch", []fixture{{"event.yaml", "challenges:\n" + chal("x", "file: {name: a.bin, contentBase64: AAE=, sha256: "+strings.Repeat("0", 64)+"}")}},
 			"event.yaml", `challenges[0] (slug "x")`, "file.sha256"},
 		{"list expected", []fixture{{"event.yaml", "challenges:\n" + chal("x") + "users: {username: bob}\n"}}, "event.yaml", "", "users"},
+		{"password hash with t=0", []fixture{{"event.yaml", "users:\n  - {username: bob, passwordHash: '" + hashWith("m=19456,t=0,p=1") + "'}\n"}},
+			"event.yaml", `users[0] (username "bob")`, "passwordHash"},
+		{"password hash of a terabyte", []fixture{{"event.yaml", users + "  - {username: eve, passwordHash: '" + hashWith("m=1073741824,t=2,p=1") + "'}\n"}},
+			"event.yaml", `users[1] (username "eve")`, "passwordHash"},
+		{"password hash argon2i", []fixture{{"event.yaml", "users:\n  - {username: bob, passwordHash: '" +
+			strings.Replace(hashWith("m=19456,t=2,p=1"), "argon2id", "argon2i", 1) + "'}\n"}},
+			"event.yaml", `users[0] (username "bob")`, "passwordHash"},
+		{"password hash not a hash", []fixture{{"event.json", `{"users": [{"username": "bob", "passwordHash": "hunter2"}]}`}},
+			"event.json", `users[0] (username "bob")`, "passwordHash"},
 		{"two-factor secret not base32", []fixture{{"event.yaml", "users:\n  - {username: bob, twoFactor: {secret: 'not base32!'}}\n"}},
 			"event.yaml", `users[0] (username "bob")`, "twoFactor.secret"},
 		{"two-factor secret of 40 bits", []fixture{{"event.yaml", "users:\n  - {username: bob, twoFactor: {secret: JBSWY3DP}}\n"}},

@@ -63,7 +63,7 @@ func dumpLike(dir string) *Dataset {
 			FlagFormat: "flag{...}"},
 		Users: []User{
 			{ID: "01947c7e-0000-7000-8000-000000000001", Username: "alice", Name: strings.Join(tricky, "|"),
-				Email: "Alice@Example.com", PasswordHash: "$argon2id$v=19$m=65536,t=3,p=4$c2FsdA$aGFzaA", Role: "admin",
+				Email: "Alice@Example.com", PasswordHash: "$argon2id$v=19$m=65536,t=3,p=4$c2FsdHNhbHRzYWx0c2FsdA$aGFzaGhhc2hoYXNoaGFzaGhhc2hoYXNoaGFzaGhhc2g", Role: "admin",
 				CreatedAt: ts("2026-01-01T00:00:00.123Z"),
 				APIKeys: []APIKey{{ID: "k1", Name: "ci", KeyPrefix: "fs_abcd", KeyHash: "deadbeef",
 					CreatedAt: ts("2026-01-02T03:04:05.678Z"), LastUsedAt: ts("2026-01-03T00:00:00.001Z"),

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/flagshipctf/flagship/internal/ctf"
+	"github.com/flagshipctf/flagship/internal/secret"
 )
 
 // Error is a problem in a dataset, naming the file, the entry and the field:
@@ -154,6 +155,11 @@ func (v *validator) users() {
 		}
 		if u.Password != "" && u.PasswordHash != "" {
 			v.add(k, i, "password", "give password or passwordHash, not both")
+		}
+		if u.PasswordHash != "" {
+			if err := secret.ValidatePasswordHash(u.PasswordHash); err != nil {
+				v.add(k, i, "passwordHash", "%v", err)
+			}
 		}
 		v.rule(k, i, "", ctf.ValidateKind(u.Kind))
 		switch {

@@ -466,13 +466,24 @@ func hasString(list []string, s string) bool {
 	return false
 }
 
+// ImportReport is what a load did, and what the operator should know of
+// what it loaded.
+type ImportReport struct {
+	store.LoadReport
+	// Warnings name the entries that loaded but will not work as they
+	// are, with the file, entry and field, e.g. a webhook on a private
+	// host while this service refuses those.
+	Warnings []string `json:"warnings,omitempty"`
+}
+
 // Import loads a dataset (flagship load): a bulk change, after which every
 // replica rebuilds its state once.
-func (s *Service) Import(ctx context.Context, v Viewer, ds *dataset.Dataset) (store.LoadReport, error) {
+func (s *Service) Import(ctx context.Context, v Viewer, ds *dataset.Dataset) (ImportReport, error) {
 	if !v.admin() {
-		return store.LoadReport{}, errNotAdmin
+		return ImportReport{}, errNotAdmin
 	}
-	rep, err := s.db.Load(ctx, ds)
+	lr, err := s.db.Load(ctx, ds)
+	rep := ImportReport{LoadReport: lr}
 	if err != nil {
 		return rep, err
 	}
@@ -485,7 +496,26 @@ func (s *Service) Import(ctx context.Context, v Viewer, ds *dataset.Dataset) (st
 			return rep, err
 		}
 	}
+	rep.Warnings = s.webhookWarnings(ds)
 	return rep, nil
+}
+
+// webhookWarnings names the dataset's webhooks whose URL the admin form
+// would refuse as naming a private host. They load (a file restores what
+// an operator had, perhaps on a server that allows them), but unless the
+// server allows private targets every delivery to them will be refused.
+func (s *Service) webhookWarnings(ds *dataset.Dataset) []string {
+	if s.opts.WebhooksAllowPrivate {
+		return nil
+	}
+	var out []string
+	for i, w := range ds.Webhooks {
+		if err := checkTargetURL(w.URL); err != nil {
+			out = append(out, ds.Errorf("webhooks", i, "url", "names a private host (loopback, private, link-local or localhost): "+
+				"its deliveries will be refused unless serve runs with --webhooks-allow-private").Error())
+		}
+	}
+	return out
 }
 
 // Export reads the whole platform as one dataset (flagship dump).

@@ -338,6 +338,38 @@ func TestAdminUseCases(t *testing.T) {
 	}
 }
 
+// TestImportWarnsOfPrivateWebhooks: Import loads a webhook on a private
+// host and warns of it, with the admin form's check, unless the service
+// allows private targets (serve --webhooks-allow-private).
+func TestImportWarnsOfPrivateWebhooks(t *testing.T) {
+	t.Parallel()
+	ds := &dataset.Dataset{Webhooks: []dataset.Webhook{
+		{Name: "Public", Kind: WebhookSlack, URL: "https://hooks.example.com/x"},
+		{Name: "Loopback", Kind: WebhookSlack, URL: "http://[::1]:9090/x"},
+		{Name: "Numeric", Kind: WebhookSlack, URL: "http://2130706433/x"},
+	}}
+	for _, allow := range []bool{false, true} {
+		f := newFixture(t, Options{WebhooksAllowPrivate: allow})
+		rep, err := f.svc.Import(context.Background(), Operator, ds)
+		if err != nil || rep.Created["webhooks"] != 3 {
+			t.Fatalf("allow %v: import: %+v %v", allow, rep, err)
+		}
+		want := 2
+		if allow {
+			want = 0
+		}
+		if len(rep.Warnings) != want {
+			t.Fatalf("allow %v: warnings %q, want %d", allow, rep.Warnings, want)
+		}
+		for i, w := range rep.Warnings {
+			name := ds.Webhooks[i+1].Name
+			if prefix := fmt.Sprintf("webhooks[%d] (name %q): url: names a private host", i+1, name); !strings.HasPrefix(w, prefix) {
+				t.Errorf("warning %q, want it to start %q", w, prefix)
+			}
+		}
+	}
+}
+
 func TestImportIsAudited(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)

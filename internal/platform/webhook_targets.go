@@ -2,6 +2,7 @@ package platform
 
 import (
 	"net/netip"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -72,6 +73,16 @@ func prefixes(ss ...string) []netip.Prefix {
 // errPrivateTarget is the form's refusal of a URL on a private host.
 var errPrivateTarget = ctf.FieldErrorf("url", "must name a public host: loopback, private, link-local and metadata addresses "+
 	"and localhost are refused (the operator may allow them with serve --webhooks-allow-private)")
+
+// checkTargetURL refuses a webhook URL whose host is literally not
+// public (checkTargetHost).
+func checkTargetURL(raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return ctf.FieldErrorf("url", "must be an absolute http or https URL")
+	}
+	return checkTargetHost(u.Hostname())
+}
 
 // checkTargetHost refuses a webhook host that is literally not public: an
 // IP address PublicAddr refuses, localhost, or a numeric form some

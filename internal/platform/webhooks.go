@@ -128,11 +128,7 @@ func validWebhook(in WebhookInput, allowPrivate bool) (Webhook, error) {
 		return w, err
 	}
 	if !allowPrivate {
-		u, err := url.Parse(w.URL)
-		if err != nil {
-			return w, ctf.FieldErrorf("url", "must be an absolute http or https URL")
-		}
-		if err := checkTargetHost(u.Hostname()); err != nil {
+		if err := checkTargetURL(w.URL); err != nil {
 			return w, err
 		}
 	}

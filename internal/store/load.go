@@ -283,6 +283,11 @@ func (l *loader) loadUsers() error {
 		}
 		switch {
 		case u.PasswordHash != "":
+			// Checked again here for a dataset built in code: a hash
+			// says what checking a password against it costs.
+			if err := secret.ValidatePasswordHash(u.PasswordHash); err != nil {
+				return l.fail("users", i, "passwordHash", "%v", err)
+			}
 			nu.PasswordHash = u.PasswordHash
 		case hashes[i] != "":
 			nu.PasswordHash = hashes[i]

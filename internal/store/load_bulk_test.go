@@ -28,7 +28,7 @@ users:
     username: alice
     name: Alice
     email: Alice@Example.com
-    passwordHash: '$argon2id$v=19$m=65536,t=1,p=2$c2FsdHNhbHQ$aGFzaGhhc2hoYXNo'
+    passwordHash: '$argon2id$v=19$m=65536,t=1,p=2$c2FsdHNhbHRzYWx0c2FsdA$aGFzaGhhc2hoYXNoaGFzaGhhc2hoYXNoaGFzaGhhc2g'
     createdAt: 2026-01-01T00:00:00Z
     apiKeys:
       - {id: key-alice-1, name: laptop, keyPrefix: fsk_aaaaaaaa, keyHash: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa, createdAt: 2026-01-02T00:00:00Z, lastUsedAt: 2026-01-05T00:00:00Z}

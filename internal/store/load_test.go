@@ -491,6 +491,17 @@ challenges:
 `,
 			entry: `challenges[0] (slug "forensics-2")`, field: []string{"file.path"}, inValidator: true,
 		},
+		{
+			// A hash says what checking a password against it costs: t=0
+			// made argon2 panic at the first log-in.
+			name: "password hash with zero passes",
+			file: `
+users:
+  - {username: dave, email: dave@example.com}
+  - {username: alice, email: alice@example.com, passwordHash: '$argon2id$v=19$m=19456,t=0,p=1$c2FsdHNhbHRzYWx0c2FsdA$aGFzaGhhc2hoYXNoaGFzaGhhc2hoYXNoaGFzaGhhc2g'}
+`,
+			entry: `users[1] (username "alice")`, field: []string{"passwordHash"}, inValidator: true,
+		},
 	}
 }
 
