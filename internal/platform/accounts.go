@@ -199,6 +199,7 @@ func (s *Service) Login(ctx context.Context, in Login) (LoginResult, error) {
 		}
 		ok, err := s.checkSecondFactor(ctx, u.ID, in.Code)
 		if err != nil {
+			t.forgive(ctx) // not checked: the database failed
 			return LoginResult{}, err
 		}
 		if !ok {
@@ -316,22 +317,42 @@ func (s *Service) RevokeOtherSessions(ctx context.Context, v Viewer) error {
 func (s *Service) revokeSessions(ctx context.Context, userID, idHash string, allBut bool) error {
 	s.gate.RLock()
 	defer s.gate.RUnlock()
+	// The change log's rows are not marked as this process's own: if the
+	// read below fails, the next catch-up applies them.
 	if _, err := s.db.RevokeSessions(ctx, userID, idHash, allBut, s.now()); err != nil {
 		return err
 	}
-	// The sessions left are read back, as on every replica.
-	return s.reloadOwnSessions(ctx, userID)
-}
-
-// reloadOwnSessions applies the current sessions of a user after this
-// process changed them; the caller holds the gate shared.
-func (s *Service) reloadOwnSessions(ctx context.Context, userID string) error {
-	e, err := s.db.Entities(ctx, []store.ChangeRef{{Kind: store.ChangeSessions, Entity: userID}})
+	// The sessions left are read back, as on every replica. The sessions
+	// are ended whatever the read does.
+	e, err := s.db.Entities(context.WithoutCancel(ctx), []store.ChangeRef{{Kind: store.ChangeSessions, Entity: userID}})
 	if err != nil {
-		return err
+		s.log.Warn("read a user's sessions back after ending some; the next catch-up applies it", "user", userID, "err", err)
+		return nil
 	}
 	s.applyOwn(nil, func(st *state, _ dirtySet) { st.putSessions(userID, e.Sessions[userID]) })
 	return nil
+}
+
+// applyOwnWithSessions applies this process's committed change of a user
+// that also ended sessions of theirs (seqs: its rows in the change log):
+// the user as written and their sessions as read back. The change stands
+// whatever the read does, so its failure is logged, not returned (an
+// error would tell the caller that turning two-factor on failed, and lose
+// the recovery codes, while it is on); the rows are then not marked as
+// this process's own, and the next catch-up applies them, the ended
+// sessions included. The caller holds the gate shared.
+func (s *Service) applyOwnWithSessions(ctx context.Context, u ctf.User, seqs []int64) {
+	e, err := s.db.Entities(context.WithoutCancel(ctx), []store.ChangeRef{{Kind: store.ChangeSessions, Entity: u.ID}})
+	if err != nil {
+		s.log.Warn("read a user's sessions back after a change; the next catch-up applies it", "user", u.ID, "err", err)
+		seqs = nil
+	}
+	s.applyOwn(seqs, func(st *state, dirty dirtySet) {
+		st.putUser(u, dirty)
+		if err == nil {
+			st.putSessions(u.ID, e.Sessions[u.ID])
+		}
+	})
 }
 
 // ChangePassword sets a new password after checking the current one, and
@@ -373,8 +394,8 @@ func (s *Service) ChangePassword(ctx context.Context, v Viewer, current, next st
 	if err != nil {
 		return err
 	}
-	s.applyOwn(seqs, func(st *state, dirty dirtySet) { st.putUser(nu, dirty) })
-	return s.reloadOwnSessions(ctx, u.ID)
+	s.applyOwnWithSessions(ctx, nu, seqs)
+	return nil
 }
 
 // UpdateProfile sets the caller's display name and avatar URL (http or

@@ -32,6 +32,7 @@ type Store interface {
 	RecordSubmissions(ctx context.Context, subs []store.Submission, limit store.RateLimit) ([]store.SubmitOutcome, error)
 	Submissions(ctx context.Context, userID string) ([]store.SubmissionRecord, error)
 	PruneChanges(ctx context.Context) error
+	PruneSignups(ctx context.Context, before time.Time) error
 	FileSize(ctx context.Context, sha string) (int64, error)
 	FileChunks(ctx context.Context, sha string, fn func([]byte) error) error
 	Probe(ctx context.Context, write bool) error
@@ -392,6 +393,10 @@ func (s *Service) Watch(ctx context.Context, interval time.Duration) {
 			lastPrune = now
 			if err := s.db.PruneChanges(ctx); err != nil && ctx.Err() == nil {
 				s.log.Warn("prune the change log", "err", err)
+			}
+			// A sign-up deletes its own address's old rows only.
+			if err := s.db.PruneSignups(ctx, now.Add(-signupWindow)); err != nil && ctx.Err() == nil {
+				s.log.Warn("prune old sign-ups", "err", err)
 			}
 		}
 	}

@@ -3,11 +3,13 @@ package platform
 import (
 	"context"
 	"runtime"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/flagshipctf/flagship/internal/ctf"
+	"github.com/flagshipctf/flagship/internal/store/storetest"
 )
 
 // TestLoginThrottleAcrossReplicasInParallel: twenty wrong passwords for
@@ -70,5 +72,43 @@ func TestPasswordChecksWaitForASlot(t *testing.T) {
 	res, err := f.svc.Login(context.Background(), Login{Username: "pam", Password: "pam-password", Address: "10.0.0.1"})
 	if err != nil || res.Token == "" {
 		t.Fatalf("log in once a slot is free: %+v %v", res, err)
+	}
+}
+
+// TestWatchSweepsOldSignups: the watcher deletes sign-ups older than the
+// limit's window, of every address (a sign-up deletes its own address's
+// only), and keeps the recent ones.
+func TestWatchSweepsOldSignups(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	now := f.clock.Now()
+	for _, at := range []time.Time{now.Add(-signupWindow - time.Minute), now.Add(-time.Minute)} {
+		if id, _, err := f.db.ReserveSignup(context.Background(), "10.0.0.1", 10, at.Add(-signupWindow), at); err != nil || id == 0 {
+			t.Fatalf("a sign-up at %v: %d %v", at, id, err)
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	watched := make(chan struct{})
+	go func() {
+		defer close(watched)
+		f.svc.Watch(ctx, time.Millisecond)
+	}()
+	defer func() { cancel(); <-watched }()
+	raw := storetest.SQL(t, f.dsn)
+	for {
+		var old, recent int
+		if err := raw.QueryRow("SELECT count(*) FROM signups WHERE at < " + strconv.FormatInt(now.Add(-signupWindow).UnixMilli(), 10)).Scan(&old); err != nil {
+			t.Fatal(err)
+		}
+		if err := raw.QueryRow("SELECT count(*) FROM signups WHERE at >= " + strconv.FormatInt(now.Add(-signupWindow).UnixMilli(), 10)).Scan(&recent); err != nil {
+			t.Fatal(err)
+		}
+		if recent != 1 {
+			t.Fatalf("%d recent sign-ups, want 1", recent)
+		}
+		if old == 0 {
+			return
+		}
+		time.Sleep(time.Millisecond)
 	}
 }

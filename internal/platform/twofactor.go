@@ -85,15 +85,19 @@ func (s *Service) ConfirmTwoFactor(ctx context.Context, v Viewer, code string) (
 	if err != nil {
 		return nil, err
 	}
-	s.applyOwn(seqs, func(st *state, dirty dirtySet) { st.putUser(nu, dirty) })
-	return codes, s.reloadOwnSessions(ctx, v.User.ID)
+	s.applyOwnWithSessions(ctx, nu, seqs)
+	return codes, nil
 }
 
 // DisableTwoFactor turns two-factor authentication off, given the
 // account's password and a current code or an unused recovery code (a
 // code alone, from a stolen session and a glance at the app, is not
-// enough), and ends every other session of the caller. The tries count on
-// the caller's code throttle.
+// enough), and ends every other session of the caller. While it is off the
+// answer is a Conflict, before anything is checked. A wrong password and a
+// wrong code read the same, and the password's tries count on the
+// account's login counter (as Login's and ChangePassword's do), the code's
+// on the caller's code throttle: the form is no better a password oracle
+// for a stolen session than the login form.
 func (s *Service) DisableTwoFactor(ctx context.Context, v Viewer, password, code string) error {
 	if v.User == nil {
 		return errAuthRequired
@@ -102,37 +106,60 @@ func (s *Service) DisableTwoFactor(ctx context.Context, v Viewer, password, code
 	if !ok {
 		return errAuthRequired
 	}
+	if !u.TwoFactor {
+		return ctf.Errorf(ctf.Conflict, "two-factor authentication is off already")
+	}
+	pw := &try{s: s}
+	if u.PasswordHash != "" {
+		var err error
+		if pw, err = s.reserve(ctx, u.ID, ""); err != nil {
+			return err
+		}
+	}
 	t, err := s.reserve(ctx, codeAccount(v), "")
 	if err != nil {
+		pw.forgive(ctx)
 		return err
 	}
 	if u.PasswordHash != "" {
 		ok, err := s.checkPassword(ctx, u.PasswordHash, password)
 		if err != nil {
+			pw.forgive(ctx)
 			t.forgive(ctx)
 			return err
 		}
 		if !ok {
-			return ctf.FieldErrorf("password", "is wrong")
+			t.forgive(ctx) // the code was not tried
+			return errWrongPasswordOrCode
 		}
 	}
-	ok, err = s.checkSecondFactor(ctx, v.User.ID, code)
+	ok, err = s.checkSecondFactor(ctx, u.ID, code)
 	if err != nil {
+		pw.forgive(ctx)
+		t.forgive(ctx)
 		return err
 	}
+	// Past the password (right, or none to check): a wrong code is no
+	// failure of the login counter, nor a success that clears it.
 	if !ok {
-		return ctf.FieldErrorf("code", "is wrong or was used already")
+		pw.forgive(ctx)
+		return errWrongPasswordOrCode
 	}
+	pw.succeed(ctx)
 	t.succeed(ctx)
 	s.gate.RLock()
 	defer s.gate.RUnlock()
-	nu, seqs, err := s.db.DisableTwoFactor(ctx, v.User.ID, v.Session)
+	nu, seqs, err := s.db.DisableTwoFactor(ctx, u.ID, v.Session)
 	if err != nil {
 		return err
 	}
-	s.applyOwn(seqs, func(st *state, dirty dirtySet) { st.putUser(nu, dirty) })
-	return s.reloadOwnSessions(ctx, v.User.ID)
+	s.applyOwnWithSessions(ctx, nu, seqs)
+	return nil
 }
+
+// errWrongPasswordOrCode names neither: which one was wrong would tell a
+// stolen session whether it guessed the password.
+var errWrongPasswordOrCode = ctf.Errorf(ctf.Invalid, "wrong password or code (each code is good once)")
 
 // codeAccount is the throttle's name for a signed-in user's tries at a
 // code (enrolment, turning 2FA off): a stolen session cannot try all the

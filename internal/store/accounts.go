@@ -307,8 +307,11 @@ func (db *DB) ForgiveLoginAttempt(ctx context.Context, id int64) error {
 // ReserveSignup records a sign-up from address at at, before the account
 // is made, unless max were recorded since: then it records nothing and
 // returns 0 and the time of the oldest of them (the limit lifts a window
-// after it). Serialised per address like ReserveLoginAttempt; rows older
-// than since are deleted on the way.
+// after it). Serialised per address like ReserveLoginAttempt; the
+// address's rows older than since are deleted on the way. Only its own:
+// on PostgreSQL, deleting every old row locked rows that sign-ups from
+// other addresses were deleting too, so those waited for one another.
+// PruneSignups sweeps the old rows of addresses that do not come back.
 func (db *DB) ReserveSignup(ctx context.Context, address string, max int, since, at time.Time) (int64, time.Time, error) {
 	var id int64
 	var oldest time.Time
@@ -316,7 +319,7 @@ func (db *DB) ReserveSignup(ctx context.Context, address string, max int, since,
 		if err := lockNames(ctx, tx, []string{"signup address " + address}); err != nil {
 			return err
 		}
-		if _, err := tx.ExecContext(ctx, "DELETE FROM signups WHERE at <= ?", ms(since)); err != nil {
+		if _, err := tx.ExecContext(ctx, "DELETE FROM signups WHERE address = ? AND at <= ?", address, ms(since)); err != nil {
 			return err
 		}
 		var n int
@@ -342,6 +345,17 @@ func (db *DB) ReserveSignup(ctx context.Context, address string, max int, since,
 func (db *DB) ForgiveSignup(ctx context.Context, id int64) error {
 	if _, err := db.w.ExecContext(ctx, "DELETE FROM signups WHERE seq = ?", id); err != nil {
 		return fmt.Errorf("forgive a sign-up: %w", err)
+	}
+	return nil
+}
+
+// PruneSignups deletes the sign-ups recorded before before (older than
+// the limit's window: they count no more), of every address. One
+// statement outside any reservation, run now and then (the service's
+// watcher), so no sign-up waits for it for long.
+func (db *DB) PruneSignups(ctx context.Context, before time.Time) error {
+	if _, err := db.w.ExecContext(ctx, "DELETE FROM signups WHERE at < ?", ms(before)); err != nil {
+		return fmt.Errorf("prune old sign-ups: %w", err)
 	}
 	return nil
 }

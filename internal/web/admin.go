@@ -202,8 +202,7 @@ func (h *Handler) adminSaveChallenge(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	f.In = in
-	p := page{Status: statusOf(err), Error: ctf.ErrorMessage(err)}
-	h.challengeFormPage(w, r, v, f, p)
+	h.challengeFormPage(w, r, v, f, h.refused(w, r, err))
 }
 
 func splitList(s string) []string {
@@ -246,7 +245,7 @@ func (h *Handler) adminModerate(w http.ResponseWriter, r *http.Request) {
 		p.Notice = "Writeup approved."
 	}
 	if err != nil {
-		p = page{Status: statusOf(err), Error: ctf.ErrorMessage(err)}
+		p = h.refused(w, r, err)
 	}
 	h.writeupQueue(w, r, v, p)
 }
@@ -317,7 +316,7 @@ func (h *Handler) adminUserAction(w http.ResponseWriter, r *http.Request) {
 	}
 	p := page{Notice: "Done."}
 	if err != nil {
-		p = page{Status: statusOf(err), Error: ctf.ErrorMessage(err)}
+		p = h.refused(w, r, err)
 	}
 	h.usersPage(w, r, v, p, r.PostFormValue("q"), newUserForm{})
 }
@@ -345,11 +344,9 @@ func (h *Handler) adminCreateUser(w http.ResponseWriter, r *http.Request) {
 		u, err = h.svc.CreateUser(r.Context(), v, in)
 	}
 	if err != nil {
-		if statusOf(err) == http.StatusInternalServerError {
-			h.log.Error("web form failed", "path", r.URL.Path, "err", err)
-		}
-		f.Error = ctf.ErrorMessage(err)
-		h.usersPage(w, r, v, page{Status: statusOf(err)}, r.PostFormValue("q"), f)
+		p := h.refused(w, r, err)
+		f.Error = p.Error
+		h.usersPage(w, r, v, page{Status: p.Status}, r.PostFormValue("q"), f)
 		return
 	}
 	f = newUserForm{Created: &createdUser{ID: u.ID, Username: u.Username, Role: u.Role, NoPassword: u.PasswordHash == ""}}

@@ -56,7 +56,7 @@ func (h *Handler) agentsForm(fn func(r *http.Request, v platform.Viewer, d *agen
 		notice, err := fn(r, v, &d)
 		p := page{Notice: notice}
 		if err != nil {
-			p = page{Status: statusOf(err), Error: ctf.ErrorMessage(err)}
+			p = h.refused(w, r, err)
 		}
 		h.agentsPage(w, r, v, p, d)
 	}

@@ -252,7 +252,8 @@ func (h *Handler) challengeError(w http.ResponseWriter, r *http.Request, v platf
 		h.error(w, r, v, err)
 		return
 	}
-	p.Status, p.Error = statusOf(err), ctf.ErrorMessage(err)
+	q := h.refused(w, r, err)
+	p.Status, p.Error = q.Status, q.Error
 	h.challengePage(w, r, v, p, nil, "")
 }
 
@@ -272,9 +273,8 @@ func (h *Handler) submit(w http.ResponseWriter, r *http.Request) {
 			h.error(w, r, v, err)
 			return
 		}
-		p := page{Status: statusOf(err), Error: ctf.ErrorMessage(err)}
+		p := h.refused(w, r, err)
 		if e := asRateLimited(err); e != nil {
-			w.Header().Set("Retry-After", strconv.Itoa(max(int(e.RetryAfter.Seconds()), 1)))
 			p.Error = "Too many wrong flags: wait " + waitText(e.RetryAfter) + " before the next try."
 		}
 		if ctf.ErrorCode(err) == ctf.Invalid && strings.TrimSpace(flag) != "" {

@@ -167,7 +167,7 @@ func (h *Handler) adminSaveEvent(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	f.Error, f.Field = h.refusal(r, err)
+	f.Error, f.Field = h.refusal(w, r, err)
 	if rest, ok := strings.CutPrefix(f.Error, f.Field); ok && eventLabels[f.Field] != "" {
 		f.Error = eventLabels[f.Field] + rest
 	}
@@ -177,15 +177,12 @@ func (h *Handler) adminSaveEvent(w http.ResponseWriter, r *http.Request) {
 // refusal is a form's refusal as the page shows it beside the form: the
 // message and the field at fault ("" for none). An internal error is
 // logged; its message says nothing more.
-func (h *Handler) refusal(r *http.Request, err error) (msg, field string) {
-	if statusOf(err) == http.StatusInternalServerError {
-		h.log.Error("web form failed", "path", r.URL.Path, "err", err)
-	}
+func (h *Handler) refusal(w http.ResponseWriter, r *http.Request, err error) (msg, field string) {
 	var fe *ctf.Error
 	if errors.As(err, &fe) {
 		field = fe.Field
 	}
-	return ctf.ErrorMessage(err), field
+	return h.refused(w, r, err).Error, field
 }
 
 // adminUnfreeze lifts the freeze now.
@@ -195,7 +192,7 @@ func (h *Handler) adminUnfreeze(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if err := h.svc.Unfreeze(r.Context(), v); err != nil {
-		msg, _ := h.refusal(r, err)
+		msg, _ := h.refusal(w, r, err)
 		h.eventPage(w, r, v, page{Status: statusOf(err), Error: msg}, formOfEvent(h.svc.Event().Event))
 		return
 	}
@@ -286,6 +283,6 @@ func (h *Handler) adminPostAnnouncement(w http.ResponseWriter, r *http.Request) 
 		redirect(w, r, "/admin/announcements?posted=1")
 		return
 	}
-	d.Error, d.Field = h.refusal(r, err)
+	d.Error, d.Field = h.refusal(w, r, err)
 	h.announcementsPage(w, r, v, page{Status: statusOf(err)}, d)
 }

@@ -162,32 +162,35 @@ func writeCompressed(w http.ResponseWriter, r *http.Request, status int, body []
 
 // error renders err as a page with its status.
 func (h *Handler) error(w http.ResponseWriter, r *http.Request, v platform.Viewer, err error) {
-	status := statusOf(err)
-	if status == http.StatusInternalServerError {
-		h.log.Error("web request failed", "path", r.URL.Path, "err", err)
-	}
-	msg := ctf.ErrorMessage(err)
-	var e *ctf.Error
-	if errors.As(err, &e) && e.RetryAfter > 0 {
-		w.Header().Set("Retry-After", strconv.Itoa(max(int(e.RetryAfter.Seconds()), 1)))
-		msg += " (wait " + waitText(e.RetryAfter) + ")"
-	}
-	h.render(w, r, "error", page{Title: http.StatusText(status), Viewer: v, Error: msg, Status: status})
+	p := h.refused(w, r, err)
+	p.Title, p.Viewer = http.StatusText(p.Status), v
+	h.render(w, r, "error", p)
 }
 
 // formError renders a form again with err's message (and the wait, for a
 // throttle) and status.
 func (h *Handler) formError(w http.ResponseWriter, r *http.Request, name string, p page, err error) {
-	p.Status, p.Error = statusOf(err), ctf.ErrorMessage(err)
+	q := h.refused(w, r, err)
+	p.Status, p.Error = q.Status, q.Error
+	h.render(w, r, name, p)
+}
+
+// refused is err as a page shows it: its status, and its message with the
+// wait when it comes with one (a throttle; every password hash busy),
+// which goes out as Retry-After too. An internal error is logged; its
+// message says nothing more. Every page that shows an error gets it here,
+// so none forgets the wait or the log.
+func (h *Handler) refused(w http.ResponseWriter, r *http.Request, err error) page {
+	p := page{Status: statusOf(err), Error: ctf.ErrorMessage(err)}
+	if p.Status == http.StatusInternalServerError {
+		h.log.Error("web request failed", "path", r.URL.Path, "err", err)
+	}
 	var e *ctf.Error
 	if errors.As(err, &e) && e.RetryAfter > 0 {
 		w.Header().Set("Retry-After", strconv.Itoa(max(int(e.RetryAfter.Seconds()), 1)))
 		p.Error += " Wait " + waitText(e.RetryAfter) + "."
 	}
-	if p.Status == http.StatusInternalServerError {
-		h.log.Error("web form failed", "path", r.URL.Path, "err", err)
-	}
-	h.render(w, r, name, p)
+	return p
 }
 
 func (h *Handler) themeOf(r *http.Request) string {

@@ -7,7 +7,6 @@ import (
 	"image/png"
 	"net/http"
 	"net/url"
-	"strconv"
 
 	"github.com/flagshipctf/flagship/internal/ctf"
 	"github.com/flagshipctf/flagship/internal/platform"
@@ -83,12 +82,7 @@ func (h *Handler) settingsForm(fn func(r *http.Request, v platform.Viewer, d *se
 		var d settingsData
 		notice, err := fn(r, v, &d)
 		if err != nil {
-			p := page{Status: statusOf(err), Error: ctf.ErrorMessage(err)}
-			if e := asRateLimited(err); e != nil {
-				w.Header().Set("Retry-After", strconv.Itoa(max(int(e.RetryAfter.Seconds()), 1)))
-				p.Error += " Wait " + waitText(e.RetryAfter) + "."
-			}
-			h.settingsPage(w, r, v, p, d)
+			h.settingsPage(w, r, v, h.refused(w, r, err), d)
 			return
 		}
 		if v2, err := h.svc.AuthenticateSession(r.Context(), h.cookieValue(r)); err == nil {

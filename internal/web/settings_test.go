@@ -126,7 +126,7 @@ func TestDisableTwoFactor(t *testing.T) {
 			want(t, "settings with 2FA", b.get("/settings"), 200, "On. 10 recovery codes left.", `action="/settings/2fa/disable"`)
 
 			for _, bad := range []string{"000000", used, "nope-nope"} {
-				want(t, "turn off with "+bad, b.post("/settings/2fa/disable", url.Values{"password": {"pam-password"}, "code": {bad}}), 400, "code is wrong or was used already", "On. 10 recovery codes left.")
+				want(t, "turn off with "+bad, b.post("/settings/2fa/disable", url.Values{"password": {"pam-password"}, "code": {bad}}), 400, "wrong password or code", "On. 10 recovery codes left.")
 			}
 			skew.Add(int64(31 * time.Second))
 			code := recovery[3]

@@ -75,11 +75,9 @@ func (h *Handler) adminCreateWebhook(w http.ResponseWriter, r *http.Request) {
 	hook, err := h.svc.CreateWebhook(r.Context(), v, platform.WebhookInput{Name: f.Name, Kind: f.Kind, URL: f.URL,
 		Secret: r.PostFormValue("secret"), Events: f.Events, Enabled: f.Enabled})
 	if err != nil {
-		if statusOf(err) == http.StatusInternalServerError {
-			h.log.Error("web form failed", "path", r.URL.Path, "err", err)
-		}
-		f.Error = ctf.ErrorMessage(err)
-		h.webhooksPage(w, r, v, page{Status: statusOf(err)}, "", f)
+		p := h.refused(w, r, err)
+		f.Error = p.Error
+		h.webhooksPage(w, r, v, page{Status: p.Status}, "", f)
 		return
 	}
 	h.webhooksPage(w, r, v, page{}, hook.ID, webhookForm{Kind: platform.WebhookDiscord, Enabled: true, Created: &hook})
@@ -104,7 +102,7 @@ func (h *Handler) adminWebhookAction(w http.ResponseWriter, r *http.Request) {
 	}
 	p := page{Notice: "Done."}
 	if err != nil {
-		p, shown = page{Status: statusOf(err), Error: ctf.ErrorMessage(err)}, ""
+		p, shown = h.refused(w, r, err), ""
 	}
 	h.webhooksPage(w, r, v, p, shown, webhookForm{Kind: platform.WebhookDiscord, Enabled: true})
 }

@@ -1,0 +1,80 @@
+package web
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/flagshipctf/flagship/internal/ctf"
+	"github.com/flagshipctf/flagship/internal/platform"
+	"github.com/flagshipctf/flagship/internal/store/storetest"
+)
+
+// TestRefusalsWithAWaitSayIt: every way the web app shows a refusal that
+// comes with a wait (the password hashes all busy: Unavailable; a
+// throttle: RateLimited) sends Retry-After and says the wait on the page,
+// the settings forms included. The busy error is the platform's as a
+// password change meets it when no hash slot frees up in time (the slots
+// are the platform's own, out of this package's reach).
+func TestRefusalsWithAWaitSayIt(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	svc := platform.New(storetest.Open(t), platform.Options{FilesDir: t.TempDir()})
+	if err := svc.Load(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.CreateUser(ctx, platform.Operator, platform.NewUser{Username: "pam", Email: "pam@example.com", Password: "pam-password"}); err != nil {
+		t.Fatal(err)
+	}
+	res, err := svc.Login(ctx, platform.Login{Username: "pam", Password: "pam-password"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := New(svc, Options{})
+	busy := ctf.Errorf(ctf.Unavailable, "the server is busy checking passwords; try again in a few seconds")
+	busy.RetryAfter = 5 * time.Second
+	throttled := ctf.Errorf(ctf.RateLimited, "too many failed logins; wait before trying again")
+	throttled.RetryAfter = 150 * time.Second
+	for _, tc := range []struct {
+		name    string
+		err     *ctf.Error
+		status  int
+		retry   string
+		waitFor string
+	}{
+		{"busy", busy, http.StatusServiceUnavailable, "5", "5 seconds"},
+		{"throttled", throttled, http.StatusTooManyRequests, "150", "3 minutes"},
+	} {
+		for _, door := range []struct {
+			name string
+			fn   http.HandlerFunc
+		}{
+			{"a settings form", h.settingsForm(func(*http.Request, platform.Viewer, *settingsData) (string, error) { return "", tc.err })},
+			{"a form page", func(w http.ResponseWriter, r *http.Request) {
+				h.formError(w, r, "login", page{Title: "Log in", Data: loginForm{}}, tc.err)
+			}},
+			{"the error page", func(w http.ResponseWriter, r *http.Request) { h.error(w, r, platform.Viewer{}, tc.err) }},
+		} {
+			form := url.Values{"current": {"pam-password"}, "new": {"a new password"}, "new2": {"a new password"}}
+			req := httptest.NewRequest("POST", "/settings/password", strings.NewReader(form.Encode()))
+			req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+			req.AddCookie(&http.Cookie{Name: h.session, Value: res.Token})
+			rec := httptest.NewRecorder()
+			door.fn(rec, req)
+			label := tc.name + " through " + door.name
+			if rec.Code != tc.status {
+				t.Errorf("%s: status %d, want %d", label, rec.Code, tc.status)
+			}
+			if got := rec.Header().Get("Retry-After"); got != tc.retry {
+				t.Errorf("%s: Retry-After %q, want %q", label, got, tc.retry)
+			}
+			if body := rec.Body.String(); !strings.Contains(body, tc.err.Message) || !strings.Contains(body, tc.waitFor) {
+				t.Errorf("%s: the page does not say %q and the wait (%s):\n%.2000s", label, tc.err.Message, tc.waitFor, body)
+			}
+		}
+	}
+}
