@@ -76,7 +76,7 @@ func (f *boardFixture) solve(rng *rand.Rand) {
 
 // wholeBoard is the leaderboard as the API built it before chunks: every
 // entry encoded, joined in one buffer; and the entries' JSON. It panics if
-// the service's order is not PRODUCT.md's.
+// the service's order is not that of docs/product.md#leaderboard.
 func wholeBoard(svc *platform.Service) ([]byte, [][]byte) {
 	_, rows := svc.Leaderboard(nil)
 	entries := make([][]byte, len(rows))

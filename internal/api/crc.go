@@ -47,12 +47,6 @@ func (p *crcPoly) mulmod(a, b uint32) uint32 {
 	}
 }
 
-// combine returns the CRC of A followed by B, given A's CRC, B's CRC and
-// B's length in bytes.
-func (p *crcPoly) combine(crcA, crcB uint32, lenB int) uint32 {
-	return p.append(crcA, crcB, p.shift(lenB))
-}
-
 // shift is x^(8n) modulo the polynomial: what appending n bytes does to a
 // CRC, kept with a piece so that appending it costs one multiplication.
 func (p *crcPoly) shift(n int) uint32 {

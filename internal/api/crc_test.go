@@ -31,3 +31,9 @@ func TestCRCCombine(t *testing.T) {
 		}
 	}
 }
+
+// combine returns the CRC of A followed by B, given A's CRC, B's CRC and
+// B's length in bytes: what append does with a piece's kept shift.
+func (p *crcPoly) combine(crcA, crcB uint32, lenB int) uint32 {
+	return p.append(crcA, crcB, p.shift(lenB))
+}

@@ -103,7 +103,7 @@ func (h *Handler) profile(w http.ResponseWriter, r *http.Request) {
 	}{p})
 }
 
-// submit follows PRODUCT.md's order of checks: authentication, then the
+// submit follows the order of checks of docs/product.md#submitting-a-flag: authentication, then the
 // challenge, then the body; the service does the rest.
 func (h *Handler) submit(w http.ResponseWriter, r *http.Request) {
 	v, err := h.viewer(w, r, true)

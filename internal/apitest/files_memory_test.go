@@ -24,8 +24,7 @@ import (
 )
 
 // TestFileDownloadsMemory: eight slow downloads at once of a 40 MB file
-// add less than 50 MB to the server's resident memory (review finding 2:
-// they took it from 44 MB to 656 MB when every request read the whole
+// add less than 50 MB to the server's resident memory (they once took it from 44 MB to 656 MB when every request read the whole
 // blob), and each gets every byte. The server is the real binary, built
 // as it ships (no race detector, whose shadow memory would be measured
 // too), in a process of its own.

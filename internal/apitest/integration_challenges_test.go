@@ -12,7 +12,7 @@ func TestIntegrationHealth(t *testing.T) {
 	s := itStart(t)
 	itMatch(t, "health", itGet(t, s, "/api/public/health"), `{"ok":true}`)
 
-	// PRODUCT.md: 503 {ok:false} when the database does not answer.
+	// docs/product.md#health: 503 {ok:false} when the database does not answer.
 	down := itStart(t)
 	down.DB.Close()
 	r := down.Do("GET", "/api/public/health", nil)

@@ -87,8 +87,7 @@ func itSHA(b []byte) string {
 
 // TestIntegrationFileStreaming: files are served by http.ServeContent from
 // the server's disk cache: HEAD without a body, ranges, revalidation, and
-// bytes on disk that do not match their name are never served (review
-// finding 2).
+// bytes on disk that do not match their name are never served.
 func TestIntegrationFileStreaming(t *testing.T) {
 	t.Parallel()
 	s := itStart(t)

@@ -245,7 +245,7 @@ func itNum(v any) int {
 
 var itTimeRE = regexp.MustCompile(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$`)
 
-// itTimes checks PRODUCT.md's timestamp format on every string field whose
+// itTimes checks the timestamp format of docs/product.md#timestamps-and-ids on every string field whose
 // name ends in "At": RFC 3339, UTC, milliseconds.
 func itTimes(t testing.TB, label string, v any) {
 	t.Helper()

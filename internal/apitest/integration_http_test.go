@@ -231,7 +231,7 @@ func TestIntegrationBadInput(t *testing.T) {
 // since HTTP's rule that shared caches keep no Authorization answers covers
 // neither X-API-Key nor cookies; the anonymous answers of optional-auth
 // endpoints vary on them too; answers that ignore credentials stay
-// shareable (review finding 7). 304s carry the same headers.
+// shareable. 304s carry the same headers.
 func TestIntegrationCachingByAudience(t *testing.T) {
 	t.Parallel()
 	s := itStart(t)

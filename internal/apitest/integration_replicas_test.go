@@ -28,8 +28,8 @@ func itReplica(t *testing.T, s *Server, limit store.RateLimit) *Server {
 	return &r
 }
 
-// TestIntegrationReplicasConverge: PRODUCT.md runs "several stateless
-// replicas" on one database. After a player's solve and wrong attempt on
+// TestIntegrationReplicasConverge: several stateless replicas run on one
+// database (docs/product.md). After a player's solve and wrong attempt on
 // replica A, replica B, once it has refreshed (its Watch loop calls Refresh
 // every second), must serve the same board, counts and profile.
 //

@@ -111,9 +111,8 @@ func TestIntegrationDumpLoadRoundTrip(t *testing.T) {
 	// Uses are written off the request path; a running server's watcher
 	// writes them within a quarter second.
 	a.Svc.FlushTouches(ctx)
-	// Two-factor authentication and webhooks (review finding 11: dump |
-	// load, the documented move to PostgreSQL, turned 2FA off for
-	// everyone and dropped the webhooks).
+	// Two-factor authentication and webhooks survive dump | load, the
+	// documented move to PostgreSQL.
 	tf := itTwoFactorUser(t, a, now)
 	hooks := itWebhooks(t, a)
 

@@ -14,7 +14,7 @@ import (
 	"github.com/flagshipctf/flagship/internal/store"
 )
 
-// TestIntegrationSubmitOrderOfChecks walks PRODUCT.md's order of checks:
+// TestIntegrationSubmitOrderOfChecks walks the order of checks of docs/product.md#submitting-a-flag:
 // 401 -> 404 -> 400 body -> 403 locked -> 409 solved -> (429, below) -> 400
 // wrong flag -> 200, each refusal recording nothing.
 func TestIntegrationSubmitOrderOfChecks(t *testing.T) {
@@ -297,7 +297,7 @@ func TestIntegrationSubmitRateLimitWindow(t *testing.T) {
 	itWantCounts(t, "warmup", s, "warmup", 10, 4)
 }
 
-// TestIntegrationDatasetSolveFlagTrimmed: PRODUCT.md: submittedFlag is the
+// TestIntegrationDatasetSolveFlagTrimmed: submittedFlag (docs/product.md#flags) is the
 // flag "as accepted (trimmed)"; a solve loaded from a dataset carries its
 // flag, which a live submission would have had trimmed.
 //

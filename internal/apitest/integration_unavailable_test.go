@@ -40,7 +40,7 @@ func itServeDSN(t *testing.T, s *Server, dsn string) *Server {
 // TestIntegrationUnavailableDatabase: a database that takes no more writes
 // (full on SQLite, read-only on PostgreSQL) makes a submission 503 with
 // Retry-After and an {error}, never 500, and health 503 {ok:false}; the
-// reads served from memory still answer (review finding 5).
+// reads served from memory still answer.
 func TestIntegrationUnavailableDatabase(t *testing.T) {
 	t.Parallel()
 	s := itStart(t)

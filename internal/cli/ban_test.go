@@ -8,8 +8,8 @@ import (
 )
 
 // TestApikeyCreateRefusesTheBanned: `apikey create` mints no key for a
-// banned user, nor for an agent whose owner is banned (PRODUCT.md: a ban
-// covers the person), and says why; the agent of someone else still gets
+// banned user, nor for an agent whose owner is banned (docs/product.md#banning:
+// a ban covers the person), and says why; the agent of someone else still gets
 // one.
 func TestApikeyCreateRefusesTheBanned(t *testing.T) {
 	dir := t.TempDir()

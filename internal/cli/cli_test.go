@@ -252,7 +252,7 @@ func TestLoadDumpRoundTrip(t *testing.T) {
 		}
 		// A dump holds secrets (2FA secrets, webhook secrets): --out
 		// writes it readable by its owner only, replacing a file there
-		// whole (review finding 11).
+		// whole: a dump holds secrets.
 		out := filepath.Join(dir, "out."+format)
 		if err := os.WriteFile(out, []byte("an older dump"), 0o644); err != nil {
 			t.Fatal(err)

@@ -53,7 +53,7 @@ func TestFlagCompileRejectsBadRegex(t *testing.T) {
 }
 
 // TestRegexFlagCannotEscapeAnchors: content that closes the anchoring group
-// early (review finding 3) is refused, and no accepted pattern matches a
+// early is refused, and no accepted pattern matches a
 // string the organiser's expression does not match whole.
 func TestRegexFlagCannotEscapeAnchors(t *testing.T) {
 	for _, content := range []string{`flag\{a\})|(?:.*`, `a)|(.*`, `x)|(?:`, `a\`} {
@@ -72,8 +72,7 @@ func TestRegexFlagCannotEscapeAnchors(t *testing.T) {
 
 // TestStaticFlagComparesDigests: static flags are compared as fixed-size
 // digests, so the comparison takes the same time whatever the lengths
-// (review finding 9): subtle.ConstantTimeCompare returns at once on a
-// length mismatch.
+// (subtle.ConstantTimeCompare returns at once on a length mismatch).
 func TestStaticFlagComparesDigests(t *testing.T) {
 	var lengths [][2]int
 	old := digestsEqual

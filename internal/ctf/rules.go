@@ -14,7 +14,7 @@ import (
 // the use cases, the dataset loader and the CLI all call them. Each returns
 // nil or an Invalid *Error naming the field.
 
-// Account limits (PRODUCT.md).
+// Account limits (docs/product.md#accounts).
 const (
 	MinPasswordChars = 8
 	MaxPasswordChars = 128

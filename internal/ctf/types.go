@@ -20,7 +20,7 @@ const (
 	RoleAdmin  = "admin"
 )
 
-// Account kinds: a person, or an AI agent owned by a person (PRODUCT.md).
+// Account kinds: a person, or an AI agent owned by a person (docs/product.md#agents).
 const (
 	KindHuman = "human"
 	KindAgent = "agent"
@@ -185,7 +185,7 @@ type Session struct {
 	RevokedAt  *time.Time
 }
 
-// Session lifetimes (PRODUCT.md): at most 30 days, and 7 days idle.
+// Session lifetimes (docs/product.md#sessions): at most 30 days, and 7 days idle.
 const (
 	SessionLifetime = 30 * 24 * time.Hour
 	SessionIdle     = 7 * 24 * time.Hour

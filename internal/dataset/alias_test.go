@@ -10,7 +10,7 @@ import (
 
 // TestAliasBombRefused: a document whose YAML aliases repeat a large node
 // many times is refused, naming the file, before anything is decoded
-// (review finding 16: a 519 KB file made a 52.8 MB database). The bombs are
+// (a 519 KB file once made a 52.8 MB database). The bombs are
 // made here, not committed.
 func TestAliasBombRefused(t *testing.T) {
 	// One description under the length limit, aliased by 99 more

@@ -64,8 +64,8 @@ func TestBenchmarkErrors(t *testing.T) {
 			"t/metadata/solution/flag.txt": "f", "t/release/a": "a", "t/release/flag": "link:../metadata/solution/flag.txt"},
 			"t/metadata/metadata.json", "challenge", "release"},
 		// No symlink is followed in a handout, even one that stays in the
-		// task's directory (review finding 15: release -> metadata handed
-		// out solution/flag.txt).
+		// task's directory (release -> metadata would hand out
+		// solution/flag.txt).
 		{"cybench release is a symlink to metadata", map[string]string{"t/metadata/metadata.json": `{"categories": ["web"]}`,
 			"t/metadata/solution/flag.txt": "f", "t/release": "link:metadata"},
 			"t/metadata/metadata.json", "challenge", "release"},

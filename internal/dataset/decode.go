@@ -9,7 +9,7 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// Decode decodes one dataset document (YAML or JSON, see PRODUCT.md) and
+// Decode decodes one dataset document (YAML or JSON, see docs/product.md#the-dataset-format) and
 // validates it on its own. name is used in errors and relative file paths are
 // resolved against filepath.Dir(name). Titles in requires are resolved to the
 // slugs of this document's challenges. Errors are *Error values, joined with

@@ -224,9 +224,8 @@ func runErrorCases(t *testing.T, tests []errorCase) {
 
 // TestFilePathsStayInTheirDirectory: a challenge file named by an absolute
 // path or a symlink that resolves outside the directory of the file naming
-// it is refused with a message naming file, entry and field (review
-// finding 1), and ReadFile refuses it even when the link appears after the
-// dataset was read.
+// it is refused with a message naming file, entry and field, and ReadFile
+// refuses it even when the link appears after the dataset was read.
 func TestFilePathsStayInTheirDirectory(t *testing.T) {
 	dir := t.TempDir()
 	secret := writeFile(t, dir, "outside/secret.txt", "organiser's secret")
@@ -263,7 +262,7 @@ func TestFilePathsStayInTheirDirectory(t *testing.T) {
 	if data, err := ReadFile(f); err == nil {
 		t.Fatalf("ReadFile read %q through a symlink out of the directory", data)
 	}
-	// Nor through one that stays inside (review finding 15).
+	// Nor through one that stays inside.
 	writeFile(t, dir, "ev/files/other.txt", "not the handout")
 	if err := os.Remove(inside); err != nil {
 		t.Fatal(err)

@@ -1,4 +1,4 @@
-// Package dataset reads and writes the event dataset format of PRODUCT.md
+// Package dataset reads and writes the event dataset format of docs/product.md
 // (YAML or JSON, plus ctfcli challenge.yml files) used by `flagship load` and
 // `flagship dump`. It knows nothing of the database: it turns files into a
 // validated Dataset and a Dataset back into bytes.

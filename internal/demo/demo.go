@@ -4,7 +4,7 @@ package demo
 
 import _ "embed"
 
-// Dataset is the demo event in the dataset format of PRODUCT.md (YAML): 21
+// Dataset is the demo event in the dataset format of docs/product.md (YAML): 21
 // players (20 regulars plus the demo account), one admin, 12 visible
 // challenges and a hidden draft, and two days of solves, wrong attempts,
 // writeups and reviews. Challenge files are links, so the dataset needs no

@@ -52,7 +52,7 @@ func load(t *testing.T) *event {
 	return e
 }
 
-// accepts reports whether flag is accepted by one of flags, as PRODUCT.md
+// accepts reports whether flag is accepted by one of flags, as docs/product.md#flags
 // defines matching: static exact (or case-insensitive), regex anchored.
 func accepts(t *testing.T, flags []dataset.Flag, flag string) bool {
 	t.Helper()

@@ -123,7 +123,7 @@ func (s *Service) takenName(username, email string) bool {
 	return st.byFold[ctf.FoldUsername(username)] != nil || (email != "" && st.byEmail[strings.ToLower(email)] != nil)
 }
 
-// Login throttle (PRODUCT.md): 5 failures of an account or 50 from one
+// Login throttle (docs/product.md#login-throttling): 5 failures of an account or 50 from one
 // address within loginWindow refuse further tries for loginWindow.
 const (
 	loginWindow          = 15 * time.Minute

@@ -9,7 +9,7 @@ import (
 	"github.com/flagshipctf/flagship/internal/ctf"
 )
 
-// NewAgent is an agent account to create (PRODUCT.md, "Agents").
+// NewAgent is an agent account to create (docs/product.md#agents).
 type NewAgent struct {
 	// Owner is the user id of the person who runs it: "" for the caller.
 	// Only admins and the operator make agents for others.

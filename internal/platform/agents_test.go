@@ -10,7 +10,7 @@ import (
 )
 
 // TestAgents: a person creates agents and mints their keys; the rules of
-// PRODUCT.md hold (an agent is owned, never an admin, owns nothing, cannot
+// docs/product.md#agents hold (an agent is owned, never an admin, owns nothing, cannot
 // log in); another replica sees the agent without a rebuild; a run reports
 // the agent's attempts beside the first person's solve.
 func TestAgents(t *testing.T) {

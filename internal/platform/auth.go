@@ -56,7 +56,7 @@ func (v Viewer) admin() bool {
 var errBadKey = ctf.Errorf(ctf.Unauthorized, "invalid API key")
 
 // keyTouchEvery and sessionTouchEvery coalesce the records of uses:
-// PRODUCT.md asks lastUsedAt at most once a minute per key.
+// docs/product.md#api-keys asks lastUsedAt at most once a minute per key.
 const (
 	keyTouchEvery     = time.Minute
 	sessionTouchEvery = 5 * time.Minute

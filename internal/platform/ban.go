@@ -4,7 +4,7 @@ import (
 	"github.com/flagshipctf/flagship/internal/ctf"
 )
 
-// A ban covers the person (PRODUCT.md): a banned user has no session and
+// A ban covers the person (docs/product.md#banning): a banned user has no session and
 // mints no keys, and their agents are treated as banned too. An agent's ban
 // is computed from its owner's row, never written to the agent's, so an
 // unban restores the agents exactly, on every replica: each applies the

@@ -10,7 +10,7 @@ import (
 	"github.com/flagshipctf/flagship/internal/ctf"
 )
 
-// TestBanCoversAgents: a ban covers the person (PRODUCT.md): while pam is
+// TestBanCoversAgents: a ban covers the person (docs/product.md#banning): while pam is
 // banned she has no session, cannot log in or mint keys, and her agent
 // counts as banned (its submit refused, off the board, out of the counts and
 // first bloods), on the replica that banned her, on one that reads the ban

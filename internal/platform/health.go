@@ -8,7 +8,7 @@ import (
 	"github.com/flagshipctf/flagship/internal/ctf"
 )
 
-// How health is judged (PRODUCT.md: within a second).
+// How health is judged (docs/product.md#health: within a second).
 const (
 	healthTimeout    = time.Second
 	healthWriteEvery = 5 * time.Second  // a write probe at most this often

@@ -52,7 +52,7 @@ func (s *Service) Leaderboard(have func(userID string, version uint64) bool) (ui
 type RankedEntry struct {
 	Rank        int
 	TotalSolves int
-	Agent       bool // an AI agent's account (PRODUCT.md): the web app marks it
+	Agent       bool // an AI agent's account (docs/product.md#agents): the web app marks it
 	LeaderboardEntry
 }
 

@@ -164,11 +164,7 @@ func seesHeld(v Viewer, u *ctf.User) bool {
 	return v.User != nil && (v.User.ID == u.ID || (u.IsAgent() && v.User.ID == u.OwnerID))
 }
 
-func newState(snap *store.Snapshot, publicURL string, now time.Time) *state {
-	return newStateAfter(snap, publicURL, now, 0)
-}
-
-// newStateAfter is newState with every version (of the lists, of their
+// newStateAfter builds a state from a snapshot, with every version (of the lists, of their
 // entries) past after: a front door that keeps what it built of an entry
 // by version must not mistake a rebuilt state's entry for the old one.
 func newStateAfter(snap *store.Snapshot, publicURL string, now time.Time, after uint64) *state {

@@ -124,3 +124,8 @@ func TestStateCatchUpCountsEachRowOnce(t *testing.T) {
 		t.Errorf("ann's points = %d after a replayed solve, want 100", got)
 	}
 }
+
+// newState builds a state from snap with versions from the start.
+func newState(snap *store.Snapshot, publicURL string, now time.Time) *state {
+	return newStateAfter(snap, publicURL, now, 0)
+}

@@ -10,7 +10,7 @@ import (
 
 // Submit checks a flag for the caller, after the caller has been
 // authenticated, the slug found and the body decoded (the API does those
-// first, as PRODUCT.md orders the checks). What remains, in order: banned,
+// first, as docs/product.md#submitting-a-flag orders the checks). What remains, in order: banned,
 // read-only, the event over (without practice mode) or locked is
 // Forbidden, already solved is Conflict, over the rate limit is
 // RateLimited, a wrong flag is Invalid and recorded, a right one is a
@@ -60,7 +60,7 @@ func (s *Service) Submit(ctx context.Context, v Viewer, slug, rawFlag string) (S
 }
 
 // refusal is Submit's answer to a submission it will not check, in
-// PRODUCT.md's order: the 403s, then the 409. banned is the user's ban or,
+// the order of docs/product.md#submitting-a-flag: the 403s, then the 409. banned is the user's ban or,
 // for an agent, its owner's.
 func refusal(banned bool, v Viewer, over, locked, solved bool) error {
 	switch {

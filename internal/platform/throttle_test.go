@@ -14,8 +14,8 @@ import (
 
 // TestLoginThrottleAcrossReplicasInParallel: twenty wrong passwords for
 // one account sent at once to two replicas get five checks between them;
-// the others are refused before their password is hashed (finding 2 of
-// the second security review).
+// the others are refused before their password is hashed
+// (docs/product.md#login-throttling).
 func TestLoginThrottleAcrossReplicasInParallel(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
@@ -46,7 +46,7 @@ func TestLoginThrottleAcrossReplicasInParallel(t *testing.T) {
 
 // TestPasswordChecksWaitForASlot: at most one password hash per core runs
 // at once; a log-in that cannot start one before its context ends is
-// answered Unavailable, and its try is not counted as a failure (finding 2).
+// answered Unavailable, and its try is not counted as a failure.
 func TestPasswordChecksWaitForASlot(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)

@@ -212,7 +212,7 @@ func parseView(rep *report, o *observation, ev *testEvent) *view {
 	return v
 }
 
-// checkState checks the invariants of issue 3 and PRODUCT.md on what one
+// checkState checks the invariants of docs/product.md on what one
 // replica serves, against the workload's facts: solves, leaderboard,
 // per-challenge counts, ranks.
 func checkState(rep *report, v *view, o *observation, ev *testEvent, f *facts) {
@@ -246,7 +246,7 @@ func checkState(rep *report, v *view, o *observation, ev *testEvent, f *facts) {
 	}
 
 	// The leaderboard: exactly the players with a solve, totals equal to
-	// the sums of their solves' points, in the order of PRODUCT.md; ranks
+	// the sums of their solves' points, in the order of docs/product.md#leaderboard; ranks
 	// are positions in it.
 	var board boardView
 	if err := json.Unmarshal(o.Board, &board); err != nil {

@@ -1,5 +1,5 @@
 // Package replicatest proves that several `flagship serve` replicas on one
-// database behave as one platform (issue 3). Its tests build the real
+// database behave as one platform. Its tests build the real
 // binary, run three replicas on loopback, drive a mixed player workload
 // across them (one replica killed with SIGKILL mid-load and restarted),
 // check the public API's invariants on every replica and again after a

@@ -11,8 +11,8 @@ import (
 )
 
 // TestReplicaVisibilityLatency measures how long a solve acknowledged by
-// one replica takes to show in the other replicas' solvesCount (issue 3
-// asks for within 1 s). It is a measurement for the docs, logged as a
+// one replica takes to show in the other replicas' solvesCount (the aim is
+// within 1 s). It is a measurement for the docs, logged as a
 // distribution; it fails only on a sample past 3 s, which no working
 // polling or notification design produces, or on a solve never seen.
 //

@@ -9,12 +9,12 @@ import (
 	"time"
 )
 
-// TestReplicasMixedLoadKillRestart is the multi-replica test of issue 3:
+// TestReplicasMixedLoadKillRestart is the multi-replica test:
 // three `flagship serve` processes on one database, a bounded mixed player
 // workload spread over them with two first-blood races, one replica killed
 // with SIGKILL in the middle of a burst of group commits and restarted on
 // a new port; then, once they have
-// converged, the invariants of PRODUCT.md checked through the API of every
+// converged, the invariants of docs/product.md checked through the API of every
 // replica, and checked again after restarting all replicas from the
 // database, whose answers must be byte-identical to the live ones.
 func TestReplicasMixedLoadKillRestart(t *testing.T) {

@@ -131,8 +131,8 @@ func TestValidatePasswordHash(t *testing.T) {
 
 // TestCheckPasswordRefusesHostileHashes: a hash outside the bounds matches
 // no password, and checking it neither panics nor allocates what it asks
-// for (finding 1 of issue 16's follow-up review: a stored hash said what a
-// login costs).
+// for (a stored hash says what a login costs, so one from a
+// file must not say more than this server would pay).
 func TestCheckPasswordRefusesHostileHashes(t *testing.T) {
 	for _, tc := range hostileHashes(t) {
 		t.Run(tc.name, func(t *testing.T) {

@@ -40,11 +40,9 @@ func (r *recorder) Write(p []byte) (int, error) {
 
 func (r *recorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }
 
-// Logged logs one line per request with its status and duration, and turns
-// a panic into a logged 500 rather than a dropped connection.
-func Logged(log *slog.Logger, next http.Handler) http.Handler { return logged(log, nil, next) }
-
-// logged is Logged that also tells obs (when not nil) of each request.
+// logged logs one line per request with its status and duration, turns a
+// panic into a logged 500 rather than a dropped connection, and tells obs
+// (when not nil) of each request.
 func logged(log *slog.Logger, obs RequestObserver, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()

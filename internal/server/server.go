@@ -1,6 +1,7 @@
 // Package server owns Flagship's HTTP server: the routes of every front door
-// (the public API and file downloads, the web app, /mcp, the CTFtime feed,
-// the probes; the event stream mounts here next), the middleware around them and the timeouts. The front doors themselves live in their own packages and hold
+// (the public API and file downloads, the web app, /mcp, the live stream,
+// the CTFtime feed, the probes), the middleware around them and the
+// timeouts. The front doors themselves live in their own packages and hold
 // no server wiring.
 package server
 

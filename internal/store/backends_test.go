@@ -323,7 +323,7 @@ func TestSubmissionWakesReplicas(t *testing.T) {
 }
 
 // TestSubmissionsCommitDurably: an answered submission, wrong or right,
-// survives a crash and a power cut (review finding 4): on SQLite the writer
+// survives a crash and a power cut: on SQLite the writer
 // syncs the WAL at each commit (synchronous=FULL, 2; NORMAL may lose the
 // last commits in WAL mode), on PostgreSQL the commit waits for the WAL
 // flush (synchronous_commit on; wrong attempts used to turn it off).

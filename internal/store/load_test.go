@@ -758,8 +758,8 @@ func TestLoadCtfcliErrors(t *testing.T) {
 }
 
 // TestLoadCtfcliRequirementTitleInDatabase: ctfcli's requirements name
-// challenges by name (title); PRODUCT.md: "requires: prerequisite slugs (or
-// titles)". A challenge.yml loaded on its own whose requirement is the title
+// challenges by name (title); docs/product.md#challenges: requires
+// names prerequisite slugs or titles. A challenge.yml loaded on its own whose requirement is the title
 // of a challenge already in the database must resolve it, as it would if
 // both were loaded together.
 func TestLoadCtfcliRequirementTitleInDatabase(t *testing.T) {

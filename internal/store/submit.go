@@ -78,7 +78,7 @@ func (db *DB) RecordSubmission(ctx context.Context, s Submission, limit RateLimi
 // RecordSubmissions applies the database's part of the submit rules to a
 // batch of submissions in one transaction, so that the batch shares one
 // commit and one wait for the disk. For each submission, in the batch's
-// order and in the order PRODUCT.md fixes: an existing solve is a Conflict
+// order and in the order docs/product.md#submitting-a-flag fixes: an existing solve is a Conflict
 // (whatever the flag), then too many recent wrong submissions is
 // RateLimited, then the submission is recorded, as a solve when correct or
 // as a wrong attempt. A refusal is that submission's Outcome alone; an

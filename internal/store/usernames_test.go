@@ -11,8 +11,7 @@ import (
 )
 
 // TestMigrationReportsUsernamesDifferingInCase: a database made by an
-// older release may hold usernames that differ only in case (finding 12
-// of the second security review). The migration that makes usernames
+// older release may hold usernames that differ only in case. The migration that makes usernames
 // unique ignoring case refuses it with a message naming each clash and
 // how to fix it, changes nothing, and succeeds once the names are fixed;
 // afterwards the database itself refuses such a name.

@@ -17,8 +17,7 @@ func signedIn(b *browser) bool { return b.get("/settings").status == http.Status
 
 // TestTwoFactorChangesEndOtherSessions: turning two-factor authentication
 // on or off ends every other session of the account, as a password change
-// does, and keeps the one that made the change (finding 17 of the second
-// security review).
+// does, and keeps the one that made the change.
 func TestTwoFactorChangesEndOtherSessions(t *testing.T) {
 	t.Parallel()
 	s := apitest.Start(t, event)
@@ -61,7 +60,7 @@ func TestTwoFactorChangesEndOtherSessions(t *testing.T) {
 
 // TestDisableTwoFactorNeedsThePassword: a code alone (from a stolen
 // session and a glance at the victim's app, say) does not turn two-factor
-// off: the form asks for the password too (finding 17).
+// off: the form asks for the password too.
 func TestDisableTwoFactorNeedsThePassword(t *testing.T) {
 	t.Parallel()
 	s := apitest.Start(t, event)
@@ -80,7 +79,7 @@ func TestDisableTwoFactorNeedsThePassword(t *testing.T) {
 
 // TestPasswordChangeIsThrottled: the current-password check of a password
 // change counts failures like a login, on the same counter: after five
-// wrong ones even the right one waits, and so does logging in (finding 17).
+// wrong ones even the right one waits, and so does logging in.
 func TestPasswordChangeIsThrottled(t *testing.T) {
 	t.Parallel()
 	s := apitest.Start(t, event)

@@ -322,7 +322,7 @@ func (h *Handler) adminUserAction(w http.ResponseWriter, r *http.Request) {
 }
 
 // adminCreateUser creates an account, whether registration is open or not
-// (PRODUCT.md: then only admins and the CLI do). As with the CLI, the
+// (docs/product.md#registration: then only admins and the CLI do). As with the CLI, the
 // password may be left out: such an account (a challenge's author, say)
 // exists but nobody can log in to it. The list then shows the new account.
 func (h *Handler) adminCreateUser(w http.ResponseWriter, r *http.Request) {

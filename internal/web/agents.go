@@ -10,7 +10,7 @@ import (
 )
 
 // agentsData is the page where a player runs their AI agents: each agent
-// is an account of its own (PRODUCT.md), playing under keys minted here.
+// is an account of its own (docs/product.md#agents), playing under keys minted here.
 type agentsData struct {
 	Agents   []platform.AgentView
 	Max      int

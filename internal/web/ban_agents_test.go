@@ -14,7 +14,7 @@ import (
 	"github.com/flagshipctf/flagship/internal/store"
 )
 
-// TestBanCoversThePersonAndTheirAgents (PRODUCT.md: "A ban covers the
+// TestBanCoversThePersonAndTheirAgents (docs/product.md#banning: "A ban covers the
 // person: their agents are treated as banned too, and a banned user mints no
 // keys"), over HTTP on two replicas of one database: once pam is banned her
 // session stops, she cannot log in (403 once her password is right, the

@@ -11,8 +11,8 @@ import (
 
 // Behind a trusted reverse proxy every client reaches the server from the
 // proxy's address: the login throttle counts the client the proxy names,
-// so fifty failures from one client lock out that client only (finding 1 of
-// the second security review).
+// so fifty failures from one client lock out that client only
+// (docs/product.md#client-addresses-and-trusted-proxies).
 func TestLoginThrottleBehindTrustedProxy(t *testing.T) {
 	t.Parallel()
 	// The test's client connects from 127.0.0.1: it plays the proxy.

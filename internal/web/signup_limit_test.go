@@ -14,7 +14,7 @@ import (
 // TestSignUpLimitPerAddress: one client address opens at most ten accounts
 // an hour (serve's default --signup-limit); the eleventh is refused with
 // 429 and Retry-After on the sign-up page, and another address still signs
-// up (finding 14 of the second security review). The count is the
+// up (docs/product.md#limits-per-client-address). The count is the
 // database's, so it holds across replicas.
 func TestSignUpLimitPerAddress(t *testing.T) {
 	t.Parallel()

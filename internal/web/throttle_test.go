@@ -72,8 +72,7 @@ func parallelPosts(t *testing.T, s *apitest.Server, client *http.Client, n int, 
 // TestLoginThrottleHoldsUnderParallelTries: thirty wrong passwords for one
 // account sent at once get five checks (401) and twenty-five refusals
 // (429): the throttle reserves each try before the password is checked, so
-// a burst cannot slip past the count (finding 2 of the second security
-// review). Afterwards even the right password waits.
+// a burst cannot slip past the count. Afterwards even the right password waits.
 func TestLoginThrottleHoldsUnderParallelTries(t *testing.T) {
 	t.Parallel()
 	s := apitest.Start(t, event)
@@ -88,7 +87,7 @@ func TestLoginThrottleHoldsUnderParallelTries(t *testing.T) {
 
 // TestTwoFactorDisableThrottleHoldsUnderParallelTries: forty tries at once
 // to turn two-factor off with a wrong code, from a signed-in session, get
-// five checks and thirty-five refusals (finding 2).
+// five checks and thirty-five refusals.
 func TestTwoFactorDisableThrottleHoldsUnderParallelTries(t *testing.T) {
 	t.Parallel()
 	s := apitest.Start(t, event)
@@ -136,8 +135,7 @@ func wrongCode(secret string) string {
 // TestLoginNamesFoldToOneAccount: the throttle counts an account's
 // failures whatever the spelling of its name (other cases, its email in
 // capitals), and a name outside the username rule, like ſessions with a
-// long s, which Unicode folds to "sessions", logs into nothing (finding 3
-// of the second security review).
+// long s, which Unicode folds to "sessions", logs into nothing.
 func TestLoginNamesFoldToOneAccount(t *testing.T) {
 	t.Parallel()
 	s := apitest.Start(t, `

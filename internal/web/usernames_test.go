@@ -12,8 +12,7 @@ import (
 // TestUsernamesUniqueIgnoringCase: no account may be named like another
 // but for case, by any door that creates one: sign-up (BOSS beside the
 // admin boss), an owner's agent (Organiser beside organiser) or the
-// admin's form; each is a clean 409 "already taken" (finding 12 of the
-// second security review).
+// admin's form; each is a clean 409 "already taken".
 func TestUsernamesUniqueIgnoringCase(t *testing.T) {
 	t.Parallel()
 	s := apitest.Start(t, `

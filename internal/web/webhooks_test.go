@@ -89,7 +89,7 @@ func TestAdminWebhooksPage(t *testing.T) {
 	}
 }
 
-// TestAdminWebhookFormRefusesPrivateURLs is finding 8 at the form: a URL
+// TestAdminWebhookFormRefusesPrivateURLs: at the form, a URL
 // on a loopback, private, link-local, multicast or metadata address, or on
 // localhost, is refused with a clear error beside the form, and nothing is
 // stored. A public address is accepted.

@@ -98,7 +98,7 @@ func tryOnce(t *testing.T, url string, o webhook.Options) store.DeliveryTry {
 	}
 }
 
-// TestWebhookRefusesPrivateTargets is finding 8: a webhook on a loopback
+// TestWebhookRefusesPrivateTargets: a webhook on a loopback
 // address (or a name that resolves to one) is refused when the worker
 // connects, by default. The target receives no connection at all, and the
 // log says why in words that tell nothing of what listens there.

@@ -71,7 +71,6 @@ type Worker struct {
 	db     Store
 	o      Options
 	client *http.Client
-	wake   chan struct{}
 	slots  chan struct{}
 	wg     sync.WaitGroup
 }
@@ -102,21 +101,12 @@ func New(db Store, o Options) *Worker {
 		o.Now = time.Now
 	}
 	return &Worker{db: db, o: o, client: newClient(o.Timeout, newDialer(o).DialContext),
-		wake: make(chan struct{}, 1), slots: make(chan struct{}, o.Concurrency)}
+		slots: make(chan struct{}, o.Concurrency)}
 }
 
 type noObserver struct{}
 
 func (noObserver) WebhookDelivery(string, bool) {}
-
-// Wake asks the worker to look for due deliveries now rather than at its
-// next tick.
-func (w *Worker) Wake() {
-	select {
-	case w.wake <- struct{}{}:
-	default:
-	}
-}
 
 // Run sends deliveries until ctx ends, then waits for the tries in flight
 // (which ctx cancels: their claims lapse and a replica tries them again).
@@ -130,7 +120,6 @@ func (w *Worker) Run(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-t.C:
-		case <-w.wake:
 		}
 	}
 }

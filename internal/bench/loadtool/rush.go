@@ -20,7 +20,7 @@ import (
 	"github.com/flagshipctf/flagship/internal/synth"
 )
 
-// rush is issue 10's solve rush against running servers on loopback:
+// rush is the solve rush against running servers on loopback:
 //
 //	loadtool rush --url URL --keys FILE --pid PID [--rate 50] [--clients 64]
 //	    [--duration 30s] [--watch URL,...] [--sample 5] [synth flags]

@@ -819,7 +819,7 @@ func TestDocument(t *testing.T) {
 		required = "required"
 	)
 	// Statuses per operation: the contract's success and error statuses,
-	// plus PRODUCT.md's (submit 403, 413, 429; health 503; 401 for a bad
+	// plus docs/product.md's (submit 403, 413, 429; health 503; 401 for a bad
 	// API key everywhere; 304 on GETs; 405 everywhere), plus the
 	// leaderboard's 400 for a bad limit or offset (an extension).
 	want := map[string]struct {
