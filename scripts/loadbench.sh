@@ -12,7 +12,7 @@
 # dump RUNS times (3) into a new database each time, printing each run's
 # wall time and peak resident memory (/usr/bin/time: the process's maximum
 # RSS) and their medians. On PostgreSQL each run gets a fresh database
-# (internal/bench/loadtool createdb; dropped after the run, and on ^C).
+# (cmd/loadtool createdb; dropped after the run, and on ^C).
 # Everything is written under one temporary directory, removed at the end.
 # Each run is bounded by TIMEOUT (300s). Figures are in docs/performance.md.
 set -euo pipefail
@@ -37,7 +37,7 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 go build -o "$dir/flagship" ./cmd/flagship
-go build -o "$dir/loadtool" ./internal/bench/loadtool
+go build -o "$dir/loadtool" ./cmd/loadtool
 
 "$dir/flagship" --db "sqlite:$dir/src.db" synth --players "$PLAYERS" --solves "$SOLVES" --attempts "$ATTEMPTS" >/dev/null
 "$dir/flagship" --db "sqlite:$dir/src.db" dump >"$dir/dump.yaml"

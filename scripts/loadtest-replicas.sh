@@ -8,7 +8,7 @@
 # The URL (or FLAGSHIP_BENCH_DB) names a PostgreSQL server on which the role
 # may create databases; its options (pool_max_conns, statement_timeout, …)
 # go to the replicas. The script
-#  1. builds flagship and internal/bench/loadtool, creates a fresh database
+#  1. builds flagship and cmd/loadtool, creates a fresh database
 #     (flagship_bench_p<this script's pid>_<random>), and generates the
 #     synthetic event in it with `flagship synth` (binary COPY), with API
 #     keys and submission targets;
@@ -69,7 +69,7 @@ trap 'exit 130' INT TERM
 echo "== machine: $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), $(go version | cut -d' ' -f3-), $(wrk --version 2>&1 | head -1 | cut -d' ' -f1-2); load average $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "== build"
 go build -o "$work/flagship" ./cmd/flagship
-go build -o "$work/loadtool" ./internal/bench/loadtool
+go build -o "$work/loadtool" ./cmd/loadtool
 
 echo "== fresh database"
 read -r dbname dsn < <("$work/loadtool" createdb --server "$SERVER" --owner $$)

@@ -49,7 +49,7 @@ trap 'exit 130' INT TERM
 echo "== machine: $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), $(go version | cut -d' ' -f3-), $(wrk --version 2>&1 | head -1 | cut -d' ' -f1-2)"
 echo "== build"
 go build -o "$work/flagship" ./cmd/flagship
-go build -o "$work/baseline" ./internal/bench/baseline
+go build -o "$work/baseline" ./cmd/baseline
 
 echo "== synthetic event"
 "$work/flagship" --db "sqlite:$work/event.db" synth --players "$PLAYERS" --challenges "$CHALLENGES" \

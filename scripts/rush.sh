@@ -3,7 +3,7 @@
 # full size): 64 readers of the leaderboard and the challenge list (gzip),
 # first alone, then while correct flags arrive at 50 per second; read
 # throughput and p99, the server's CPU, the solve-to-visible delay
-# (internal/bench/loadtool rush).
+# (cmd/loadtool rush).
 #
 #   scripts/rush.sh                    # SQLite, one server
 #   scripts/rush.sh 'postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable'
@@ -43,7 +43,7 @@ trap 'exit 130' INT TERM
 
 echo "== machine: $(nproc) cores, $(go version | cut -d' ' -f3-); load average $(cut -d' ' -f1-3 /proc/loadavg)"
 go build -o "$work/flagship" ./cmd/flagship
-go build -o "$work/loadtool" ./internal/bench/loadtool
+go build -o "$work/loadtool" ./cmd/loadtool
 if [ -n "$SERVER" ]; then
 	read -r dbname dsn < <("$work/loadtool" createdb --server "$SERVER" --owner $$)
 	[ -n "$dbname" ] || exit 1

@@ -43,8 +43,8 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 go build -o "$work/flagship" ./cmd/flagship
-go build -o "$work/baseline" ./internal/bench/baseline
-go build -o "$work/loadtool" ./internal/bench/loadtool
+go build -o "$work/baseline" ./cmd/baseline
+go build -o "$work/loadtool" ./cmd/loadtool
 "$work/baseline" --addr "$HOST:$BASELINE_PORT" &
 pids+=($!)
 

@@ -13,19 +13,6 @@ import (
 	"github.com/flagshipctf/flagship/internal/platform"
 )
 
-func (a *app) user(ctx context.Context, args []string) error {
-	if len(args) == 0 {
-		return usagef("expected a subcommand: create or list")
-	}
-	switch args[0] {
-	case "create":
-		return a.userCreate(ctx, args[1:])
-	case "list":
-		return a.userList(ctx, args[1:])
-	}
-	return usagef("unknown subcommand %q: expected create or list", args[0])
-}
-
 type userJSON struct {
 	ID        string `json:"id"`
 	Username  string `json:"username"`
@@ -115,21 +102,6 @@ func (a *app) userList(ctx context.Context, args []string) error {
 	tw.Flush()
 	a.print(out, b.String())
 	return nil
-}
-
-func (a *app) apikey(ctx context.Context, args []string) error {
-	if len(args) == 0 {
-		return usagef("expected a subcommand: create, list or revoke")
-	}
-	switch args[0] {
-	case "create":
-		return a.apikeyCreate(ctx, args[1:])
-	case "list":
-		return a.apikeyList(ctx, args[1:])
-	case "revoke":
-		return a.apikeyRevoke(ctx, args[1:])
-	}
-	return usagef("unknown subcommand %q: expected create, list or revoke", args[0])
 }
 
 // createKey mints a key for a user and returns it and its secret, shown

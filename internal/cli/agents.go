@@ -10,19 +10,6 @@ import (
 	"github.com/flagshipctf/flagship/internal/platform"
 )
 
-func (a *app) agent(ctx context.Context, args []string) error {
-	if len(args) == 0 {
-		return usagef("expected a subcommand: create or list")
-	}
-	switch args[0] {
-	case "create":
-		return a.agentCreate(ctx, args[1:])
-	case "list":
-		return a.agentList(ctx, args[1:])
-	}
-	return usagef("unknown subcommand %q: expected create or list", args[0])
-}
-
 type agentJSON struct {
 	ID        string `json:"id"`
 	Username  string `json:"username"`

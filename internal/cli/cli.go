@@ -34,25 +34,96 @@ type app struct {
 	json bool
 }
 
-const usage = `flagship — a self-hosted CTF platform
+// command is one operator command: its name, its line in the usage text,
+// and what it runs, or its subcommands (user create, apikey revoke…).
+type command struct {
+	name, summary string
+	run           func(a *app, ctx context.Context, args []string) error
+	subs          []command
+}
 
-Usage:
-  flagship [--db DSN] [--json] COMMAND [options]
+// commands is every operator command, in the order the usage lists them:
+// the one table both the dispatch and the usage text are made from.
+var commands = []command{
+	{name: "serve", summary: "run the platform (--addr, --public-url, --demo, …)", run: (*app).serve},
+	{name: "migrate", summary: "apply schema migrations and exit", run: (*app).migrate},
+	{name: "load", summary: "import dataset files, ctfcli challenge.yml files or directories of them", run: (*app).load},
+	{name: "dump", summary: "write the whole platform as one dataset (YAML; JSON with --json; --out FILE: mode 0600)", run: (*app).dump},
+	{name: "user", subs: []command{
+		{name: "create", run: (*app).userCreate},
+		{name: "list", run: (*app).userList},
+	}},
+	{name: "apikey", subs: []command{
+		{name: "create", run: (*app).apikeyCreate},
+		{name: "list", run: (*app).apikeyList},
+		{name: "revoke", run: (*app).apikeyRevoke},
+	}},
+	{name: "agent", summary: "AI agents' accounts, run by a person", subs: []command{
+		{name: "create", run: (*app).agentCreate},
+		{name: "list", run: (*app).agentList},
+	}},
+	{name: "export", summary: "each agent's run (summary.json, attempts.jsonl, times.csv)", subs: []command{
+		{name: "agents", run: (*app).exportAgents},
+	}},
+	{name: "synth", summary: "fill an empty database with a synthetic event (benchmarks, load tests)", run: (*app).synth},
+}
 
-Commands:
-  serve     run the platform (--addr, --public-url, --demo)
-  migrate   apply schema migrations and exit
-  load      import dataset files, ctfcli challenge.yml files or directories of them
-  dump      write the whole platform as one dataset (YAML; JSON with --json; --out FILE: mode 0600)
-  user      create | list
-  apikey    create | list | revoke
-  agent     create | list: AI agents' accounts, run by a person
-  export    agents: each agent's run (summary.json, attempts.jsonl, times.csv)
-  synth     fill an empty database with a synthetic event (benchmarks, load tests)
+// usage is the top-level help, listing commands.
+var usage = func() string {
+	var b strings.Builder
+	b.WriteString("flagship — a self-hosted CTF platform\n\nUsage:\n  flagship [--db DSN] [--json] COMMAND [options]\n\nCommands:\n")
+	for _, c := range commands {
+		line := c.summary
+		if len(c.subs) > 0 {
+			line = strings.Join(subNames(c), " | ")
+			if c.summary != "" {
+				line += ": " + c.summary
+			}
+		}
+		fmt.Fprintf(&b, "  %-9s %s\n", c.name, line)
+	}
+	b.WriteString("\nEvery command takes --db DSN (env FLAGSHIP_DB; default sqlite:flagship.db)\n" +
+		"and --json for machine-readable output. Run \"flagship COMMAND -h\" for details.\n")
+	return b.String()
+}()
 
-Every command takes --db DSN (env FLAGSHIP_DB; default sqlite:flagship.db)
-and --json for machine-readable output. Run "flagship COMMAND -h" for details.
-`
+func subNames(c command) []string {
+	names := make([]string, len(c.subs))
+	for i, s := range c.subs {
+		names[i] = s.name
+	}
+	return names
+}
+
+// find returns the command named name in list.
+func find(list []command, name string) (command, bool) {
+	for _, c := range list {
+		if c.name == name {
+			return c, true
+		}
+	}
+	return command{}, false
+}
+
+// dispatch runs c with args, choosing its subcommand first if it has some.
+func (a *app) dispatch(ctx context.Context, c command, args []string) error {
+	if len(c.subs) == 0 {
+		return c.run(a, ctx, args)
+	}
+	names := subNames(c)
+	expected := strings.Join(names, " or ")
+	if len(names) > 2 {
+		expected = strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+	}
+	if len(args) == 0 {
+		return usagef("expected a subcommand: %s", expected)
+	}
+	sub, ok := find(c.subs, args[0])
+	if !ok {
+		return usagef("unknown subcommand %q: expected %s", args[0], expected)
+	}
+	return sub.run(a, ctx, args[1:])
+}
 
 // Run runs the command line args (without the program name) and returns
 // the process exit code.
@@ -76,18 +147,7 @@ func Run(ctx context.Context, args []string, env Env, stdio IO) int {
 		fmt.Fprint(a.Stderr, usage)
 		return 2
 	}
-	cmds := map[string]func(context.Context, []string) error{
-		"serve":   a.serve,
-		"migrate": a.migrate,
-		"load":    a.load,
-		"dump":    a.dump,
-		"user":    a.user,
-		"apikey":  a.apikey,
-		"agent":   a.agent,
-		"export":  a.export,
-		"synth":   a.synth,
-	}
-	run, ok := cmds[rest[0]]
+	cmd, ok := find(commands, rest[0])
 	if !ok {
 		if rest[0] == "help" {
 			fmt.Fprint(a.Stdout, usage)
@@ -96,7 +156,7 @@ func Run(ctx context.Context, args []string, env Env, stdio IO) int {
 		fmt.Fprintf(a.Stderr, "flagship: unknown command %q\n\n%s", rest[0], usage)
 		return 2
 	}
-	if err := run(ctx, rest[1:]); err != nil {
+	if err := a.dispatch(ctx, cmd, rest[1:]); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
 		}

@@ -13,14 +13,11 @@ import (
 	"github.com/flagshipctf/flagship/internal/platform"
 )
 
-func (a *app) export(ctx context.Context, args []string) error {
-	if len(args) == 0 || args[0] != "agents" {
-		return usagef("expected what to export: agents")
-	}
+func (a *app) exportAgents(ctx context.Context, args []string) error {
 	fs := a.flags("export agents", "export agents [--out DIR] [--agent USERNAME]")
 	out := fs.String("out", "agent-runs", "directory to write into: one directory per agent")
 	only := fs.String("agent", "", "export this agent only")
-	if err := a.parse(fs, args[1:]); err != nil {
+	if err := a.parse(fs, args); err != nil {
 		return err
 	}
 	svc, closeDB, err := a.service(ctx)

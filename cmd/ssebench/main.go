@@ -4,7 +4,7 @@
 // goroutines per connected client and how long an event takes to reach
 // every client.
 //
-//	go run ./internal/bench/ssebench [-n 10000] [-events 20]
+//	go run ./cmd/ssebench [-n 10000] [-events 20]
 //
 // The server runs in a child process (this program again, with
 // -serve), so that its memory is the server's alone: the real server
