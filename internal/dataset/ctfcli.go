@@ -38,8 +38,7 @@ func decodeCtfcli(data []byte, name string) (*Challenge, []error) {
 		d.fail("", "empty challenge file")
 		return nil, d.errs
 	}
-	c := d.challenge(root)
-	c.Source = Source{File: name, Index: -1}
+	c := d.challenge(root, Source{File: name, Index: -1})
 	return &c, d.errs
 }
 

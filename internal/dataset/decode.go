@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -32,7 +33,40 @@ func newDecoder(name string, ctfcli bool) *decoder {
 	return &decoder{file: name, dir: filepath.Dir(name), ctfcli: ctfcli}
 }
 
-var topKeys = []string{"event", "users", "challenges", "solves", "attempts", "writeups", "reviews", "announcements", "webhooks"}
+// sections are the top-level keys of a dataset. add decodes an entry of
+// the key's list, found at src, into ds; the event is one mapping, not a
+// list (see topValue).
+var sections = []struct {
+	key string
+	add func(d *decoder, ds *Dataset, src Source, n *yaml.Node)
+}{
+	{"event", nil},
+	{"users", entries((*decoder).user, func(ds *Dataset) *[]User { return &ds.Users })},
+	{"challenges", entries((*decoder).challenge, func(ds *Dataset) *[]Challenge { return &ds.Challenges })},
+	{"solves", entries((*decoder).solve, func(ds *Dataset) *[]Solve { return &ds.Solves })},
+	{"attempts", entries((*decoder).submission, func(ds *Dataset) *[]Attempt { return &ds.Attempts })},
+	{"writeups", entries((*decoder).writeup, func(ds *Dataset) *[]Writeup { return &ds.Writeups })},
+	{"reviews", entries((*decoder).review, func(ds *Dataset) *[]Review { return &ds.Reviews })},
+	{"announcements", entries((*decoder).announcement, func(ds *Dataset) *[]Announcement { return &ds.Announcements })},
+	{"webhooks", entries((*decoder).webhook, func(ds *Dataset) *[]Webhook { return &ds.Webhooks })},
+}
+
+// entries is the add of a section whose entries decode reads into the list at.
+func entries[T any](decode func(d *decoder, n *yaml.Node, src Source) T, at func(*Dataset) *[]T) func(*decoder, *Dataset, Source, *yaml.Node) {
+	return func(d *decoder, ds *Dataset, src Source, n *yaml.Node) {
+		l := at(ds)
+		*l = append(*l, decode(d, n, src))
+	}
+}
+
+// topKeys are the sections' keys, in their order for suggestions.
+var topKeys = func() []string {
+	var keys []string
+	for _, s := range sections {
+		keys = append(keys, s.key)
+	}
+	return keys
+}()
 
 // decodeDataset decodes a whole document as one tree, without
 // cross-entry validation (ReadPaths merges first). decodeStream is the
@@ -117,307 +151,190 @@ func label(kind string, src Source, key string) string {
 	return s
 }
 
-var userKeys = []string{"id", "username", "name", "email", "password", "passwordHash", "role", "banned", "createdAt",
-	"kind", "owner", "model", "harness", "apiKeys", "twoFactor"}
-
-func (d *decoder) user(n *yaml.Node) User {
-	var u User
-	keys, vals := d.pairs(n, "")
-	for i, k := range keys {
-		v := vals[i]
-		switch k {
-		case "id":
-			u.ID = d.str(v, k)
-		case "username":
-			u.Username = d.str(v, k)
-		case "name":
-			u.Name = d.str(v, k)
-		case "email":
-			u.Email = strings.TrimSpace(d.str(v, k))
-		case "password":
-			u.Password = d.str(v, k)
-		case "passwordHash":
-			u.PasswordHash = d.str(v, k)
-		case "role":
-			u.Role = strings.ToLower(strings.TrimSpace(d.str(v, k)))
-		case "banned":
-			u.Banned = d.boolean(v, k)
-		case "createdAt":
-			u.CreatedAt = d.timestamp(v, k)
-		case "kind":
-			u.Kind = strings.ToLower(strings.TrimSpace(d.str(v, k)))
-		case "owner":
-			u.Owner = strings.TrimSpace(d.str(v, k))
-		case "model":
-			u.Model = d.str(v, k)
-		case "harness":
-			u.Harness = d.str(v, k)
-		case "apiKeys":
-			for j, kn := range d.items(v, k) {
-				u.APIKeys = append(u.APIKeys, d.apiKey(kn, fmt.Sprintf("apiKeys[%d].", j)))
-			}
-		case "twoFactor":
-			if !isNull(v) {
-				u.TwoFactor = d.twoFactor(v, k+".")
-			}
-		default:
-			d.unknown(k, k, userKeys)
+var userFields = newMapping(rejectUnknown, nil,
+	asText("id", func(u *User) *string { return &u.ID }),
+	asText("username", func(u *User) *string { return &u.Username }),
+	asText("name", func(u *User) *string { return &u.Name }),
+	asTrimmed("email", func(u *User) *string { return &u.Email }),
+	asText("password", func(u *User) *string { return &u.Password }),
+	asText("passwordHash", func(u *User) *string { return &u.PasswordHash }),
+	asLower("role", func(u *User) *string { return &u.Role }),
+	asBool("banned", func(u *User) *bool { return &u.Banned }),
+	asTime("createdAt", func(u *User) **time.Time { return &u.CreatedAt }),
+	asLower("kind", func(u *User) *string { return &u.Kind }),
+	asTrimmed("owner", func(u *User) *string { return &u.Owner }),
+	asText("model", func(u *User) *string { return &u.Model }),
+	asText("harness", func(u *User) *string { return &u.Harness }),
+	field[User]{"apiKeys", func(d *decoder, u *User, v *yaml.Node, path string) {
+		for j, kn := range d.items(v, path) {
+			var a APIKey
+			apiKeyFields.decode(d, kn, fmt.Sprintf("%s[%d]", path, j), &a)
+			u.APIKeys = append(u.APIKeys, a)
 		}
-	}
+	}},
+	field[User]{"twoFactor", func(d *decoder, u *User, v *yaml.Node, path string) {
+		if !isNull(v) {
+			u.TwoFactor = &TwoFactor{}
+			twoFactorFields.decode(d, v, path, u.TwoFactor)
+		}
+	}},
+)
+
+func (d *decoder) user(n *yaml.Node, src Source) User {
+	u := User{Source: src}
+	userFields.decode(d, n, "", &u)
 	if u.Role == "" {
 		u.Role = "player"
 	}
 	return u
 }
 
-var apiKeyKeys = []string{"id", "name", "keyPrefix", "keyHash", "createdAt", "lastUsedAt", "revokedAt", "readOnly"}
+var apiKeyFields = newMapping(rejectUnknown, nil,
+	asText("id", func(a *APIKey) *string { return &a.ID }),
+	asText("name", func(a *APIKey) *string { return &a.Name }),
+	asText("keyPrefix", func(a *APIKey) *string { return &a.KeyPrefix }),
+	asText("keyHash", func(a *APIKey) *string { return &a.KeyHash }),
+	asTime("createdAt", func(a *APIKey) **time.Time { return &a.CreatedAt }),
+	asTime("lastUsedAt", func(a *APIKey) **time.Time { return &a.LastUsedAt }),
+	asTime("revokedAt", func(a *APIKey) **time.Time { return &a.RevokedAt }),
+	asBool("readOnly", func(a *APIKey) *bool { return &a.ReadOnly }),
+)
 
-func (d *decoder) apiKey(n *yaml.Node, prefix string) APIKey {
-	var a APIKey
-	keys, vals := d.pairs(n, strings.TrimSuffix(prefix, "."))
-	for i, k := range keys {
-		v, f := vals[i], prefix+k
-		switch k {
-		case "id":
-			a.ID = d.str(v, f)
-		case "name":
-			a.Name = d.str(v, f)
-		case "keyPrefix":
-			a.KeyPrefix = d.str(v, f)
-		case "keyHash":
-			a.KeyHash = d.str(v, f)
-		case "createdAt":
-			a.CreatedAt = d.timestamp(v, f)
-		case "lastUsedAt":
-			a.LastUsedAt = d.timestamp(v, f)
-		case "revokedAt":
-			a.RevokedAt = d.timestamp(v, f)
-		case "readOnly":
-			a.ReadOnly = d.boolean(v, f)
-		default:
-			d.unknown(f, k, apiKeyKeys)
-		}
-	}
-	return a
-}
-
-var twoFactorKeys = []string{"secret", "recoveryCodes", "lastStep"}
-
-// twoFactor decodes a user's 2FA state; the secret is read as apps take
+// twoFactorFields read a user's 2FA state; the secret is read as apps take
 // it (any case, spaces and padding dropped), the hashes in lower case.
-func (d *decoder) twoFactor(n *yaml.Node, prefix string) *TwoFactor {
-	tf := &TwoFactor{}
-	keys, vals := d.pairs(n, strings.TrimSuffix(prefix, "."))
-	for i, k := range keys {
-		v, f := vals[i], prefix+k
-		switch k {
-		case "secret":
-			tf.Secret = strings.TrimRight(strings.ToUpper(strings.Join(strings.Fields(d.str(v, f)), "")), "=")
-		case "recoveryCodes":
-			for j, h := range d.items(v, f) {
-				tf.RecoveryCodes = append(tf.RecoveryCodes, strings.ToLower(strings.TrimSpace(d.str(h, fmt.Sprintf("%s[%d]", f, j)))))
-			}
-		case "lastStep":
-			if step, ok := d.integer(v, f); ok {
-				if step < 0 {
-					d.fail(f, "must not be negative")
-				}
-				tf.LastStep = int64(step)
-			}
-		default:
-			d.unknown(f, k, twoFactorKeys)
+var twoFactorFields = newMapping(rejectUnknown, nil,
+	asCleaned("secret", func(tf *TwoFactor) *string { return &tf.Secret }, func(s string) string {
+		return strings.TrimRight(strings.ToUpper(strings.Join(strings.Fields(s), "")), "=")
+	}),
+	field[TwoFactor]{"recoveryCodes", func(d *decoder, tf *TwoFactor, v *yaml.Node, path string) {
+		for j, h := range d.items(v, path) {
+			tf.RecoveryCodes = append(tf.RecoveryCodes, lowerTrim(d.str(h, fmt.Sprintf("%s[%d]", path, j))))
 		}
-	}
-	return tf
-}
-
-var webhookKeys = []string{"id", "name", "kind", "url", "secret", "events", "enabled", "createdAt"}
-
-// webhook decodes a webhook, trimmed as the admin form trims it; without
-// an enabled key it is on.
-func (d *decoder) webhook(n *yaml.Node) Webhook {
-	w := Webhook{Enabled: true}
-	keys, vals := d.pairs(n, "")
-	for i, k := range keys {
-		v := vals[i]
-		switch k {
-		case "id":
-			w.ID = d.str(v, k)
-		case "name":
-			w.Name = strings.TrimSpace(d.str(v, k))
-		case "kind":
-			w.Kind = strings.TrimSpace(d.str(v, k))
-		case "url":
-			w.URL = strings.TrimSpace(d.str(v, k))
-		case "secret":
-			w.Secret = strings.TrimSpace(d.str(v, k))
-		case "events":
-			for _, e := range d.strs(v, k) {
-				w.Events = append(w.Events, strings.TrimSpace(e))
+	}},
+	field[TwoFactor]{"lastStep", func(d *decoder, tf *TwoFactor, v *yaml.Node, path string) {
+		if step, ok := d.integer(v, path); ok {
+			if step < 0 {
+				d.fail(path, "must not be negative")
 			}
-		case "enabled":
-			w.Enabled = d.boolean(v, k)
-		case "createdAt":
-			w.CreatedAt = d.timestamp(v, k)
-		default:
-			d.unknown(k, k, webhookKeys)
+			tf.LastStep = int64(step)
 		}
-	}
+	}},
+)
+
+// webhookFields are trimmed as the admin form trims them.
+var webhookFields = newMapping(rejectUnknown, nil,
+	asText("id", func(w *Webhook) *string { return &w.ID }),
+	asTrimmed("name", func(w *Webhook) *string { return &w.Name }),
+	asTrimmed("kind", func(w *Webhook) *string { return &w.Kind }),
+	asTrimmed("url", func(w *Webhook) *string { return &w.URL }),
+	asTrimmed("secret", func(w *Webhook) *string { return &w.Secret }),
+	field[Webhook]{"events", func(d *decoder, w *Webhook, v *yaml.Node, path string) {
+		for _, e := range d.strs(v, path) {
+			w.Events = append(w.Events, strings.TrimSpace(e))
+		}
+	}},
+	asBool("enabled", func(w *Webhook) *bool { return &w.Enabled }),
+	asTime("createdAt", func(w *Webhook) **time.Time { return &w.CreatedAt }),
+)
+
+// webhook decodes a webhook; without an enabled key it is on.
+func (d *decoder) webhook(n *yaml.Node, src Source) Webhook {
+	w := Webhook{Enabled: true, Source: src}
+	webhookFields.decode(d, n, "", &w)
 	return w
 }
 
-var submissionKeys = []string{"id", "user", "challenge", "at", "flag", "door", "key", "practice"}
+// submissionFields are those of a solve and of an attempt (same shape).
+var submissionFields = newMapping(rejectUnknown, nil,
+	asText("id", func(a *Attempt) *string { return &a.ID }),
+	asName("user", func(a *Attempt) *string { return &a.User }),
+	asName("challenge", func(a *Attempt) *string { return &a.Challenge }),
+	asTime("at", func(a *Attempt) **time.Time { return &a.At }),
+	asText("flag", func(a *Attempt) *string { return &a.Flag }),
+	asLower("door", func(a *Attempt) *string { return &a.Door }),
+	asTrimmed("key", func(a *Attempt) *string { return &a.Key }),
+	asBool("practice", func(a *Attempt) *bool { return &a.Practice }),
+)
 
-// submission decodes a solve or an attempt (same shape).
-func (d *decoder) submission(n *yaml.Node) Attempt {
-	var a Attempt
-	keys, vals := d.pairs(n, "")
-	for i, k := range keys {
-		v := vals[i]
-		switch k {
-		case "id":
-			a.ID = d.str(v, k)
-		case "user":
-			a.User = d.name(v, k)
-		case "challenge":
-			a.Challenge = d.name(v, k)
-		case "at":
-			a.At = d.timestamp(v, k)
-		case "flag":
-			a.Flag = d.str(v, k)
-		case "door":
-			a.Door = strings.ToLower(strings.TrimSpace(d.str(v, k)))
-		case "key":
-			a.Key = strings.TrimSpace(d.str(v, k))
-		case "practice":
-			a.Practice = d.boolean(v, k)
-		default:
-			d.unknown(k, k, submissionKeys)
-		}
-	}
+func (d *decoder) submission(n *yaml.Node, src Source) Attempt {
+	a := Attempt{Source: src}
+	submissionFields.decode(d, n, "", &a)
 	return a
 }
 
-var writeupKeys = []string{"id", "user", "challenge", "title", "content", "status", "reason", "images", "createdAt", "updatedAt"}
+// solve decodes a solve; its flag is kept once (see decoder.names).
+func (d *decoder) solve(n *yaml.Node, src Source) Solve {
+	s := Solve(d.submission(n, src))
+	s.Flag = d.intern(s.Flag)
+	return s
+}
 
-func (d *decoder) writeup(n *yaml.Node) Writeup {
-	var w Writeup
-	keys, vals := d.pairs(n, "")
-	for i, k := range keys {
-		v := vals[i]
-		switch k {
-		case "id":
-			w.ID = d.str(v, k)
-		case "user":
-			w.User = d.name(v, k)
-		case "challenge":
-			w.Challenge = d.name(v, k)
-		case "title":
-			w.Title = d.str(v, k)
-		case "content":
-			w.Content = d.str(v, k)
-		case "status":
-			w.Status = strings.ToLower(strings.TrimSpace(d.str(v, k)))
-		case "reason":
-			w.Reason = d.str(v, k)
-		case "images":
-			w.Images = d.strs(v, k)
-		case "createdAt":
-			w.CreatedAt = d.timestamp(v, k)
-		case "updatedAt":
-			w.UpdatedAt = d.timestamp(v, k)
-		default:
-			d.unknown(k, k, writeupKeys)
-		}
-	}
+var writeupFields = newMapping(rejectUnknown, nil,
+	asText("id", func(w *Writeup) *string { return &w.ID }),
+	asName("user", func(w *Writeup) *string { return &w.User }),
+	asName("challenge", func(w *Writeup) *string { return &w.Challenge }),
+	asText("title", func(w *Writeup) *string { return &w.Title }),
+	asText("content", func(w *Writeup) *string { return &w.Content }),
+	asLower("status", func(w *Writeup) *string { return &w.Status }),
+	asText("reason", func(w *Writeup) *string { return &w.Reason }),
+	asTexts("images", func(w *Writeup) *[]string { return &w.Images }),
+	asTime("createdAt", func(w *Writeup) **time.Time { return &w.CreatedAt }),
+	asTime("updatedAt", func(w *Writeup) **time.Time { return &w.UpdatedAt }),
+)
+
+func (d *decoder) writeup(n *yaml.Node, src Source) Writeup {
+	w := Writeup{Source: src}
+	writeupFields.decode(d, n, "", &w)
 	if w.Status == "" {
 		w.Status = "pending"
 	}
 	return w
 }
 
-var reviewKeys = []string{"id", "user", "challenge", "stars", "difficulty", "createdAt"}
+var reviewFields = newMapping(rejectUnknown, nil,
+	asText("id", func(r *Review) *string { return &r.ID }),
+	asName("user", func(r *Review) *string { return &r.User }),
+	asName("challenge", func(r *Review) *string { return &r.Challenge }),
+	asInt("stars", func(r *Review) *int { return &r.Stars }),
+	asInt("difficulty", func(r *Review) *int { return &r.Difficulty }),
+	asTime("createdAt", func(r *Review) **time.Time { return &r.CreatedAt }),
+)
 
-func (d *decoder) review(n *yaml.Node) Review {
-	var r Review
-	keys, vals := d.pairs(n, "")
-	for i, k := range keys {
-		v := vals[i]
-		switch k {
-		case "id":
-			r.ID = d.str(v, k)
-		case "user":
-			r.User = d.name(v, k)
-		case "challenge":
-			r.Challenge = d.name(v, k)
-		case "stars":
-			r.Stars, _ = d.integer(v, k)
-		case "difficulty":
-			r.Difficulty, _ = d.integer(v, k)
-		case "createdAt":
-			r.CreatedAt = d.timestamp(v, k)
-		default:
-			d.unknown(k, k, reviewKeys)
-		}
-	}
+func (d *decoder) review(n *yaml.Node, src Source) Review {
+	r := Review{Source: src}
+	reviewFields.decode(d, n, "", &r)
 	return r
 }
 
-var eventKeys = []string{"name", "start", "end", "freeze", "unfreezeAtEnd", "unfrozen", "practice", "flagFormat"}
+var eventFields = newMapping(rejectUnknown, nil,
+	asTrimmed("name", func(e *Event) *string { return &e.Name }),
+	asTime("start", func(e *Event) **time.Time { return &e.Start }),
+	asTime("end", func(e *Event) **time.Time { return &e.End }),
+	asTime("freeze", func(e *Event) **time.Time { return &e.Freeze }),
+	asBool("unfreezeAtEnd", func(e *Event) *bool { return &e.UnfreezeAtEnd }),
+	asTime("unfrozen", func(e *Event) **time.Time { return &e.Unfrozen }),
+	asBool("practice", func(e *Event) *bool { return &e.Practice }),
+	asTrimmed("flagFormat", func(e *Event) *string { return &e.FlagFormat }),
+)
 
-func (d *decoder) event(n *yaml.Node) Event {
-	var e Event
-	keys, vals := d.pairs(n, "")
-	for i, k := range keys {
-		v := vals[i]
-		switch k {
-		case "name":
-			e.Name = strings.TrimSpace(d.str(v, k))
-		case "start":
-			e.Start = d.timestamp(v, k)
-		case "end":
-			e.End = d.timestamp(v, k)
-		case "freeze":
-			e.Freeze = d.timestamp(v, k)
-		case "unfreezeAtEnd":
-			e.UnfreezeAtEnd = d.boolean(v, k)
-		case "unfrozen":
-			e.Unfrozen = d.timestamp(v, k)
-		case "practice":
-			e.Practice = d.boolean(v, k)
-		case "flagFormat":
-			e.FlagFormat = strings.TrimSpace(d.str(v, k))
-		default:
-			d.unknown(k, k, eventKeys)
-		}
-	}
+func (d *decoder) event(n *yaml.Node, src Source) Event {
+	e := Event{Source: src}
+	eventFields.decode(d, n, "", &e)
 	return e
 }
 
-var announcementKeys = []string{"id", "title", "body", "challenge", "author", "createdAt"}
+// announcementFields are trimmed as a posted announcement is.
+var announcementFields = newMapping(rejectUnknown, nil,
+	asText("id", func(a *Announcement) *string { return &a.ID }),
+	asTrimmed("title", func(a *Announcement) *string { return &a.Title }),
+	asTrimmed("body", func(a *Announcement) *string { return &a.Body }),
+	asTrimmed("challenge", func(a *Announcement) *string { return &a.Challenge }),
+	asTrimmed("author", func(a *Announcement) *string { return &a.Author }),
+	asTime("createdAt", func(a *Announcement) **time.Time { return &a.CreatedAt }),
+)
 
-// announcement decodes an announcement, trimmed as a posted one is.
-func (d *decoder) announcement(n *yaml.Node) Announcement {
-	var a Announcement
-	keys, vals := d.pairs(n, "")
-	for i, k := range keys {
-		v := vals[i]
-		switch k {
-		case "id":
-			a.ID = d.str(v, k)
-		case "title":
-			a.Title = strings.TrimSpace(d.str(v, k))
-		case "body":
-			a.Body = strings.TrimSpace(d.str(v, k))
-		case "challenge":
-			a.Challenge = strings.TrimSpace(d.str(v, k))
-		case "author":
-			a.Author = strings.TrimSpace(d.str(v, k))
-		case "createdAt":
-			a.CreatedAt = d.timestamp(v, k)
-		default:
-			d.unknown(k, k, announcementKeys)
-		}
-	}
+func (d *decoder) announcement(n *yaml.Node, src Source) Announcement {
+	a := Announcement{Source: src}
+	announcementFields.decode(d, n, "", &a)
 	return a
 }

@@ -108,8 +108,7 @@ func (d *decoder) topValue(ds *Dataset, key string, val *yaml.Node) {
 	if key == "event" { // one mapping, not a list
 		d.entry = "event"
 		if !isNull(val) {
-			e := d.event(val)
-			e.Source = Source{File: d.file}
+			e := d.event(val, Source{File: d.file})
 			ds.Event = &e
 		}
 		return
@@ -123,39 +122,11 @@ func (d *decoder) topValue(ds *Dataset, key string, val *yaml.Node) {
 func (d *decoder) listEntry(ds *Dataset, key string, i int, n *yaml.Node) {
 	src := Source{File: d.file, Index: i}
 	d.entry = label(key, src, entryKey(key, n))
-	switch key {
-	case "users":
-		u := d.user(n)
-		u.Source = src
-		ds.Users = append(ds.Users, u)
-	case "challenges":
-		c := d.challenge(n)
-		c.Source = src
-		ds.Challenges = append(ds.Challenges, c)
-	case "solves":
-		s := Solve(d.submission(n))
-		s.Source, s.Flag = src, d.intern(s.Flag)
-		ds.Solves = append(ds.Solves, s)
-	case "attempts":
-		a := d.submission(n)
-		a.Source = src
-		ds.Attempts = append(ds.Attempts, a)
-	case "writeups":
-		w := d.writeup(n)
-		w.Source = src
-		ds.Writeups = append(ds.Writeups, w)
-	case "reviews":
-		r := d.review(n)
-		r.Source = src
-		ds.Reviews = append(ds.Reviews, r)
-	case "announcements":
-		a := d.announcement(n)
-		a.Source = src
-		ds.Announcements = append(ds.Announcements, a)
-	case "webhooks":
-		w := d.webhook(n)
-		w.Source = src
-		ds.Webhooks = append(ds.Webhooks, w)
+	for _, s := range sections {
+		if s.key == key && s.add != nil {
+			s.add(d, ds, src, n)
+			return
+		}
 	}
 }
 
