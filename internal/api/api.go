@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/flagshipctf/flagship/internal/httpx"
 	"github.com/flagshipctf/flagship/internal/openapi"
 	"github.com/flagshipctf/flagship/internal/platform"
 )
@@ -60,7 +61,7 @@ func (h *Handler) routes() {
 		}
 		h.mux.HandleFunc(path, func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Allow", allow)
-			writeError(w, http.StatusMethodNotAllowed, "method "+r.Method+" is not allowed here; use "+allow)
+			httpx.WriteError(w, http.StatusMethodNotAllowed, "method "+r.Method+" is not allowed here; use "+allow)
 		})
 	}
 	route("GET", "/api/public/health", h.health)
@@ -73,34 +74,40 @@ func (h *Handler) routes() {
 	route("GET", "/api/public/me", h.me)
 	route("GET", "/api/public/profiles/{userId}", h.profile)
 	h.mux.HandleFunc("/api/public/", func(w http.ResponseWriter, r *http.Request) {
-		writeError(w, http.StatusNotFound, "no such endpoint: "+r.URL.Path)
+		httpx.WriteError(w, http.StatusNotFound, "no such endpoint: "+r.URL.Path)
 	})
 	h.mux.HandleFunc("GET /files/{sha}/{name}", h.file)
+}
+
+// publicCORS lets any site call the public API: it authenticates by API
+// key in a header (a cookie-authenticated write is held to the same origin
+// by h.csrf), and a page's script may read the validator and the wait.
+var publicCORS = httpx.CORS{
+	Expose:  "ETag, Retry-After",
+	Methods: "GET, HEAD, POST, OPTIONS",
+	Headers: "Authorization, X-API-Key, Content-Type, If-None-Match",
 }
 
 // ServeHTTP adds CORS to /api/public and answers preflights.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if strings.HasPrefix(r.URL.Path, "/api/public/") || r.URL.Path == "/api/public" {
-		hd := w.Header()
-		hd.Set("Access-Control-Allow-Origin", "*")
-		hd.Set("Access-Control-Expose-Headers", "ETag, Retry-After")
-		if r.Method == http.MethodOptions {
-			hd.Set("Access-Control-Allow-Methods", "GET, HEAD, POST, OPTIONS")
-			hd.Set("Access-Control-Allow-Headers", "Authorization, X-API-Key, Content-Type, If-None-Match")
-			hd.Set("Access-Control-Max-Age", "600")
-			w.WriteHeader(http.StatusNoContent)
+		if publicCORS.Handle(w, r) {
 			return
 		}
 	}
 	h.mux.ServeHTTP(w, r)
 }
 
+// unhealthyRetry is how long a client is told to wait on an unhealthy
+// platform: the store's wait for an unavailable database.
+const unhealthyRetry = 5 * time.Second
+
 func (h *Handler) health(w http.ResponseWriter, r *http.Request) {
 	if h.svc.Healthy(r.Context()) {
 		writeBody(w, r, anyone, http.StatusOK, []byte(`{"ok":true}`), nil)
 		return
 	}
-	w.Header().Set("Retry-After", "5")
+	httpx.SetRetryAfter(w.Header(), unhealthyRetry)
 	writeBody(w, r, anyone, http.StatusServiceUnavailable, []byte(`{"ok":false}`), nil)
 }
 

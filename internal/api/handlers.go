@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/flagshipctf/flagship/internal/ctf"
+	"github.com/flagshipctf/flagship/internal/httpx"
 	"github.com/flagshipctf/flagship/internal/platform"
 )
 
@@ -34,7 +35,7 @@ func (h *Handler) listChallenges(w http.ResponseWriter, r *http.Request) {
 	plainBuf := getBuf()
 	var gzBuf *[]byte
 	var gz []byte
-	if acceptsGzip(r) && r.Header.Get("If-None-Match") == "" {
+	if httpx.AcceptsGzip(r) && r.Header.Get("If-None-Match") == "" {
 		gzBuf = getBuf()
 		gz = (*gzBuf)[:0]
 	}
@@ -113,7 +114,7 @@ func (h *Handler) submit(w http.ResponseWriter, r *http.Request) {
 	}
 	slug := r.PathValue("slug")
 	if !h.svc.ChallengeExists(slug, v) {
-		writeError(w, http.StatusNotFound, "challenge not found")
+		httpx.WriteError(w, http.StatusNotFound, "challenge not found")
 		return
 	}
 	flag, err := decodeSubmit(w, r)

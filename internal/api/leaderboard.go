@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+
+	"github.com/flagshipctf/flagship/internal/httpx"
 )
 
 // maxLeaderboardLimit is the largest page of the leaderboard one request
@@ -22,7 +24,7 @@ func (h *Handler) leaderboard(w http.ResponseWriter, r *http.Request) {
 	}
 	offset, limit, err := pageParams(r.URL.Query())
 	if err != nil {
-		writeError(w, http.StatusBadRequest, err.Error())
+		httpx.WriteError(w, http.StatusBadRequest, err.Error())
 		return
 	}
 	writeShared(w, r, s.page(offset, limit), anyone)

@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/flagshipctf/flagship/internal/httpx"
 )
 
 // TestLeaderboardPages: limit and offset give the slice of the whole board,
@@ -114,7 +116,7 @@ func TestLeaderboardPages(t *testing.T) {
 			if w.Code != http.StatusBadRequest || json.Unmarshal(w.Body.Bytes(), &body) != nil || body.Error == "" {
 				t.Fatalf("GET %s: %d %s, want 400 {\"error\"}", c.query, w.Code, w.Body.Bytes())
 			}
-			if ct := w.Header().Get("Content-Type"); ct != contentTypeJSON {
+			if ct := w.Header().Get("Content-Type"); ct != httpx.ContentTypeJSON {
 				t.Errorf("GET %s: Content-Type %q", c.query, ct)
 			}
 			if !strings.HasPrefix(body.Error, c.names+" ") {

@@ -2,17 +2,14 @@ package api
 
 import (
 	"encoding/json"
-	"log/slog"
 	"net/http"
 	"strconv"
 	"strings"
 	"sync"
 
-	"github.com/flagshipctf/flagship/internal/ctf"
+	"github.com/flagshipctf/flagship/internal/httpx"
 	"github.com/flagshipctf/flagship/internal/platform"
 )
-
-const contentTypeJSON = "application/json; charset=utf-8"
 
 // gzipMin is the size below which compressing costs more than it saves.
 const gzipMin = 1024
@@ -64,14 +61,14 @@ func setCaching(hd http.Header, a audience) {
 func writeShared(w http.ResponseWriter, r *http.Request, b sharedBody, a audience) {
 	hd := w.Header()
 	setCaching(hd, a)
-	gz := b.size() >= gzipMin && acceptsGzip(r)
+	gz := b.size() >= gzipMin && httpx.AcceptsGzip(r)
 	tag := b.etag()
 	hd.Set("ETag", codedTag(tag, gz))
 	if notModified(r, tag) {
 		w.WriteHeader(http.StatusNotModified)
 		return
 	}
-	hd.Set("Content-Type", contentTypeJSON)
+	hd.Set("Content-Type", httpx.ContentTypeJSON)
 	parts, n := b.plain(), b.size()
 	if gz {
 		gzipped := b.gzipped()
@@ -104,7 +101,7 @@ func codedTag(tag string, gz bool) string {
 // Successful GETs carry an ETag so clients can revalidate.
 func writeBody(w http.ResponseWriter, r *http.Request, a audience, status int, body, gz []byte) {
 	hd := w.Header()
-	useGz := len(body) >= gzipMin && acceptsGzip(r)
+	useGz := len(body) >= gzipMin && httpx.AcceptsGzip(r)
 	if status == http.StatusOK && (r.Method == http.MethodGet || r.Method == http.MethodHead) {
 		tag := ETag(body)
 		hd.Set("ETag", codedTag(tag, useGz))
@@ -117,7 +114,7 @@ func writeBody(w http.ResponseWriter, r *http.Request, a audience, status int, b
 		hd.Set("Cache-Control", "no-store")
 		hd.Set("Vary", "Accept-Encoding")
 	}
-	hd.Set("Content-Type", contentTypeJSON)
+	hd.Set("Content-Type", httpx.ContentTypeJSON)
 	if useGz {
 		if gz == nil {
 			gz = Compress(body)
@@ -136,61 +133,15 @@ func writeBody(w http.ResponseWriter, r *http.Request, a audience, status int, b
 func writeValue(w http.ResponseWriter, r *http.Request, a audience, status int, v any) {
 	body, err := json.Marshal(v)
 	if err != nil {
-		writeError(w, http.StatusInternalServerError, "internal server error")
+		httpx.WriteError(w, http.StatusInternalServerError, "internal server error")
 		return
 	}
 	writeBody(w, r, a, status, body, nil)
 }
 
-var statusOf = map[ctf.Code]int{
-	ctf.Invalid:      http.StatusBadRequest,
-	ctf.Unauthorized: http.StatusUnauthorized,
-	ctf.Forbidden:    http.StatusForbidden,
-	ctf.NotFound:     http.StatusNotFound,
-	ctf.Conflict:     http.StatusConflict,
-	ctf.RateLimited:  http.StatusTooManyRequests,
-	ctf.Unavailable:  http.StatusServiceUnavailable,
-	ctf.Internal:     http.StatusInternalServerError,
-}
-
-// fail writes err as its status and human message (see WriteError).
+// fail writes err as its status and human message (httpx.Fail).
 func (h *Handler) fail(w http.ResponseWriter, r *http.Request, err error) {
-	WriteError(w, r, h.log, err)
-}
-
-// WriteError writes err as JSON {"error"} with the status of its code, as
-// every JSON front door answers: internal errors are logged in detail and
-// shown to the client only as a generic sentence; a wait goes in
-// Retry-After, and a 401 names the Bearer scheme.
-func WriteError(w http.ResponseWriter, r *http.Request, log *slog.Logger, err error) {
-	code := ctf.ErrorCode(err)
-	switch code {
-	case ctf.Internal:
-		log.Error("request failed", "method", r.Method, "path", r.URL.Path, "err", err)
-	case ctf.Unavailable:
-		log.Warn("database unavailable", "method", r.Method, "path", r.URL.Path, "err", err)
-	}
-	var de *ctf.Error
-	if (code == ctf.RateLimited || code == ctf.Unavailable) && asDomain(err, &de) && de.RetryAfter > 0 {
-		w.Header().Set("Retry-After", strconv.Itoa(de.RetrySeconds()))
-	}
-	if code == ctf.Unauthorized {
-		w.Header().Set("WWW-Authenticate", `Bearer realm="flagship"`)
-	}
-	writeError(w, statusOf[code], ctf.ErrorMessage(err))
-}
-
-// writeError writes {"error": msg}.
-func writeError(w http.ResponseWriter, status int, msg string) {
-	body, _ := json.Marshal(struct {
-		Error string `json:"error"`
-	}{msg})
-	hd := w.Header()
-	hd.Set("Content-Type", contentTypeJSON)
-	hd.Set("Cache-Control", "no-store")
-	hd.Set("Content-Length", strconv.Itoa(len(body)))
-	w.WriteHeader(status)
-	w.Write(body)
+	httpx.Fail(w, r, h.log, err)
 }
 
 // notModified reports whether If-None-Match names tag (or is *).
@@ -203,17 +154,6 @@ func notModified(r *http.Request, tag string) bool {
 		t = strings.TrimPrefix(strings.TrimSpace(t), "W/")
 		if t == "*" || t == tag || t == codedTag(tag, true) {
 			return true
-		}
-	}
-	return false
-}
-
-func acceptsGzip(r *http.Request) bool {
-	for _, part := range strings.Split(r.Header.Get("Accept-Encoding"), ",") {
-		coding, params, _ := strings.Cut(strings.TrimSpace(part), ";")
-		if strings.EqualFold(strings.TrimSpace(coding), "gzip") {
-			q := strings.ReplaceAll(strings.TrimSpace(params), " ", "")
-			return q != "q=0" && q != "q=0.0" && q != "q=0.00" && q != "q=0.000"
 		}
 	}
 	return false

@@ -28,7 +28,7 @@ const (
 type Error struct {
 	Code       Code
 	Message    string
-	RetryAfter time.Duration // with RateLimited
+	RetryAfter time.Duration // with RateLimited or Unavailable: the wait (httpx.RetrySeconds)
 	// Field names the input at fault in an Invalid error ("username",
 	// "stars"), so a form or a dataset can point at it; Message then
 	// starts with it.
@@ -43,12 +43,6 @@ func (e *Error) Error() string {
 		return e.Message + ": " + e.Cause.Error()
 	}
 	return e.Message
-}
-
-// RetrySeconds is RetryAfter in whole seconds, rounded up and at least 1:
-// what a client is told to wait.
-func (e *Error) RetrySeconds() int {
-	return max(int((e.RetryAfter+time.Second-1)/time.Second), 1)
 }
 
 // Unwrap returns the cause.

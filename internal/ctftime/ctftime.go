@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net/http"
 
+	"github.com/flagshipctf/flagship/internal/httpx"
 	"github.com/flagshipctf/flagship/internal/platform"
 )
 
@@ -68,37 +69,32 @@ func Of(tasks []string, rows []platform.Standing) Feed {
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		w.Header().Set("Allow", "GET, HEAD")
-		writeJSON(w, r, http.StatusMethodNotAllowed, errorBody{"method " + r.Method + " is not allowed here; use GET, HEAD"}, h.log)
+		writeJSON(w, r, http.StatusMethodNotAllowed, httpx.ErrorBody("method "+r.Method+" is not allowed here; use GET, HEAD"))
 		return
 	}
-	writeJSON(w, r, http.StatusOK, Of(h.svc.Standings()), h.log)
+	body, err := json.Marshal(Of(h.svc.Standings()))
+	if err != nil {
+		// Only plain strings and numbers go in: unreachable, but never a
+		// half-written body.
+		h.log.Error("encode CTFtime feed", "err", err)
+		writeJSON(w, r, http.StatusInternalServerError, httpx.ErrorBody("internal server error"))
+		return
+	}
+	writeJSON(w, r, http.StatusOK, body)
 }
 
 // Off answers every request with 404: the operator turned the feed off.
 func Off() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		writeJSON(w, r, http.StatusNotFound, errorBody{"the CTFtime feed is turned off on this server"}, nil)
+		writeJSON(w, r, http.StatusNotFound, httpx.ErrorBody("the CTFtime feed is turned off on this server"))
 	})
 }
 
-type errorBody struct {
-	Error string `json:"error"`
-}
-
-// writeJSON writes v. The feed is not cached anywhere: CTFtime polls it
+// writeJSON writes body. The feed is not cached anywhere: CTFtime polls it
 // rarely, and a cached copy could outlive a freeze or an unfreeze.
-func writeJSON(w http.ResponseWriter, r *http.Request, status int, v any, log *slog.Logger) {
-	body, err := json.Marshal(v)
-	if err != nil {
-		// Only plain strings and numbers go in: unreachable, but never a
-		// half-written body.
-		if log != nil {
-			log.Error("encode CTFtime feed", "err", err)
-		}
-		status, body = http.StatusInternalServerError, []byte(`{"error":"internal server error"}`)
-	}
+func writeJSON(w http.ResponseWriter, r *http.Request, status int, body []byte) {
 	hd := w.Header()
-	hd.Set("Content-Type", "application/json; charset=utf-8")
+	hd.Set("Content-Type", httpx.ContentTypeJSON)
 	hd.Set("Cache-Control", "no-store")
 	hd.Set("X-Content-Type-Options", "nosniff")
 	w.WriteHeader(status)

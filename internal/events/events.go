@@ -25,6 +25,7 @@ import (
 
 	"github.com/flagshipctf/flagship/internal/clientaddr"
 	"github.com/flagshipctf/flagship/internal/ctf"
+	"github.com/flagshipctf/flagship/internal/httpx"
 	"github.com/flagshipctf/flagship/internal/platform"
 )
 
@@ -77,10 +78,7 @@ func New(svc *platform.Service, log *slog.Logger) *Handler {
 // streams (the handler's, the client address's) it answers 429.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	hd := w.Header()
-	// Everything sent is public and no credential is read, so any site
-	// may show the stream (a scoreboard overlay, a bot), and read why it
-	// was refused.
-	hd.Set("Access-Control-Allow-Origin", "*")
+	streamCORS.Handle(w, r) // never done: the stream answers no preflight
 	if r.Method != http.MethodGet {
 		hd.Set("Allow", "GET")
 		writeError(w, http.StatusMethodNotAllowed, "method "+r.Method+" is not allowed here; use GET")
@@ -102,7 +100,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		limit = DefaultMaxStreams
 	}
 	if why := h.slots.take(addr, limit); why != "" {
-		hd.Set("Retry-After", strconv.Itoa(refusedRetryAfter))
+		httpx.SetRetryAfter(hd, refusedRetryAfter)
 		writeError(w, http.StatusTooManyRequests, why)
 		return
 	}
@@ -293,14 +291,16 @@ func (s *stream) flush() error {
 	return nil
 }
 
+// streamCORS: everything sent is public and no credential is read, so
+// any site may show the stream (a scoreboard overlay, a bot), and read why
+// it was refused. A plain GET needs no preflight.
+var streamCORS httpx.CORS
+
+// writeError answers status with the JSON error body of msg on a line of
+// its own, as a terminal shows it to someone trying the stream with curl.
 func writeError(w http.ResponseWriter, status int, msg string) {
-	hd := w.Header()
-	hd.Set("Content-Type", "application/json; charset=utf-8")
-	hd.Set("Cache-Control", "no-store")
-	hd.Set("X-Content-Type-Options", "nosniff")
-	w.WriteHeader(status)
-	b, _ := json.Marshal(map[string]string{"error": msg})
-	w.Write(append(b, '\n'))
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	httpx.WriteJSON(w, status, append(httpx.ErrorBody(msg), '\n'))
 }
 
 // The JSON shapes of the events' data.

@@ -3,6 +3,7 @@ package events
 import (
 	"fmt"
 	"sync"
+	"time"
 )
 
 // The stream's connection limits. A stream holds a goroutine and its
@@ -17,9 +18,9 @@ const (
 	// MaxStreamsPerClient is the cap per client address: a page holds
 	// one stream per tab, so 20 covers a team behind one address.
 	MaxStreamsPerClient = 20
-	// refusedRetryAfter is the Retry-After of a refused stream, in
-	// seconds: a slot frees when another client leaves, at no set time.
-	refusedRetryAfter = 10
+	// refusedRetryAfter is the Retry-After of a refused stream: a slot
+	// frees when another client leaves, at no set time.
+	refusedRetryAfter = 10 * time.Second
 )
 
 // slots counts the open streams, in all and per client address.

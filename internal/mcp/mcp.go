@@ -12,8 +12,8 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/flagshipctf/flagship/internal/api"
 	"github.com/flagshipctf/flagship/internal/ctf"
+	"github.com/flagshipctf/flagship/internal/httpx"
 	"github.com/flagshipctf/flagship/internal/platform"
 )
 
@@ -75,19 +75,10 @@ func viewer(ctx context.Context) platform.Viewer {
 // missing, unknown or revoked key is 401, with the same sentences as the
 // API's.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	hdr := w.Header()
-	// Browser-based clients (the MCP Inspector) send keys in headers, never
-	// cookies, so any origin may call.
-	hdr.Set("Access-Control-Allow-Origin", "*")
-	hdr.Set("Access-Control-Expose-Headers", "Mcp-Session-Id, WWW-Authenticate")
-	if r.Method == http.MethodOptions {
-		hdr.Set("Access-Control-Allow-Methods", "POST, GET, DELETE, OPTIONS")
-		hdr.Set("Access-Control-Allow-Headers", "Authorization, X-API-Key, Content-Type, Accept, Mcp-Session-Id, Mcp-Protocol-Version, Last-Event-ID")
-		hdr.Set("Access-Control-Max-Age", "600")
-		w.WriteHeader(http.StatusNoContent)
+	if mcpCORS.Handle(w, r) {
 		return
 	}
-	key, present, err := api.PresentedKey(r)
+	key, present, err := httpx.PresentedKey(r)
 	if err == nil && !present {
 		err = errNoKey
 	}
@@ -98,11 +89,19 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		// As the API answers: 401 for a bad key, 503 when the platform
 		// cannot tell.
-		api.WriteError(w, r, h.log, err)
+		httpx.Fail(w, r, h.log, err)
 		return
 	}
 	v.Door = ctf.DoorMCP
 	h.mcp.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), viewerKey{}, v)))
+}
+
+// mcpCORS lets browser-based clients (the MCP Inspector) call from any
+// origin: they send keys in headers, never cookies.
+var mcpCORS = httpx.CORS{
+	Expose:  "Mcp-Session-Id, WWW-Authenticate",
+	Methods: "POST, GET, DELETE, OPTIONS",
+	Headers: "Authorization, X-API-Key, Content-Type, Accept, Mcp-Session-Id, Mcp-Protocol-Version, Last-Event-ID",
 }
 
 var errNoKey = ctf.Errorf(ctf.Unauthorized, "authentication required: send your Flagship API key as Authorization: Bearer KEY or X-API-Key: KEY")

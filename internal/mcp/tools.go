@@ -10,6 +10,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/flagshipctf/flagship/internal/ctf"
+	"github.com/flagshipctf/flagship/internal/httpx"
 	"github.com/flagshipctf/flagship/internal/platform"
 )
 
@@ -245,7 +246,7 @@ func (h *Handler) submitFlag(ctx context.Context, _ *sdk.CallToolRequest, in sub
 	case ctf.ErrorCode(err) == ctf.Conflict:
 		out.Outcome, out.Message = outcomeAlreadySolved, "You already solved this challenge; nothing was recorded."
 	case ctf.ErrorCode(err) == ctf.RateLimited && errors.As(err, &de):
-		secs := de.RetrySeconds()
+		secs := httpx.RetrySeconds(de.RetryAfter)
 		out.Outcome, out.RetryAfterSeconds = outcomeRateLimited, secs
 		out.Message = fmt.Sprintf("Too many wrong flags for this challenge: wait %d seconds before the next one.", secs)
 	default:

@@ -1,6 +1,11 @@
 package server
 
-import "net/http"
+import (
+	"net/http"
+	"time"
+
+	"github.com/flagshipctf/flagship/internal/httpx"
+)
 
 // probe answers GET and HEAD with fn, any other method 405 (the probes sit
 // outside the front doors, whose "/" would answer a web page).
@@ -29,9 +34,13 @@ func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
 		writeProbe(w, http.StatusOK, true)
 		return
 	}
-	w.Header().Set("Retry-After", "5")
+	httpx.SetRetryAfter(w.Header(), notReadyRetry)
 	writeProbe(w, http.StatusServiceUnavailable, false)
 }
+
+// notReadyRetry is how long a client of a replica that is not ready is
+// told to wait.
+const notReadyRetry = 5 * time.Second
 
 func writeProbe(w http.ResponseWriter, status int, ok bool) {
 	if ok {

@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/flagshipctf/flagship/internal/clientaddr"
-	"github.com/flagshipctf/flagship/internal/ctf"
 	"github.com/flagshipctf/flagship/internal/platform"
 )
 
@@ -39,7 +38,7 @@ func (h *Handler) login(w http.ResponseWriter, r *http.Request) {
 			Notice: "This account has two-factor authentication: enter your password again with the code from your app (or a recovery code).",
 			Status: http.StatusUnauthorized})
 	default:
-		h.setCookie(w, h.session, res.Token, int(ctf.SessionLifetime.Seconds()))
+		h.session.Set(w, res.Token)
 		redirect(w, r, f.Next)
 	}
 }
@@ -77,7 +76,7 @@ func (h *Handler) signup(w http.ResponseWriter, r *http.Request) {
 		redirect(w, r, "/login")
 		return
 	}
-	h.setCookie(w, h.session, res.Token, int(ctf.SessionLifetime.Seconds()))
+	h.session.Set(w, res.Token)
 	redirect(w, r, "/")
 }
 
@@ -87,6 +86,6 @@ func (h *Handler) logout(w http.ResponseWriter, r *http.Request) {
 		h.error(w, r, v, err)
 		return
 	}
-	h.setCookie(w, h.session, "", -1)
+	h.session.Clear(w)
 	redirect(w, r, "/")
 }

@@ -62,7 +62,7 @@ func TestRefusalsWithAWaitSayIt(t *testing.T) {
 			form := url.Values{"current": {"pam-password"}, "new": {"a new password"}, "new2": {"a new password"}}
 			req := httptest.NewRequest("POST", "/settings/password", strings.NewReader(form.Encode()))
 			req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-			req.AddCookie(&http.Cookie{Name: h.session, Value: res.Token})
+			req.AddCookie(&http.Cookie{Name: h.session.Name, Value: res.Token})
 			rec := httptest.NewRecorder()
 			door.fn(rec, req)
 			label := tc.name + " through " + door.name

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/flagshipctf/flagship/internal/ctf"
+	"github.com/flagshipctf/flagship/internal/httpx"
 	"github.com/flagshipctf/flagship/internal/platform"
 )
 
@@ -171,7 +172,7 @@ func (h *Handler) adminSaveEvent(w http.ResponseWriter, r *http.Request) {
 	if rest, ok := strings.CutPrefix(f.Error, f.Field); ok && eventLabels[f.Field] != "" {
 		f.Error = eventLabels[f.Field] + rest
 	}
-	h.eventPage(w, r, v, page{Status: statusOf(err)}, f)
+	h.eventPage(w, r, v, page{Status: httpx.Status(err)}, f)
 }
 
 // refusal is a form's refusal as the page shows it beside the form: the
@@ -193,7 +194,7 @@ func (h *Handler) adminUnfreeze(w http.ResponseWriter, r *http.Request) {
 	}
 	if err := h.svc.Unfreeze(r.Context(), v); err != nil {
 		msg, _ := h.refusal(w, r, err)
-		h.eventPage(w, r, v, page{Status: statusOf(err), Error: msg}, formOfEvent(h.svc.Event().Event))
+		h.eventPage(w, r, v, page{Status: httpx.Status(err), Error: msg}, formOfEvent(h.svc.Event().Event))
 		return
 	}
 	redirect(w, r, "/admin/event?done=unfrozen")
@@ -284,5 +285,5 @@ func (h *Handler) adminPostAnnouncement(w http.ResponseWriter, r *http.Request) 
 		return
 	}
 	d.Error, d.Field = h.refusal(w, r, err)
-	h.announcementsPage(w, r, v, page{Status: statusOf(err)}, d)
+	h.announcementsPage(w, r, v, page{Status: httpx.Status(err)}, d)
 }

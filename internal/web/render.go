@@ -14,6 +14,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/flagshipctf/flagship/internal/ctf"
+	"github.com/flagshipctf/flagship/internal/httpx"
 	"github.com/flagshipctf/flagship/internal/platform"
 	"github.com/microcosm-cc/bluemonday"
 	"github.com/yuin/goldmark"
@@ -145,7 +146,7 @@ func (h *Handler) render(w http.ResponseWriter, r *http.Request, name string, p 
 // writeCompressed writes body, gzipped when the client takes it and it is
 // worth it (a board of 200 challenges is 100 KB of HTML, 15 KB gzipped).
 func writeCompressed(w http.ResponseWriter, r *http.Request, status int, body []byte) {
-	if len(body) >= 1024 && strings.Contains(r.Header.Get("Accept-Encoding"), "gzip") {
+	if len(body) >= 1024 && httpx.AcceptsGzip(r) {
 		var gz bytes.Buffer
 		zw, _ := gzip.NewWriterLevel(&gz, gzip.BestSpeed)
 		zw.Write(body)
@@ -181,14 +182,13 @@ func (h *Handler) formError(w http.ResponseWriter, r *http.Request, name string,
 // message says nothing more. Every page that shows an error gets it here,
 // so none forgets the wait or the log.
 func (h *Handler) refused(w http.ResponseWriter, r *http.Request, err error) page {
-	p := page{Status: statusOf(err), Error: ctf.ErrorMessage(err)}
+	p := page{Status: httpx.Status(err), Error: ctf.ErrorMessage(err)}
 	if p.Status == http.StatusInternalServerError {
 		h.log.Error("web request failed", "path", r.URL.Path, "err", err)
 	}
-	var e *ctf.Error
-	if errors.As(err, &e) && e.RetryAfter > 0 {
-		w.Header().Set("Retry-After", strconv.Itoa(max(int(e.RetryAfter.Seconds()), 1)))
-		p.Error += " Wait " + waitText(e.RetryAfter) + "."
+	if d := httpx.Wait(err); d > 0 {
+		httpx.SetRetryAfter(w.Header(), d)
+		p.Error += " Wait " + waitText(d) + "."
 	}
 	return p
 }

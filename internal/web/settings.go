@@ -93,11 +93,8 @@ func (h *Handler) settingsForm(fn func(r *http.Request, v platform.Viewer, d *se
 }
 
 func (h *Handler) cookieValue(r *http.Request) string {
-	c, err := r.Cookie(h.session)
-	if err != nil {
-		return ""
-	}
-	return c.Value
+	token, _ := h.session.Token(r)
+	return token
 }
 
 func (h *Handler) saveProfile(r *http.Request, v platform.Viewer, _ *settingsData) (string, error) {

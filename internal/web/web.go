@@ -23,6 +23,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/flagshipctf/flagship/internal/ctf"
+	"github.com/flagshipctf/flagship/internal/httpx"
 	"github.com/flagshipctf/flagship/internal/platform"
 )
 
@@ -55,8 +56,10 @@ type Handler struct {
 	cardTmpl *template.Template
 	boards   boardCache
 	graph    [3]graphCache // by platform.Who
-	// The cookies' names (ctf.CookieName: prefixed over https).
-	session, themeCookie, seenCookie string
+	// The session cookie, and the other cookies' names (ctf.CookieName:
+	// prefixed over https).
+	session                 httpx.SessionCookie
+	themeCookie, seenCookie string
 }
 
 // New returns the web app over svc.
@@ -65,7 +68,7 @@ func New(svc *platform.Service, opts Options) *Handler {
 		opts.Log = slog.New(slog.DiscardHandler)
 	}
 	h := &Handler{svc: svc, log: opts.Log, opts: opts, mux: http.NewServeMux(), csrf: http.NewCrossOriginProtection(),
-		assets: loadAssets(), md: newMarkdown(), session: ctf.SessionCookieName(opts.SecureCookies),
+		assets: loadAssets(), md: newMarkdown(), session: httpx.Session(opts.SecureCookies),
 		themeCookie: ctf.CookieName("theme", opts.SecureCookies), seenCookie: ctf.CookieName("flagship_seen", opts.SecureCookies)}
 	h.pages = parsePages(h.funcs())
 	h.cardTmpl = h.pages["board"].Lookup("card")
@@ -209,7 +212,7 @@ func (h *Handler) static(w http.ResponseWriter, r *http.Request) {
 	hd.Set("Content-Type", h.assets.types[name])
 	hd.Set("Cache-Control", "public, max-age=31536000, immutable")
 	hd.Set("Vary", "Accept-Encoding")
-	if strings.Contains(r.Header.Get("Accept-Encoding"), "gzip") && r.Header.Get("Range") == "" {
+	if httpx.AcceptsGzip(r) && r.Header.Get("Range") == "" {
 		hd.Set("Content-Encoding", "gzip")
 		data = h.assets.gz[name]
 	}
@@ -219,21 +222,16 @@ func (h *Handler) static(w http.ResponseWriter, r *http.Request) {
 // viewer resolves the signed-in user from the session cookie; a stale
 // cookie is cleared and reads as anonymous.
 func (h *Handler) viewer(w http.ResponseWriter, r *http.Request) platform.Viewer {
-	c, err := r.Cookie(h.session)
-	if err != nil {
+	token, ok := h.session.Token(r)
+	if !ok {
 		return platform.Viewer{}
 	}
-	v, err := h.svc.AuthenticateSession(r.Context(), c.Value)
+	v, err := h.svc.AuthenticateSession(r.Context(), token)
 	if err != nil {
-		h.setCookie(w, h.session, "", -1)
+		h.session.Clear(w)
 		return platform.Viewer{}
 	}
 	return v
-}
-
-func (h *Handler) setCookie(w http.ResponseWriter, name, value string, maxAge int) {
-	http.SetCookie(w, &http.Cookie{Name: name, Value: value, Path: "/", MaxAge: maxAge, HttpOnly: true,
-		SameSite: http.SameSiteLaxMode, Secure: h.opts.SecureCookies})
 }
 
 // redirect sends the browser to path after a form (303: GET it).
@@ -267,26 +265,6 @@ func sitePath(s string) bool {
 	}
 	u, err := url.Parse(s)
 	return err == nil && u.Scheme == "" && u.Host == "" && u.User == nil && u.Opaque == ""
-}
-
-func statusOf(err error) int {
-	switch ctf.ErrorCode(err) {
-	case ctf.Invalid:
-		return http.StatusBadRequest
-	case ctf.Unauthorized:
-		return http.StatusUnauthorized
-	case ctf.Forbidden:
-		return http.StatusForbidden
-	case ctf.NotFound:
-		return http.StatusNotFound
-	case ctf.Conflict:
-		return http.StatusConflict
-	case ctf.RateLimited:
-		return http.StatusTooManyRequests
-	case ctf.Unavailable:
-		return http.StatusServiceUnavailable
-	}
-	return http.StatusInternalServerError
 }
 
 // waitText says how long to wait, for a person.
