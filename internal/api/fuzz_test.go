@@ -41,15 +41,25 @@ var decodeFlagSeeds = []string{
 	`{"flag":" ` + strings.Repeat("é", 512) + ` "}`,
 }
 
-// FuzzDecodeFlag: DecodeFlag never panics; a success is a flag that trims
-// to 1..1024 bytes of valid UTF-8 from a body that is one JSON value; a
-// failure is an Invalid *ctf.Error with a message.
+// FuzzDecodeFlag: DecodeFlag never panics; a success is a flag of valid
+// UTF-8 from a body that is one JSON value, which the service's
+// ctf.NormalizeFlag then accepts only when it trims to 1..1024 bytes; every
+// failure of either is an Invalid *ctf.Error with a message.
 func FuzzDecodeFlag(f *testing.F) {
 	for _, s := range decodeFlagSeeds {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		flag, err := DecodeFlag(data)
+		if err == nil {
+			var normalized string
+			if normalized, err = ctf.NormalizeFlag(flag); err == nil && normalized != strings.TrimSpace(flag) {
+				t.Fatalf("NormalizeFlag(%q) = %q, want it trimmed", flag, normalized)
+			}
+			if err != nil {
+				flag = ""
+			}
+		}
 		if err != nil {
 			var ce *ctf.Error
 			if !errors.As(err, &ce) {

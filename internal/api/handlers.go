@@ -104,25 +104,16 @@ func (h *Handler) profile(w http.ResponseWriter, r *http.Request) {
 	}{p})
 }
 
-// submit follows the order of checks of docs/product.md#submitting-a-flag: authentication, then the
-// challenge, then the body; the service does the rest.
+// submit passes what it received to the service, which keeps the order of
+// checks (docs/product.md#submitting-a-flag): the body is read only once the
+// challenge is known.
 func (h *Handler) submit(w http.ResponseWriter, r *http.Request) {
 	v, err := h.viewer(w, r, true)
 	if err != nil {
 		h.fail(w, r, err)
 		return
 	}
-	slug := r.PathValue("slug")
-	if !h.svc.ChallengeExists(slug, v) {
-		httpx.WriteError(w, http.StatusNotFound, "challenge not found")
-		return
-	}
-	flag, err := decodeSubmit(w, r)
-	if err != nil {
-		h.fail(w, r, err)
-		return
-	}
-	res, err := h.svc.Submit(r.Context(), v, slug, flag)
+	res, err := h.svc.SubmitFrom(r.Context(), v, r.PathValue("slug"), func() (string, error) { return decodeSubmit(w, r) })
 	if err != nil {
 		h.fail(w, r, err)
 		return
@@ -152,8 +143,9 @@ func decodeSubmit(w http.ResponseWriter, r *http.Request) (string, error) {
 	return DecodeFlag(data)
 }
 
-// DecodeFlag parses a submit body and returns the flag as sent (not yet
-// trimmed). Every failure is an Invalid error with a sentence for humans.
+// DecodeFlag parses a submit body and returns the flag as sent (the service
+// trims and checks it). Every failure is an Invalid error with a sentence
+// for humans.
 func DecodeFlag(data []byte) (string, error) {
 	if len(bytes.TrimSpace(data)) == 0 {
 		return "", ctf.Errorf(ctf.Invalid, `request body is empty: send {"flag": "..."}`)
@@ -184,9 +176,6 @@ func DecodeFlag(data []byte) (string, error) {
 	var flag string
 	if err := json.Unmarshal(*body.Flag, &flag); err != nil {
 		return "", ctf.Errorf(ctf.Invalid, `"flag" must be a string`)
-	}
-	if _, err := ctf.NormalizeFlag(flag); err != nil {
-		return "", err
 	}
 	return flag, nil
 }

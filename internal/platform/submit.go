@@ -8,26 +8,38 @@ import (
 	"github.com/flagshipctf/flagship/internal/store"
 )
 
-// Submit checks a flag for the caller, after the caller has been
-// authenticated, the slug found and the body decoded (the API does those
-// first, as docs/product.md#submitting-a-flag orders the checks). What remains, in order: banned,
-// read-only, the event over (without practice mode) or locked is
-// Forbidden, already solved is Conflict, over the rate limit is
-// RateLimited, a wrong flag is Invalid and recorded, a right one is a
-// solve — a practice solve after the end, which counts nowhere public.
-// Before the start no challenge exists for players; admins may test any
-// challenge at any time.
+// FlagSource gives a submission's flag as its front door received it. Submit
+// calls it only once the challenge is known to exist, since an unknown slug
+// is answered before a bad body (the API's source reads and decodes the
+// request body); an error it returns is the answer as it stands.
+type FlagSource func() (string, error)
+
+// Flag is the FlagSource of a flag already in hand.
+func Flag(raw string) FlagSource { return func() (string, error) { return raw, nil } }
+
+// Submit checks a flag for the caller: SubmitFrom with the flag in hand.
 func (s *Service) Submit(ctx context.Context, v Viewer, slug, rawFlag string) (SubmitResult, error) {
+	return s.SubmitFrom(ctx, v, slug, Flag(rawFlag))
+}
+
+// SubmitFrom is the one place of the order of checks of
+// docs/product.md#submitting-a-flag, for every front door: unauthenticated
+// is Unauthorized; an unknown (or hidden, or not yet released) slug is
+// NotFound; a flag that cannot be read, or is empty or too long once
+// trimmed, is Invalid; then banned, read-only, the event over (without
+// practice mode) or locked is Forbidden, already solved is Conflict, over
+// the rate limit is RateLimited, a wrong flag is ErrWrongFlag (Invalid) and
+// recorded, a right one is a solve — a practice solve after the end, which
+// counts nowhere public. Before the start no challenge exists for players;
+// admins may test any challenge at any time.
+func (s *Service) SubmitFrom(ctx context.Context, v Viewer, slug string, source FlagSource) (SubmitResult, error) {
 	if v.User == nil {
 		return SubmitResult{}, ctf.Errorf(ctf.Unauthorized, "authentication required")
 	}
-	flag, err := ctf.NormalizeFlag(rawFlag)
-	if err != nil {
-		return SubmitResult{}, err
-	}
 
 	// The hot state refuses what it can without the database; the gate is
-	// held only while it is read, since the batch takes it again.
+	// held only while it is read, since the batch takes it again, and not
+	// while the flag is read (a body from the network).
 	s.gate.RLock()
 	st := s.state()
 	st.mu.RLock()
@@ -49,6 +61,14 @@ func (s *Service) Submit(ctx context.Context, v Viewer, slug, rawFlag string) (S
 		return SubmitResult{}, ErrNoChallenge
 	case u == nil:
 		return SubmitResult{}, ctf.Errorf(ctf.Unauthorized, "authentication required")
+	}
+	raw, err := source()
+	if err != nil {
+		return SubmitResult{}, err
+	}
+	flag, err := ctf.NormalizeFlag(raw)
+	if err != nil {
+		return SubmitResult{}, err
 	}
 	if err := refusal(banned, v, over && !practice, locked, solved); err != nil {
 		s.obs.Submitted("refused")

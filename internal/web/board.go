@@ -2,6 +2,7 @@ package web
 
 import (
 	"bytes"
+	"errors"
 	"html/template"
 	"net/http"
 	"net/url"
@@ -277,7 +278,7 @@ func (h *Handler) submit(w http.ResponseWriter, r *http.Request) {
 		if e := asRateLimited(err); e != nil {
 			p.Error = "Too many wrong flags: wait " + waitText(e.RetryAfter) + " before the next try."
 		}
-		if ctf.ErrorCode(err) == ctf.Invalid && strings.TrimSpace(flag) != "" {
+		if errors.Is(err, platform.ErrWrongFlag) {
 			p.Error = "Wrong flag."
 		}
 		h.challengePage(w, r, v, p, nil, flag)
