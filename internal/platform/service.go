@@ -423,13 +423,4 @@ func (s *Service) applyOwn(seqs []int64, fn func(st *state, dirty dirtySet)) {
 // ErrNoChallenge is the answer for unknown and hidden challenges alike.
 var ErrNoChallenge = ctf.Errorf(ctf.NotFound, "challenge not found")
 
-// ChallengeExists reports whether slug names a challenge open to v: a
-// visible one, or for admins one still pending.
-func (s *Service) ChallengeExists(slug string, v Viewer) bool {
-	st := s.state()
-	st.mu.RLock()
-	defer st.mu.RUnlock()
-	return st.openBySlug(slug, v) != nil
-}
-
 var _ Store = (*store.DB)(nil)
