@@ -364,30 +364,15 @@ func bulkTables(b *Bulk, rep *BulkReport) []bulkTable {
 				return []any{u.ID, u.Username, u.Name, nullString(u.Email), nullString(strings.ToLower(u.Email)),
 					u.Image, u.PasswordHash, role, u.Banned, ms(u.CreatedAt), kindOf(u), nullString(u.OwnerID), u.Model, u.Harness}, nil
 			})},
-		{"challenges", []string{"id", "slug", "title", "description", "categories", "difficulty", "points", "type", "author_id",
-			"file_name", "file_url", "has_instance", "docker_port", "hidden", "tags", "connection_info", "created_at", "release_at"},
-			&rep.Challenges, bulkRows(b.Challenges, func(c ctf.Challenge) ([]any, error) {
-				cats := c.Categories
-				if cats == nil {
-					cats = []string{}
-				}
-				tags := c.Tags
-				if tags == nil {
-					tags = []string{}
-				}
-				cj, _ := json.Marshal(cats)
-				tj, _ := json.Marshal(tags)
-				typ := c.Type
-				if typ == "" {
-					typ = "standard"
-				}
-				var port any
-				if c.DockerPort != nil {
-					port = *c.DockerPort
-				}
-				return []any{c.ID, c.Slug, c.Title, c.Description, string(cj), c.Difficulty, c.Points, typ, nullString(c.AuthorID),
-					c.FileName, c.FileURL, c.HasInstance, port, c.Hidden, string(tj), c.ConnectionInfo, ms(c.CreatedAt), nullMs(c.ReleaseAt)}, nil
-			})},
+		{"challenges", challengeColumns, &rep.Challenges, bulkRows(b.Challenges, func(c ctf.Challenge) ([]any, error) {
+			if c.Categories == nil {
+				c.Categories = []string{}
+			}
+			if c.Type == "" {
+				c.Type = "standard"
+			}
+			return challengeValues(c), nil
+		})},
 		{"flags", []string{"challenge_id", "position", "kind", "content", "case_insensitive"}, &rep.Flags,
 			func(yield func([]any, error) bool) {
 				for _, c := range b.Challenges {

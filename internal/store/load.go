@@ -6,7 +6,6 @@ import (
 	"database/sql"
 	"encoding/base64"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -535,53 +534,26 @@ func (l *loader) prerequisites(id string) (map[string]bool, error) {
 	return had, rows.Err()
 }
 
-// challengeRow is a challenge as stored, for change detection.
-type challengeRow struct {
-	ID, Title, Description, Categories, Difficulty, Type, Author, FileName, FileSHA, FileURL, Tags, Conn string
-	Points, Port                                                                                         int64
-	HasInstance, Hidden                                                                                  bool
-	Created                                                                                              int64
-	Release                                                                                              sql.NullInt64
-	Flags                                                                                                string
-}
-
-func (l *loader) storedChallenge(slug string) (challengeRow, bool, error) {
-	var r challengeRow
-	var port sql.NullInt64
-	err := l.tx.QueryRowContext(l.ctx, `SELECT id, title, description, categories, difficulty, type, COALESCE(author_id, ''),
-		file_name, COALESCE(file_sha256, ''), file_url, tags, connection_info, points, docker_port, has_instance, hidden, created_at, release_at
-		FROM challenges WHERE slug = ?`, slug).Scan(&r.ID, &r.Title, &r.Description, &r.Categories, &r.Difficulty, &r.Type, &r.Author,
-		&r.FileName, &r.FileSHA, &r.FileURL, &r.Tags, &r.Conn, &r.Points, &port, &r.HasInstance, &r.Hidden, &r.Created, &r.Release)
+// storedChallenge reads the challenge with slug and its flags (not
+// compiled; prerequisites apart), if there is one.
+func (l *loader) storedChallenge(slug string) (ctf.Challenge, bool, error) {
+	c, err := scanChallenge(l.tx.QueryRowContext(l.ctx, selectChallenges+"WHERE slug = ?", slug))
 	if errors.Is(err, sql.ErrNoRows) {
-		return r, false, nil
+		return c, false, nil
 	}
 	if err != nil {
-		return r, false, fmt.Errorf("load challenge %q: %w", slug, err)
+		return c, false, fmt.Errorf("load challenge %q: %w", slug, err)
 	}
-	r.Port = -1
-	if port.Valid {
-		r.Port = port.Int64
-	}
-	rows, err := l.tx.QueryContext(l.ctx, "SELECT kind, content, case_insensitive FROM flags WHERE challenge_id = ? ORDER BY position", r.ID)
+	err = eachRow(l.ctx, l.tx, "SELECT kind, content, case_insensitive FROM flags WHERE challenge_id = ? ORDER BY position", func(sc scanner) error {
+		var f ctf.Flag
+		err := sc.Scan(&f.Kind, &f.Content, &f.CaseInsensitive)
+		c.Flags = append(c.Flags, f)
+		return err
+	}, c.ID)
 	if err != nil {
-		return r, false, fmt.Errorf("load flags of %q: %w", slug, err)
+		return c, false, fmt.Errorf("load flags of %q: %w", slug, err)
 	}
-	defer rows.Close()
-	var flags []dataset.Flag
-	for rows.Next() {
-		var f dataset.Flag
-		var ci bool
-		if err := rows.Scan(&f.Type, &f.Content, &ci); err != nil {
-			return r, false, err
-		}
-		if ci {
-			f.Data = "case_insensitive"
-		}
-		flags = append(flags, f)
-	}
-	fj, _ := json.Marshal(flags)
-	r.Flags = string(fj)
-	return r, true, rows.Err()
+	return c, true, nil
 }
 
 func (l *loader) challenge(i int, c dataset.Challenge) (exists, changed bool, err error) {
@@ -589,94 +561,61 @@ func (l *loader) challenge(i int, c dataset.Challenge) (exists, changed bool, er
 	if err != nil {
 		return false, false, err
 	}
-	nr := challengeRow{ID: old.ID, Title: c.Title, Description: c.Description, Difficulty: c.Difficulty, Type: c.Type,
-		Conn: c.ConnectionInfo, Points: int64(c.Points), Port: -1, HasInstance: c.HasInstance, Hidden: c.Hidden, Created: old.Created}
+	nc := ctf.Challenge{ID: old.ID, Slug: c.Slug, Title: c.Title, Description: c.Description, Categories: c.Categories,
+		Difficulty: c.Difficulty, Points: c.Points, Type: c.Type, Tags: c.Tags, ConnectionInfo: c.ConnectionInfo,
+		HasInstance: c.HasInstance, DockerPort: c.DockerPort, Hidden: c.Hidden, CreatedAt: old.CreatedAt}
 	if !exists {
-		nr.ID = c.ID
-		if nr.ID == "" {
-			nr.ID = ctf.NewID()
+		nc.ID = c.ID
+		if nc.ID == "" {
+			nc.ID = ctf.NewID()
 		}
-		nr.Created = ms(l.stamp(c.CreatedAt))
+		nc.CreatedAt = l.stamp(c.CreatedAt)
 	} else if c.CreatedAt != nil {
-		nr.Created = ms(ctf.Millis(*c.CreatedAt))
+		nc.CreatedAt = ctf.Millis(*c.CreatedAt)
 	}
-	if nr.Type == "" {
-		nr.Type = "standard"
+	if nc.Type == "" {
+		nc.Type = "standard"
 	}
 	if c.ReleaseAt != nil {
-		nr.Release = sql.NullInt64{Int64: ms(ctf.Millis(*c.ReleaseAt)), Valid: true}
+		r := ctf.Millis(*c.ReleaseAt)
+		nc.ReleaseAt = &r
 	}
-	if c.DockerPort != nil {
-		nr.Port = int64(*c.DockerPort)
-	}
-	cats, _ := json.Marshal(c.Categories)
-	tags := c.Tags
-	if tags == nil {
-		tags = []string{}
-	}
-	tj, _ := json.Marshal(tags)
-	nr.Categories, nr.Tags = string(cats), string(tj)
-	flags := make([]dataset.Flag, len(c.Flags))
 	for j, f := range c.Flags {
-		flags[j] = f
 		cf := ctf.Flag{Kind: f.Type, Content: f.Content, CaseInsensitive: f.Data == "case_insensitive"}
 		if err := cf.Compile(); err != nil {
 			return false, false, l.fail("challenges", i, fmt.Sprintf("flags[%d]", j), "%v", err)
 		}
+		nc.Flags = append(nc.Flags, cf)
 	}
-	fj, _ := json.Marshal(flags)
-	nr.Flags = string(fj)
 	if c.Author != "" {
-		if nr.Author, err = l.userID(c.Author); err != nil {
+		if nc.AuthorID, err = l.userID(c.Author); err != nil {
 			return false, false, err
 		}
-		if nr.Author == "" && c.Source.Index >= 0 {
+		if nc.AuthorID == "" && c.Source.Index >= 0 {
 			// ctfcli's author is free text; a dataset's must name a user.
 			return false, false, l.fail("challenges", i, "author", "no user %q in the dataset or the database", c.Author)
 		}
 	}
 	if f := c.File; f != nil {
-		nr.FileName = f.Name
+		nc.FileName = f.Name
 		if f.URL != "" {
-			nr.FileURL = f.URL
-		} else if nr.FileSHA, err = l.storeFile(i, f); err != nil {
+			nc.FileURL = f.URL
+		} else if nc.FileSHA256, err = l.storeFile(i, f); err != nil {
 			return false, false, err
 		}
 	}
-	_, err = l.tx.ExecContext(l.ctx, `INSERT INTO challenges (id, slug, title, description, categories, difficulty, points, type,
-		author_id, file_name, file_sha256, file_url, has_instance, docker_port, hidden, tags, connection_info, created_at, release_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-		ON CONFLICT (slug) DO UPDATE SET title = excluded.title, description = excluded.description, categories = excluded.categories,
-		difficulty = excluded.difficulty, points = excluded.points, type = excluded.type, author_id = excluded.author_id,
-		file_name = excluded.file_name, file_sha256 = excluded.file_sha256, file_url = excluded.file_url,
-		has_instance = excluded.has_instance, docker_port = excluded.docker_port, hidden = excluded.hidden, tags = excluded.tags,
-		connection_info = excluded.connection_info, created_at = excluded.created_at, release_at = excluded.release_at`,
-		nr.ID, c.Slug, nr.Title, nr.Description, nr.Categories, nr.Difficulty, nr.Points, nr.Type, nullString(nr.Author),
-		nr.FileName, nullString(nr.FileSHA), nr.FileURL, nr.HasInstance, nullPort(nr.Port), nr.Hidden, nr.Tags, nr.Conn, nr.Created, nr.Release)
+	_, err = l.tx.ExecContext(l.ctx, loadChallengeSQL, challengeValues(nc)...)
 	if isUniqueViolation(err) {
-		return false, false, l.fail("challenges", i, "id", "id %q already belongs to another challenge", nr.ID)
+		return false, false, l.fail("challenges", i, "id", "id %q already belongs to another challenge", nc.ID)
 	}
 	if err != nil {
 		return false, false, fmt.Errorf("load challenge %q: %w", c.Slug, err)
 	}
-	if _, err := l.tx.ExecContext(l.ctx, "DELETE FROM flags WHERE challenge_id = ?", nr.ID); err != nil {
+	if err := putFlags(l.ctx, l.tx, nc.ID, nc.Flags); err != nil {
 		return false, false, fmt.Errorf("load flags of %q: %w", c.Slug, err)
 	}
-	for j, f := range flags {
-		if _, err := l.tx.ExecContext(l.ctx, "INSERT INTO flags (challenge_id, position, kind, content, case_insensitive) VALUES (?, ?, ?, ?, ?)",
-			nr.ID, j, f.Type, f.Content, f.Data == "case_insensitive"); err != nil {
-			return false, false, fmt.Errorf("load flags of %q: %w", c.Slug, err)
-		}
-	}
-	l.chals[c.Slug] = nr.ID
-	return exists, exists && nr != old, nil
-}
-
-func nullPort(p int64) any {
-	if p < 0 {
-		return nil
-	}
-	return p
+	l.chals[c.Slug] = nc.ID
+	return exists, exists && !SameChallengeRow(old, nc), nil
 }
 
 // storeFile puts a challenge file's bytes in the database, addressed by
