@@ -1,12 +1,16 @@
-package store
+// Package transfer moves a whole event between the dataset format and the
+// database: Load upserts a dataset into the store in one transaction,
+// Dump reads the store back as a dataset. The file format is the
+// dataset package's, the SQL the store's; this package turns the one into
+// the other (natural keys into ids, entries into rows) and names the entry
+// at fault when a dataset cannot be loaded.
+package transfer
 
 import (
 	"context"
 	"crypto/sha256"
-	"database/sql"
 	"encoding/base64"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"maps"
 	"runtime"
@@ -17,6 +21,7 @@ import (
 	"github.com/flagshipctf/flagship/internal/ctf"
 	"github.com/flagshipctf/flagship/internal/dataset"
 	"github.com/flagshipctf/flagship/internal/secret"
+	"github.com/flagshipctf/flagship/internal/store"
 )
 
 // LoadReport counts, per kind of entry, what a load created, updated and
@@ -38,22 +43,23 @@ func (r *LoadReport) count(kind string, created, changed bool) {
 	}
 }
 
+// DB is what Load and Dump need of the database; *store.DB is one.
+type DB interface {
+	InLoad(ctx context.Context, fn func(*store.LoadTx) error) error
+	InDump(ctx context.Context, fn func(*store.DumpTx) error) error
+}
+
 // Load upserts a dataset by natural keys (username, slug, user and
 // challenge, an announcement's id or title, a webhook's id or name) in one
-// transaction: on any
-// error nothing is written, and the error names the file, entry and field
-// at fault. The event's settings are replaced when the dataset gives them.
-// It bumps the revision, so every replica rebuilds its state from the
-// database, settings and announcements included.
-func (db *DB) Load(ctx context.Context, ds *dataset.Dataset) (LoadReport, error) {
+// transaction: on any error nothing is written, and the error (a
+// *dataset.Error) names the file, entry and field at fault. The event's
+// settings are replaced when the dataset gives them. It bumps the
+// revision, so every replica rebuilds its state from the database,
+// settings and announcements included.
+func Load(ctx context.Context, db DB, ds *dataset.Dataset) (LoadReport, error) {
 	rep := LoadReport{Created: map[string]int{}, Updated: map[string]int{}, Unchanged: map[string]int{}}
-	err := db.loadTx(ctx, func(tx *sqlTx) error {
-		if err := lockLoads(ctx, tx); err != nil {
-			return fmt.Errorf("load: %w", err)
-		}
-		l := &loader{ctx: ctx, tx: tx, ds: ds, rep: &rep, now: ctf.Millis(db.now()),
-			users: map[string]string{}, chals: map[string]string{}, bulk: &bulkLoader{ctx: ctx, tx: tx}}
-		defer l.closeStmts()
+	err := db.InLoad(ctx, func(tx *store.LoadTx) error {
+		l := &loader{tx: tx, ds: ds, rep: &rep, now: tx.Now(), users: map[string]string{}, chals: map[string]string{}}
 		steps := []func() error{l.loadEvent, l.loadUsers, l.loadTwoFactor, l.loadChallenges, l.loadSolves, l.loadAttempts, l.loadWriteups,
 			l.loadReviews, l.loadAnnouncements, l.loadWebhooks}
 		for _, step := range steps {
@@ -61,116 +67,26 @@ func (db *DB) Load(ctx context.Context, ds *dataset.Dataset) (LoadReport, error)
 				return err
 			}
 		}
-		return bumpRevision(ctx, tx)
+		return nil
 	})
 	return rep, err
 }
 
-// loadTx runs fn in the load's one write transaction. On SQLite it takes
-// the writer connection for itself and sets it up for a transaction of
-// many rows: foreign keys are checked once before the commit (PRAGMA
-// foreign_key_check) instead of by every statement, since SQLite checks an
-// immediate foreign key of a multi-row INSERT at the end of the statement
-// and keeps a statement journal to undo it, which costs more than the
-// inserts; and a larger page cache, since with the default 2 MB such a
-// transaction spills its pages to the log and reads them back for every
-// index insert. Durability is untouched: the commit syncs as any other.
-func (db *DB) loadTx(ctx context.Context, fn func(*sqlTx) error) error {
-	if db.dialect.postgres() {
-		return db.writeTx(ctx, fn)
-	}
-	raw, err := db.w.raw.Conn(ctx)
-	if err != nil {
-		return fmt.Errorf("begin: %w", unavailable(err))
-	}
-	defer raw.Close()
-	conn := &sqlConn{raw: raw, d: db.dialect}
-	var cache int64
-	if err := raw.QueryRowContext(ctx, "PRAGMA cache_size").Scan(&cache); err != nil {
-		return fmt.Errorf("begin: %w", unavailable(err))
-	}
-	defer func() {
-		// Back to the settings Open gave the connection, or never reuse it.
-		for _, p := range []string{"PRAGMA foreign_keys = ON", fmt.Sprintf("PRAGMA cache_size = %d", cache)} {
-			if _, err := raw.ExecContext(context.Background(), p); err != nil {
-				discardConn(raw)
-				return
-			}
-		}
-	}()
-	for _, p := range []string{"PRAGMA foreign_keys = OFF", "PRAGMA cache_size = -32768"} {
-		if _, err := raw.ExecContext(ctx, p); err != nil {
-			return fmt.Errorf("begin: %w", unavailable(err))
-		}
-	}
-	tx, err := conn.BeginTx(ctx, nil)
-	if err != nil {
-		return fmt.Errorf("begin: %w", err)
-	}
-	defer tx.Rollback()
-	if err := fn(tx); err != nil {
-		return err
-	}
-	if err := (&bulkLoader{ctx: ctx, tx: tx}).foreignKeyCheck(); err != nil {
-		return err
-	}
-	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("commit: %w", err)
-	}
-	return nil
-}
-
 type loader struct {
-	ctx   context.Context
-	tx    *sqlTx
+	tx    *store.LoadTx
 	ds    *dataset.Dataset
 	rep   *LoadReport
 	now   time.Time
 	users map[string]string // username -> id
 	chals map[string]string // slug -> id
-	bulk  *bulkLoader       // for the multi-row INSERTs of new rows
-	stmts map[string]*sql.Stmt
 	// solved holds the (user id, challenge id) of the dataset's solves,
 	// which its writeups and reviews need.
 	solved map[[2]string]bool
 }
 
-// stmt returns query prepared in the load's transaction, once: the per-row
-// lookups run hundreds of thousands of times.
-func (l *loader) stmt(query string) (*sql.Stmt, error) {
-	if st, ok := l.stmts[query]; ok {
-		return st, nil
-	}
-	st, err := l.tx.PrepareContext(l.ctx, query)
-	if err != nil {
-		return nil, unavailable(err)
-	}
-	if l.stmts == nil {
-		l.stmts = map[string]*sql.Stmt{}
-	}
-	l.stmts[query] = st
-	return st, nil
-}
-
-func (l *loader) closeStmts() {
-	for _, st := range l.stmts {
-		st.Close()
-	}
-	for _, b := range l.bulk.stmts {
-		b.close()
-	}
-}
-
 // fresh reports whether table holds no row yet: then no entry of the
 // dataset can match a stored one, and the load skips looking.
-func (l *loader) fresh(table string) (bool, error) {
-	var n int
-	err := l.tx.QueryRowContext(l.ctx, "SELECT count(*) FROM (SELECT 1 FROM "+table+" LIMIT 1) t").Scan(&n)
-	if err != nil {
-		return false, fmt.Errorf("load %s: %w", table, err)
-	}
-	return n == 0, nil
-}
+func (l *loader) fresh(table string) (bool, error) { return l.tx.Empty(table) }
 
 func (l *loader) fail(kind string, i int, field, format string, args ...any) error {
 	file, entry := l.ds.Where(kind, i)
@@ -188,32 +104,22 @@ func (l *loader) userID(username string) (string, error) {
 	if id, ok := l.users[username]; ok {
 		return id, nil
 	}
-	var id string
-	err := l.tx.QueryRowContext(l.ctx, "SELECT id FROM users WHERE username = ?", username).Scan(&id)
-	if errors.Is(err, sql.ErrNoRows) {
-		return "", nil
+	id, err := l.tx.UserID(username)
+	if id != "" {
+		l.users[username] = id
 	}
-	if err != nil {
-		return "", fmt.Errorf("look up user %q: %w", username, err)
-	}
-	l.users[username] = id
-	return id, nil
+	return id, err
 }
 
 func (l *loader) chalID(slug string) (string, error) {
 	if id, ok := l.chals[slug]; ok {
 		return id, nil
 	}
-	var id string
-	err := l.tx.QueryRowContext(l.ctx, "SELECT id FROM challenges WHERE slug = ?", slug).Scan(&id)
-	if errors.Is(err, sql.ErrNoRows) {
-		return "", nil
+	id, err := l.tx.ChallengeID(slug)
+	if id != "" {
+		l.chals[slug] = id
 	}
-	if err != nil {
-		return "", fmt.Errorf("look up challenge %q: %w", slug, err)
-	}
-	l.chals[slug] = id
-	return id, nil
+	return id, err
 }
 
 // refs resolves an entry's user and challenge, failing on unknown ones.
@@ -244,16 +150,13 @@ func (l *loader) loadUsers() error {
 	if err != nil {
 		return err
 	}
-	var n int64
-	ins := l.bulk.inserter("users", "id, username, name, email, email_lower, password_hash, role, banned, created_at, kind, owner_id, model, harness", &n)
+	ins := l.tx.NewUsers()
 	var keyed []int // users with API keys, loaded after the users when fresh
 	for i, u := range l.ds.Users {
 		var old ctf.User
 		exists := false
 		if !fresh {
-			old, err = scanUser(l.tx.QueryRowContext(l.ctx, "SELECT "+userColumns+" FROM users WHERE username = ?", u.Username))
-			exists = err == nil
-			if err != nil && !errors.Is(err, sql.ErrNoRows) {
+			if old, exists, err = l.tx.User(u.Username); err != nil {
 				return fmt.Errorf("load user %q: %w", u.Username, err)
 			}
 		}
@@ -295,8 +198,7 @@ func (l *loader) loadUsers() error {
 		if fresh {
 			// The dataset's usernames, emails and ids are unique (Validate)
 			// and the table is empty: nothing can conflict.
-			if err := ins.add(nu.ID, nu.Username, nu.Name, nullString(nu.Email), nullString(strings.ToLower(nu.Email)), nu.PasswordHash,
-				nu.Role, nu.Banned, ms(nu.CreatedAt), nu.Kind, nullString(nu.OwnerID), nu.Model, nu.Harness); err != nil {
+			if err := ins.Add(nu); err != nil {
 				return fmt.Errorf("load user %q: %w", u.Username, err)
 			}
 			l.rep.count("users", true, false)
@@ -305,25 +207,14 @@ func (l *loader) loadUsers() error {
 			}
 			continue
 		}
-		// In a savepoint: a failure is explained by a further query.
-		err = l.tx.savepoint(l.ctx, func() error {
-			_, err := l.tx.ExecContext(l.ctx, `INSERT INTO users (id, username, name, email, email_lower, password_hash, role, banned, created_at,
-				kind, owner_id, model, harness)
-				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-				ON CONFLICT (username) DO UPDATE SET name = excluded.name, email = excluded.email, email_lower = excluded.email_lower,
-				password_hash = excluded.password_hash, role = excluded.role, banned = excluded.banned, created_at = excluded.created_at,
-				kind = excluded.kind, owner_id = excluded.owner_id, model = excluded.model, harness = excluded.harness`,
-				nu.ID, nu.Username, nu.Name, nullString(nu.Email), nullString(strings.ToLower(nu.Email)), nu.PasswordHash, nu.Role, nu.Banned, ms(nu.CreatedAt),
-				nu.Kind, nullString(nu.OwnerID), nu.Model, nu.Harness)
-			return err
-		})
-		if isUniqueViolation(err) {
-			var other string
-			if l.tx.QueryRowContext(l.ctx, "SELECT username FROM users WHERE lower(username) = lower(?) AND username <> ?",
-				u.Username, u.Username).Scan(&other) == nil {
+		// A failure leaves the transaction usable: it is explained by a
+		// further query.
+		err = l.tx.UpsertUser(nu)
+		if store.IsUniqueViolation(err) {
+			if other, err := l.tx.OtherCaseUsername(u.Username); err == nil {
 				return l.fail("users", i, "username", "differs only in case from the user %q: usernames are unique ignoring case", other)
 			}
-			if l.tx.QueryRowContext(l.ctx, "SELECT username FROM users WHERE id = ?", nu.ID).Scan(&other) == nil && other != u.Username {
+			if other, err := l.tx.UsernameOfID(nu.ID); err == nil && other != u.Username {
 				return l.fail("users", i, "id", "id %q already belongs to user %q", nu.ID, other)
 			}
 			return l.fail("users", i, "email", "email %q already belongs to another user", u.Email)
@@ -338,7 +229,7 @@ func (l *loader) loadUsers() error {
 			}
 		}
 	}
-	if err := ins.flush(); err != nil {
+	if err := ins.Flush(); err != nil {
 		return fmt.Errorf("load users: %w", err)
 	}
 	for _, i := range keyed {
@@ -367,9 +258,8 @@ func (l *loader) passwordHashes(fresh bool) ([]string, error) {
 		if fresh {
 			continue
 		}
-		var h string
-		err := l.tx.QueryRowContext(l.ctx, "SELECT password_hash FROM users WHERE username = ?", u.Username).Scan(&h)
-		if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		h, err := l.tx.PasswordHash(u.Username)
+		if err != nil {
 			return nil, fmt.Errorf("load user %q: %w", u.Username, err)
 		}
 		stored[i] = h
@@ -395,9 +285,8 @@ func (l *loader) passwordHashes(fresh bool) ([]string, error) {
 
 func (l *loader) apiKey(i, j int, userID string, k dataset.APIKey) error {
 	field := fmt.Sprintf("apiKeys[%d]", j)
-	old, err := scanKey(l.tx.QueryRowContext(l.ctx, "SELECT "+keyColumns+" FROM api_keys WHERE id = ?", k.ID))
-	exists := err == nil
-	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+	old, exists, err := l.tx.APIKey(k.ID)
+	if err != nil {
 		return fmt.Errorf("load API key %q: %w", k.ID, err)
 	}
 	if exists && old.UserID != userID {
@@ -423,11 +312,8 @@ func (l *loader) apiKey(i, j int, userID string, k dataset.APIKey) error {
 			nk.LastUsedAt = old.LastUsedAt
 		}
 	}
-	_, err = l.tx.ExecContext(l.ctx, `INSERT INTO api_keys (id, user_id, name, key_prefix, key_hash, created_at, last_used_at, revoked_at, read_only)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET name = excluded.name, created_at = excluded.created_at,
-		last_used_at = excluded.last_used_at, revoked_at = excluded.revoked_at, read_only = excluded.read_only`,
-		nk.ID, userID, nk.Name, nk.Prefix, nk.Hash, ms(nk.CreatedAt), nullMs(nk.LastUsedAt), nullMs(nk.RevokedAt), nk.ReadOnly)
-	if isUniqueViolation(err) {
+	err = l.tx.UpsertAPIKey(nk)
+	if store.IsUniqueViolation(err) {
 		return l.fail("users", i, field+".keyPrefix", "key prefix %q is already used by another key", k.KeyPrefix)
 	}
 	if err != nil {
@@ -469,19 +355,14 @@ func (l *loader) loadChallenges() error {
 			}
 			want[rid] = true
 		}
-		had, err := l.prerequisites(id)
+		had, err := l.tx.Prerequisites(id)
 		if err != nil {
 			return err
 		}
 		if !maps.Equal(had, want) {
 			changed[i] = true
-			if _, err := l.tx.ExecContext(l.ctx, "DELETE FROM prerequisites WHERE challenge_id = ?", id); err != nil {
+			if err := l.tx.SetPrerequisites(id, want); err != nil {
 				return fmt.Errorf("load prerequisites of %q: %w", c.Slug, err)
-			}
-			for rid := range want {
-				if _, err := l.tx.ExecContext(l.ctx, "INSERT INTO prerequisites (challenge_id, requires_id) VALUES (?, ?)", id, rid); err != nil {
-					return fmt.Errorf("load prerequisites of %q: %w", c.Slug, err)
-				}
 			}
 		}
 		l.rep.count("challenges", !existed[i], existed[i] && changed[i])
@@ -496,68 +377,21 @@ func (l *loader) challengeNamed(kind string, i int, field, req string) (string, 
 	if err != nil || rid != "" {
 		return rid, err
 	}
-	rows, err := l.tx.QueryContext(l.ctx, "SELECT id FROM challenges WHERE title = ?", req)
+	ids, err := l.tx.ChallengeIDsTitled(req)
 	if err != nil {
-		return "", fmt.Errorf("look up challenge titled %q: %w", req, err)
-	}
-	defer rows.Close()
-	var ids []string
-	for rows.Next() {
-		if err := rows.Scan(&rid); err != nil {
-			return "", err
-		}
-		ids = append(ids, rid)
+		return "", err
 	}
 	switch len(ids) {
 	case 0:
 		return "", l.fail(kind, i, field, "no challenge %q in the dataset or the database", req)
 	case 1:
-		return ids[0], rows.Err()
+		return ids[0], nil
 	}
 	return "", l.fail(kind, i, field, "%d challenges are titled %q; name one by its slug", len(ids), req)
 }
 
-func (l *loader) prerequisites(id string) (map[string]bool, error) {
-	rows, err := l.tx.QueryContext(l.ctx, "SELECT requires_id FROM prerequisites WHERE challenge_id = ?", id)
-	if err != nil {
-		return nil, fmt.Errorf("load prerequisites: %w", err)
-	}
-	defer rows.Close()
-	had := map[string]bool{}
-	for rows.Next() {
-		var rid string
-		if err := rows.Scan(&rid); err != nil {
-			return nil, err
-		}
-		had[rid] = true
-	}
-	return had, rows.Err()
-}
-
-// storedChallenge reads the challenge with slug and its flags (not
-// compiled; prerequisites apart), if there is one.
-func (l *loader) storedChallenge(slug string) (ctf.Challenge, bool, error) {
-	c, err := scanChallenge(l.tx.QueryRowContext(l.ctx, selectChallenges+"WHERE slug = ?", slug))
-	if errors.Is(err, sql.ErrNoRows) {
-		return c, false, nil
-	}
-	if err != nil {
-		return c, false, fmt.Errorf("load challenge %q: %w", slug, err)
-	}
-	err = eachRow(l.ctx, l.tx, "SELECT kind, content, case_insensitive FROM flags WHERE challenge_id = ? ORDER BY position", func(sc scanner) error {
-		var f ctf.Flag
-		err := sc.Scan(&f.Kind, &f.Content, &f.CaseInsensitive)
-		c.Flags = append(c.Flags, f)
-		return err
-	}, c.ID)
-	if err != nil {
-		return c, false, fmt.Errorf("load flags of %q: %w", slug, err)
-	}
-	return c, true, nil
-}
-
 func (l *loader) challenge(i int, c dataset.Challenge) (exists, changed bool, err error) {
-	old, exists, err := l.storedChallenge(c.Slug)
+	old, exists, err := l.tx.Challenge(c.Slug)
 	if err != nil {
 		return false, false, err
 	}
@@ -604,18 +438,18 @@ func (l *loader) challenge(i int, c dataset.Challenge) (exists, changed bool, er
 			return false, false, err
 		}
 	}
-	_, err = l.tx.ExecContext(l.ctx, loadChallengeSQL, challengeValues(nc)...)
-	if isUniqueViolation(err) {
+	err = l.tx.UpsertChallenge(nc)
+	if store.IsUniqueViolation(err) {
 		return false, false, l.fail("challenges", i, "id", "id %q already belongs to another challenge", nc.ID)
 	}
 	if err != nil {
 		return false, false, fmt.Errorf("load challenge %q: %w", c.Slug, err)
 	}
-	if err := putFlags(l.ctx, l.tx, nc.ID, nc.Flags); err != nil {
+	if err := l.tx.PutFlags(nc.ID, nc.Flags); err != nil {
 		return false, false, fmt.Errorf("load flags of %q: %w", c.Slug, err)
 	}
 	l.chals[c.Slug] = nc.ID
-	return exists, exists && !SameChallengeRow(old, nc), nil
+	return exists, exists && !store.SameChallengeRow(old, nc), nil
 }
 
 // storeFile puts a challenge file's bytes in the database, addressed by
@@ -644,9 +478,16 @@ func (l *loader) storeFile(i int, f *dataset.File) (string, error) {
 	if f.SHA256 != "" && !strings.EqualFold(f.SHA256, sha) {
 		return "", l.fail("challenges", i, "file.sha256", "does not match the file's content (%s)", sha)
 	}
-	if err := putFile(l.ctx, l.tx, sha, data); err != nil {
+	if err := l.tx.PutFile(sha, data); err != nil {
 		return "", err
 	}
 	return sha, nil
 }
-func newID() string { return ctf.NewID() }
+
+// orNewID is id, or a new one for an entry without.
+func orNewID(id string) string {
+	if id == "" {
+		return ctf.NewID()
+	}
+	return id
+}
