@@ -6,11 +6,8 @@ import (
 	"github.com/flagshipctf/flagship/internal/ctf"
 )
 
+// scanner is a row to read: a *sql.Row or the current row of *sql.Rows.
 type scanner interface{ Scan(...any) error }
-
-func dumpRows(ctx context.Context, tx *sqlTx, query string, fn func(scanner) error) error {
-	return eachRow(ctx, tx, query, fn)
-}
 
 // eachRow calls fn for each row query returns.
 func eachRow(ctx context.Context, q querier, query string, fn func(scanner) error, args ...any) error {

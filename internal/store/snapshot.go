@@ -90,7 +90,7 @@ func (db *DB) Snapshot(ctx context.Context) (*Snapshot, error) {
 		return nil, fmt.Errorf("snapshot sequences: %w", err)
 	}
 	recent := func(table string, max int64, out *[]int64) error {
-		return dumpRows(ctx, tx, fmt.Sprintf("SELECT seq FROM %s WHERE seq > %d ORDER BY seq", table, max-GapWindow), func(sc scanner) error {
+		return eachRow(ctx, tx, fmt.Sprintf("SELECT seq FROM %s WHERE seq > %d ORDER BY seq", table, max-GapWindow), func(sc scanner) error {
 			var seq int64
 			err := sc.Scan(&seq)
 			*out = append(*out, seq)
