@@ -16,6 +16,7 @@ import (
 
 	"github.com/flagshipctf/flagship/internal/dataset"
 	"github.com/flagshipctf/flagship/internal/platform"
+	"github.com/flagshipctf/flagship/internal/transfer"
 )
 
 const biYAML = `
@@ -52,7 +53,7 @@ func biSnapshot(t *testing.T, s *Server, key string) biWorld {
 		t.Fatalf("GET /me: %d %v", ex.Status, ex.Err)
 	}
 	w.me = ex.Body
-	d, err := s.DB.Dump(context.Background())
+	d, err := transfer.Dump(context.Background(), s.DB)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,6 +20,7 @@ import (
 
 	"github.com/flagshipctf/flagship/internal/store"
 	"github.com/flagshipctf/flagship/internal/store/storetest"
+	"github.com/flagshipctf/flagship/internal/transfer"
 )
 
 // ---------------------------------------------------------------------------
@@ -277,7 +278,7 @@ func cxCheckLeaderboard(t testing.TB, s *Server) ([]cxLeaderboardEntry, map[stri
 // wrong attempts.
 func cxDBCounts(t testing.TB, s *Server) (solves, attempts map[string]int, solvers map[string][]string) {
 	t.Helper()
-	d, err := s.DB.Dump(context.Background())
+	d, err := transfer.Dump(context.Background(), s.DB)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -539,7 +540,7 @@ func TestConcurrentFirstBlood(t *testing.T) {
 		if len(blood) == 1 && (len(bloodByBadge[r]) != 1 || bloodByBadge[r][0] != blood[0]) {
 			t.Errorf("round %d %s: player %d holds the first blood (profile), but newBadges announced first-blood to players %v",
 				r, when, blood[0], bloodByBadge[r])
-			d, err := s.DB.Dump(context.Background())
+			d, err := transfer.Dump(context.Background(), s.DB)
 			if err == nil {
 				for _, sv := range d.Solves {
 					for i := range players {

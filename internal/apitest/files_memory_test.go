@@ -21,6 +21,7 @@ import (
 
 	"github.com/flagshipctf/flagship/internal/dataset"
 	"github.com/flagshipctf/flagship/internal/store/storetest"
+	"github.com/flagshipctf/flagship/internal/transfer"
 )
 
 // TestFileDownloadsMemory: eight slow downloads at once of a 40 MB file
@@ -51,7 +52,7 @@ func TestFileDownloadsMemory(t *testing.T) {
 	if err := db.Migrate(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.Load(context.Background(), ds); err != nil {
+	if _, err := transfer.Load(context.Background(), db, ds); err != nil {
 		t.Fatal(err)
 	}
 

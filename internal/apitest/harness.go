@@ -26,6 +26,7 @@ import (
 	"github.com/flagshipctf/flagship/internal/server"
 	"github.com/flagshipctf/flagship/internal/store"
 	"github.com/flagshipctf/flagship/internal/store/storetest"
+	"github.com/flagshipctf/flagship/internal/transfer"
 )
 
 // Options tune a test server.
@@ -104,7 +105,7 @@ func Start(t testing.TB, datasetYAML string, opts ...Options) *Server {
 		if err != nil {
 			t.Fatalf("decode test dataset: %v", err)
 		}
-		if _, err := db.Load(ctx, ds); err != nil {
+		if _, err := transfer.Load(ctx, db, ds); err != nil {
 			t.Fatalf("load test dataset: %v", err)
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/flagshipctf/flagship/internal/dataset"
+	"github.com/flagshipctf/flagship/internal/transfer"
 )
 
 // itEntry is a LeaderboardEntry as expected; solves are "time/points".
@@ -113,7 +114,7 @@ func TestIntegrationReload(t *testing.T) {
 	}
 	load := func(t *testing.T, s *Server, ds *dataset.Dataset) {
 		t.Helper()
-		if _, err := s.DB.Load(context.Background(), ds); err != nil {
+		if _, err := transfer.Load(context.Background(), s.DB, ds); err != nil {
 			t.Fatal(err)
 		}
 		s.Reload()

@@ -19,6 +19,7 @@ import (
 	"github.com/flagshipctf/flagship/internal/server"
 	"github.com/flagshipctf/flagship/internal/store"
 	"github.com/flagshipctf/flagship/internal/store/storetest"
+	"github.com/flagshipctf/flagship/internal/transfer"
 )
 
 // itServeEmpty serves an empty, migrated database like Start does, but with
@@ -48,7 +49,7 @@ func itServeEmpty(t *testing.T, publicURL string, now func() time.Time) *Server 
 
 func itDumpYAML(t *testing.T, s *Server) []byte {
 	t.Helper()
-	ds, err := s.DB.Dump(context.Background())
+	ds, err := transfer.Dump(context.Background(), s.DB)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -296,7 +297,7 @@ func itDumpLoad(t *testing.T, a *Server, now func() time.Time) ([]byte, *Server)
 	}
 	b := itServeEmpty(t, a.URL, now)
 	for range 2 {
-		if _, err := b.DB.Load(context.Background(), ds); err != nil {
+		if _, err := transfer.Load(context.Background(), b.DB, ds); err != nil {
 			t.Fatalf("load the dump: %v", err)
 		}
 		b.Sync()

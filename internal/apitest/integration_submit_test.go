@@ -12,6 +12,7 @@ import (
 	"github.com/flagshipctf/flagship/internal/dataset"
 	"github.com/flagshipctf/flagship/internal/secret"
 	"github.com/flagshipctf/flagship/internal/store"
+	"github.com/flagshipctf/flagship/internal/transfer"
 )
 
 // TestIntegrationSubmitOrderOfChecks walks the order of checks of docs/product.md#submitting-a-flag:
@@ -187,13 +188,13 @@ func TestIntegrationSubmitRateLimit(t *testing.T) {
 		at := now.Add(-time.Duration(i) * time.Second)
 		ds.Attempts = append(ds.Attempts, dataset.Attempt{User: "erin", Challenge: "web-login", At: &at, Flag: fmt.Sprint("x", i)})
 	}
-	if _, err := s.DB.Load(ctx, &ds); err != nil {
+	if _, err := transfer.Load(ctx, s.DB, &ds); err != nil {
 		t.Fatal(err)
 	}
 	s.Reload()
 	itError(t, "locked and limited", itSubmit(s, "web-login", "flag{backdoor}", erin), 403)
 	// 409 before 429: erin, limited on warmup, gets a solve of it.
-	if _, err := s.DB.Load(ctx, &dataset.Dataset{Solves: []dataset.Solve{{User: "erin", Challenge: "warmup", At: &now}}}); err != nil {
+	if _, err := transfer.Load(ctx, s.DB, &dataset.Dataset{Solves: []dataset.Solve{{User: "erin", Challenge: "warmup", At: &now}}}); err != nil {
 		t.Fatal(err)
 	}
 	s.Reload()
@@ -303,7 +304,7 @@ func TestIntegrationSubmitRateLimitWindow(t *testing.T) {
 //
 // Regression test for a bug this suite found (failed on 3eda590, fixed by
 // 9efaa66): the loader kept the dataset's flag verbatim, so submittedFlag
-// was "  flag{warmup}\t" (internal/store/load_activity.go loadSolves).
+// was "  flag{warmup}\t" (internal/transfer/load_activity.go loadSolves).
 func TestIntegrationDatasetSolveFlagTrimmed(t *testing.T) {
 	t.Parallel()
 	s := Start(t, `

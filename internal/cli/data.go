@@ -13,7 +13,7 @@ import (
 
 	"github.com/flagshipctf/flagship/internal/dataset"
 	"github.com/flagshipctf/flagship/internal/platform"
-	"github.com/flagshipctf/flagship/internal/store"
+	"github.com/flagshipctf/flagship/internal/transfer"
 )
 
 func (a *app) migrate(ctx context.Context, args []string) error {
@@ -64,7 +64,7 @@ func (a *app) load(ctx context.Context, args []string) error {
 	return nil
 }
 
-func formatReport(r store.LoadReport) string {
+func formatReport(r transfer.LoadReport) string {
 	var b strings.Builder
 	kinds := map[string]bool{}
 	for _, m := range []map[string]int{r.Created, r.Updated, r.Unchanged} {

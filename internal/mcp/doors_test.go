@@ -11,6 +11,7 @@ import (
 	"github.com/flagshipctf/flagship/internal/apitest"
 	"github.com/flagshipctf/flagship/internal/store"
 	"github.com/flagshipctf/flagship/internal/store/storetest"
+	"github.com/flagshipctf/flagship/internal/transfer"
 )
 
 // TestRESTAndMCPAreOneAttempt: one player's submissions through the API and
@@ -96,12 +97,12 @@ func TestRESTAndMCPAreOneAttempt(t *testing.T) {
 	}
 
 	// dump | load keeps each submission's door and key.
-	ds, err := s.DB.Dump(context.Background())
+	ds, err := transfer.Dump(context.Background(), s.DB)
 	if err != nil {
 		t.Fatal(err)
 	}
 	fresh := storetest.Open(t)
-	if _, err := fresh.Load(context.Background(), ds); err != nil {
+	if _, err := transfer.Load(context.Background(), fresh, ds); err != nil {
 		t.Fatal(err)
 	}
 	again, err := fresh.Submissions(context.Background(), alice.ID)

@@ -13,6 +13,7 @@ import (
 	"github.com/flagshipctf/flagship/internal/ctf"
 	"github.com/flagshipctf/flagship/internal/dataset"
 	"github.com/flagshipctf/flagship/internal/store"
+	"github.com/flagshipctf/flagship/internal/transfer"
 )
 
 // The admin use cases: open to admins and to the operator's CLI, each
@@ -469,7 +470,7 @@ func hasString(list []string, s string) bool {
 // ImportReport is what a load did, and what the operator should know of
 // what it loaded.
 type ImportReport struct {
-	store.LoadReport
+	transfer.LoadReport
 	// Warnings name the entries that loaded but will not work as they
 	// are, with the file, entry and field, e.g. a webhook on a private
 	// host while this service refuses those.
@@ -482,7 +483,7 @@ func (s *Service) Import(ctx context.Context, v Viewer, ds *dataset.Dataset) (Im
 	if !v.admin() {
 		return ImportReport{}, errNotAdmin
 	}
-	lr, err := s.db.Load(ctx, ds)
+	lr, err := transfer.Load(ctx, s.db, ds)
 	rep := ImportReport{LoadReport: lr}
 	if err != nil {
 		return rep, err
@@ -524,7 +525,7 @@ func (s *Service) Export(ctx context.Context, v Viewer) (*dataset.Dataset, error
 		return nil, errNotAdmin
 	}
 	s.FlushTouches(ctx)
-	return s.db.Dump(ctx)
+	return transfer.Dump(ctx, s.db)
 }
 
 // Overview is the event at a glance, for its organisers.

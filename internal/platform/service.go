@@ -16,7 +16,6 @@ import (
 	"time"
 
 	"github.com/flagshipctf/flagship/internal/ctf"
-	"github.com/flagshipctf/flagship/internal/dataset"
 	"github.com/flagshipctf/flagship/internal/filecache"
 	"github.com/flagshipctf/flagship/internal/store"
 )
@@ -76,8 +75,9 @@ type Store interface {
 	DeleteWebhook(ctx context.Context, id string, audit *ctf.AuditEntry) error
 	Deliveries(ctx context.Context, webhookID string, limit int) ([]store.Delivery, error)
 	ProduceDeliveries(ctx context.Context, upTo int64, build func(after int64, hooks []store.Webhook) ([]store.NewDelivery, int64, error)) (int, error)
-	Load(ctx context.Context, ds *dataset.Dataset) (store.LoadReport, error)
-	Dump(ctx context.Context) (*dataset.Dataset, error)
+	// InLoad and InDump run a dataset's load and dump (package transfer).
+	InLoad(ctx context.Context, fn func(*store.LoadTx) error) error
+	InDump(ctx context.Context, fn func(*store.DumpTx) error) error
 }
 
 // Options configure a Service.

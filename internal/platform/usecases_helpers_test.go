@@ -12,6 +12,7 @@ import (
 	"github.com/flagshipctf/flagship/internal/dataset"
 	"github.com/flagshipctf/flagship/internal/store"
 	"github.com/flagshipctf/flagship/internal/store/storetest"
+	"github.com/flagshipctf/flagship/internal/transfer"
 )
 
 // ucEvent is the event the use-case tests start from: two players, an
@@ -66,7 +67,7 @@ func newFixture(t *testing.T, opts ...Options) *ucFixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.Load(ctx, ds); err != nil {
+	if _, err := transfer.Load(ctx, db, ds); err != nil {
 		t.Fatal(err)
 	}
 	f := &ucFixture{t: t, db: db, dsn: dsn, clock: &clock{t: time.Now().UTC().Truncate(time.Second)}}

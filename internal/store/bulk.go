@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"fmt"
 	"iter"
 	"strings"
@@ -35,7 +34,9 @@ type Attempt struct {
 	ChallengeID string
 	Flag        string
 	At          time.Time
-	Practice    bool // made after the end in practice mode: counts nowhere
+	Door        string // the front door it came through ("" when loaded)
+	KeyID       string // the API key that made it, if one did
+	Practice    bool   // made after the end in practice mode: counts nowhere
 }
 
 // BulkReport counts the rows BulkLoad wrote, by table.
@@ -354,40 +355,16 @@ type bulkTable struct {
 // counting their rows in rep.
 func bulkTables(b *Bulk, rep *BulkReport) []bulkTable {
 	return []bulkTable{
-		{"users", []string{"id", "username", "name", "email", "email_lower", "image", "password_hash", "role", "banned", "created_at",
-			"kind", "owner_id", "model", "harness"},
-			&rep.Users, bulkRows(b.Users, func(u ctf.User) ([]any, error) {
-				role := u.Role
-				if role == "" {
-					role = ctf.RolePlayer
-				}
-				return []any{u.ID, u.Username, u.Name, nullString(u.Email), nullString(strings.ToLower(u.Email)),
-					u.Image, u.PasswordHash, role, u.Banned, ms(u.CreatedAt), kindOf(u), nullString(u.OwnerID), u.Model, u.Harness}, nil
-			})},
-		{"challenges", []string{"id", "slug", "title", "description", "categories", "difficulty", "points", "type", "author_id",
-			"file_name", "file_url", "has_instance", "docker_port", "hidden", "tags", "connection_info", "created_at", "release_at"},
-			&rep.Challenges, bulkRows(b.Challenges, func(c ctf.Challenge) ([]any, error) {
-				cats := c.Categories
-				if cats == nil {
-					cats = []string{}
-				}
-				tags := c.Tags
-				if tags == nil {
-					tags = []string{}
-				}
-				cj, _ := json.Marshal(cats)
-				tj, _ := json.Marshal(tags)
-				typ := c.Type
-				if typ == "" {
-					typ = "standard"
-				}
-				var port any
-				if c.DockerPort != nil {
-					port = *c.DockerPort
-				}
-				return []any{c.ID, c.Slug, c.Title, c.Description, string(cj), c.Difficulty, c.Points, typ, nullString(c.AuthorID),
-					c.FileName, c.FileURL, c.HasInstance, port, c.Hidden, string(tj), c.ConnectionInfo, ms(c.CreatedAt), nullMs(c.ReleaseAt)}, nil
-			})},
+		{"users", userWriteColumns, &rep.Users, bulkRows(b.Users, func(u ctf.User) ([]any, error) { return userValues(u), nil })},
+		{"challenges", challengeColumns, &rep.Challenges, bulkRows(b.Challenges, func(c ctf.Challenge) ([]any, error) {
+			if c.Categories == nil {
+				c.Categories = []string{}
+			}
+			if c.Type == "" {
+				c.Type = "standard"
+			}
+			return challengeValues(c), nil
+		})},
 		{"flags", []string{"challenge_id", "position", "kind", "content", "case_insensitive"}, &rep.Flags,
 			func(yield func([]any, error) bool) {
 				for _, c := range b.Challenges {
@@ -413,42 +390,27 @@ func bulkTables(b *Bulk, rep *BulkReport) []bulkTable {
 				}
 			}},
 		// Seq is assigned in this order.
-		{"solves", []string{"id", "user_id", "challenge_id", "flag", "solved_at", "practice"}, &rep.Solves,
-			bulkRows(b.Solves, func(s ctf.Solve) ([]any, error) {
-				return []any{s.ID, s.UserID, s.ChallengeID, nullString(s.Flag), ms(s.At), s.Practice}, nil
-			})},
-		{"reviews", []string{"id", "user_id", "challenge_id", "stars", "difficulty", "created_at"}, &rep.Reviews,
-			bulkRows(b.Reviews, func(r ctf.Review) ([]any, error) {
-				return []any{r.ID, r.UserID, r.ChallengeID, r.Stars, r.Difficulty, ms(r.CreatedAt)}, nil
-			})},
-		{"writeups", []string{"id", "user_id", "challenge_id", "title", "content", "images", "status", "created_at", "updated_at"},
-			&rep.Writeups, bulkRows(b.Writeups, func(w ctf.Writeup) ([]any, error) {
-				images := w.Images
-				if images == nil {
-					images = []string{}
-				}
-				ij, _ := json.Marshal(images)
-				status := w.Status
-				if status == "" {
-					status = ctf.WriteupPending
-				}
-				return []any{w.ID, w.UserID, w.ChallengeID, w.Title, w.Content, string(ij), status, ms(w.CreatedAt), ms(w.UpdatedAt)}, nil
-			})},
-		{"api_keys", []string{"id", "user_id", "name", "key_prefix", "key_hash", "created_at", "last_used_at", "revoked_at"}, &rep.APIKeys,
-			bulkRows(b.APIKeys, func(k ctf.APIKey) ([]any, error) {
-				return []any{k.ID, k.UserID, k.Name, k.Prefix, k.Hash, ms(k.CreatedAt), nullMs(k.LastUsedAt), nullMs(k.RevokedAt)}, nil
-			})},
-		{"attempts", []string{"id", "user_id", "challenge_id", "flag", "created_at", "practice"}, &rep.Attempts,
-			func(yield func([]any, error) bool) {
-				if b.Attempts == nil {
+		{"solves", solveColumns, &rep.Solves, bulkRows(b.Solves, func(s ctf.Solve) ([]any, error) {
+			return solveValues(SolveRow{Solve: s}), nil
+		})},
+		{"reviews", reviewColumns, &rep.Reviews, bulkRows(b.Reviews, func(r ctf.Review) ([]any, error) { return reviewValues(r), nil })},
+		{"writeups", writeupWriteColumns, &rep.Writeups, bulkRows(b.Writeups, func(w ctf.Writeup) ([]any, error) {
+			if w.Status == "" {
+				w.Status = ctf.WriteupPending
+			}
+			return writeupValues(w), nil
+		})},
+		{"api_keys", keyWriteColumns, &rep.APIKeys, bulkRows(b.APIKeys, func(k ctf.APIKey) ([]any, error) { return keyValues(k), nil })},
+		{"attempts", attemptColumns, &rep.Attempts, func(yield func([]any, error) bool) {
+			if b.Attempts == nil {
+				return
+			}
+			for a := range b.Attempts {
+				if !yield(attemptValues(a), nil) {
 					return
 				}
-				for a := range b.Attempts {
-					if !yield([]any{a.ID, a.UserID, a.ChallengeID, a.Flag, ms(a.At), a.Practice}, nil) {
-						return
-					}
-				}
-			}},
+			}
+		}},
 	}
 }
 

@@ -4,13 +4,16 @@ import (
 	"context"
 	"iter"
 	"maps"
+	"slices"
 	"strconv"
 	"testing"
 	"time"
 
 	"github.com/flagshipctf/flagship/internal/ctf"
+	"github.com/flagshipctf/flagship/internal/dataset"
 	"github.com/flagshipctf/flagship/internal/store"
 	"github.com/flagshipctf/flagship/internal/store/storetest"
+	"github.com/flagshipctf/flagship/internal/transfer"
 )
 
 func openTemp(t *testing.T) *store.DB { return storetest.Open(t) }
@@ -160,5 +163,45 @@ func TestBulkLoadRejectsBadRows(t *testing.T) {
 				t.Fatal("bad rows were accepted")
 			}
 		})
+	}
+}
+
+// TestBulkLoadEventColumns: the bulk path writes release times and
+// practice marks too.
+func TestBulkLoadEventColumns(t *testing.T) {
+	ctx := context.Background()
+	db := openTemp(t)
+	b := bulkFixture(0)
+	release := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	b.Challenges[1].ReleaseAt = &release
+	b.Solves = append(b.Solves, ctf.Solve{ID: "s3", UserID: "u2", ChallengeID: "c1", Flag: "flag{w}", At: release.Add(time.Hour), Practice: true})
+	b.Attempts = func(yield func(store.Attempt) bool) {
+		yield(store.Attempt{ID: "a1", UserID: "u2", ChallengeID: "c1", Flag: "nope", At: release, Practice: true})
+	}
+	if _, err := db.BulkLoad(ctx, b); err != nil {
+		t.Fatal(err)
+	}
+	snap, err := db.Snapshot(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range snap.Challenges {
+		if (c.ID == "c2") != (c.ReleaseAt != nil) || (c.ReleaseAt != nil && !c.ReleaseAt.Equal(release)) {
+			t.Errorf("%s releases at %v", c.Slug, c.ReleaseAt)
+		}
+	}
+	if len(snap.Solves) != 3 || !snap.Solves[2].Practice || snap.Solves[0].Practice {
+		t.Errorf("solves %+v; want the third a practice solve", snap.Solves)
+	}
+	if n := snap.WrongAttempts["c1"]; n != 0 {
+		t.Errorf("c1 counts %d wrong attempts; a practice attempt counts nowhere", n)
+	}
+	d, err := transfer.Dump(ctx, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(d.Solves, func(s dataset.Solve) bool { return s.Practice }) ||
+		!slices.ContainsFunc(d.Attempts, func(a dataset.Attempt) bool { return a.Practice }) {
+		t.Error("the dump lacks the practice marks")
 	}
 }

@@ -2,27 +2,92 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/flagshipctf/flagship/internal/ctf"
 )
 
-// PutChallenge creates or replaces a challenge by id — every field, its
-// flags and its prerequisites — and stores file (the handout's bytes,
-// addressed by c.FileSHA256) when not nil. A slug another challenge has
-// is a Conflict.
-func (db *DB) PutChallenge(ctx context.Context, c ctf.Challenge, file []byte, audit *ctf.AuditEntry) ([]int64, error) {
+// challengeColumns are a challenge row's columns, in the order of
+// challengeValues and scanChallenge.
+var challengeColumns = []string{"id", "slug", "title", "description", "categories", "difficulty", "points", "type",
+	"author_id", "file_name", "file_sha256", "file_url", "has_instance", "docker_port", "hidden", "tags", "connection_info",
+	"created_at", "release_at"}
+
+var (
+	// putChallengeSQL replaces a challenge by id; it keeps its creation time.
+	putChallengeSQL = upsertSQL("challenges", challengeColumns, "id", "created_at")
+	// loadChallengeSQL replaces a challenge by slug; it keeps its id.
+	loadChallengeSQL = upsertSQL("challenges", challengeColumns, "slug", "id")
+	// selectChallenges reads challenge rows for scanChallenge.
+	selectChallenges = "SELECT " + strings.Join(challengeColumns, ", ") + " FROM challenges "
+)
+
+// challengeValues is c as stored, in challengeColumns' order. Categories
+// and tags are JSON (tags never null); no docker port, author, file hash
+// or release time is NULL.
+func challengeValues(c ctf.Challenge) []any {
 	cats, _ := json.Marshal(c.Categories)
 	tags := c.Tags
 	if tags == nil {
 		tags = []string{}
 	}
 	tj, _ := json.Marshal(tags)
-	port := int64(-1)
+	var port any
 	if c.DockerPort != nil {
 		port = int64(*c.DockerPort)
 	}
+	return []any{c.ID, c.Slug, c.Title, c.Description, string(cats), c.Difficulty, int64(c.Points), c.Type, nullString(c.AuthorID),
+		c.FileName, nullString(c.FileSHA256), c.FileURL, c.HasInstance, port, c.Hidden, string(tj), c.ConnectionInfo,
+		ms(c.CreatedAt), nullMs(c.ReleaseAt)}
+}
+
+// scanChallenge reads a row of selectChallenges (flags and prerequisites
+// are read apart).
+func scanChallenge(sc scanner) (ctf.Challenge, error) {
+	var c ctf.Challenge
+	var cats, tags string
+	var author, sha sql.NullString
+	var port, release sql.NullInt64
+	var created int64
+	if err := sc.Scan(&c.ID, &c.Slug, &c.Title, &c.Description, &cats, &c.Difficulty, &c.Points, &c.Type,
+		&author, &c.FileName, &sha, &c.FileURL, &c.HasInstance, &port, &c.Hidden,
+		&tags, &c.ConnectionInfo, &created, &release); err != nil {
+		return c, fmt.Errorf("scan challenge: %w", err)
+	}
+	c.AuthorID, c.FileSHA256 = author.String, sha.String
+	if err := json.Unmarshal([]byte(cats), &c.Categories); err != nil {
+		return c, fmt.Errorf("challenge %s categories: %w", c.Slug, err)
+	}
+	if err := json.Unmarshal([]byte(tags), &c.Tags); err != nil {
+		return c, fmt.Errorf("challenge %s tags: %w", c.Slug, err)
+	}
+	if port.Valid {
+		p := int(port.Int64)
+		c.DockerPort = &p
+	}
+	c.CreatedAt = fromMs(created)
+	c.ReleaseAt = fromNullMs(release)
+	return c, nil
+}
+
+// SameChallengeRow reports whether a and b are stored as the same row,
+// flags included (prerequisites are not compared).
+func SameChallengeRow(a, b ctf.Challenge) bool {
+	return slices.Equal(challengeValues(a), challengeValues(b)) &&
+		slices.EqualFunc(a.Flags, b.Flags, func(x, y ctf.Flag) bool {
+			return x.Kind == y.Kind && x.Content == y.Content && x.CaseInsensitive == y.CaseInsensitive
+		})
+}
+
+// PutChallenge creates or replaces a challenge by id — every field, its
+// flags and its prerequisites — and stores file (the handout's bytes,
+// addressed by c.FileSHA256) when not nil. A slug another challenge has
+// is a Conflict.
+func (db *DB) PutChallenge(ctx context.Context, c ctf.Challenge, file []byte, audit *ctf.AuditEntry) ([]int64, error) {
 	return db.write(ctx, audit, func(tx *sqlTx) ([]ChangeRef, error) {
 		if file != nil {
 			if err := putFile(ctx, tx, c.FileSHA256, file); err != nil {
@@ -30,18 +95,7 @@ func (db *DB) PutChallenge(ctx context.Context, c ctf.Challenge, file []byte, au
 			}
 		}
 		err := tx.savepoint(ctx, func() error {
-			_, err := tx.ExecContext(ctx, `INSERT INTO challenges (id, slug, title, description, categories, difficulty, points, type,
-			author_id, file_name, file_sha256, file_url, has_instance, docker_port, hidden, tags, connection_info, created_at, release_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-			ON CONFLICT (id) DO UPDATE SET slug = excluded.slug, title = excluded.title, description = excluded.description,
-			categories = excluded.categories, difficulty = excluded.difficulty, points = excluded.points, type = excluded.type,
-			author_id = excluded.author_id, file_name = excluded.file_name, file_sha256 = excluded.file_sha256,
-			file_url = excluded.file_url, has_instance = excluded.has_instance, docker_port = excluded.docker_port,
-			hidden = excluded.hidden, tags = excluded.tags, connection_info = excluded.connection_info,
-			release_at = excluded.release_at`,
-				c.ID, c.Slug, c.Title, c.Description, string(cats), c.Difficulty, c.Points, c.Type, nullString(c.AuthorID),
-				c.FileName, nullString(c.FileSHA256), c.FileURL, c.HasInstance, nullPort(port), c.Hidden, string(tj), c.ConnectionInfo,
-				ms(c.CreatedAt), nullMs(c.ReleaseAt))
+			_, err := tx.ExecContext(ctx, putChallengeSQL, challengeValues(c)...)
 			return err
 		})
 		if isUniqueViolation(err) {
@@ -50,16 +104,11 @@ func (db *DB) PutChallenge(ctx context.Context, c ctf.Challenge, file []byte, au
 		if err != nil {
 			return nil, fmt.Errorf("save challenge %q: %w", c.Slug, err)
 		}
-		for _, q := range []string{"DELETE FROM flags WHERE challenge_id = ?", "DELETE FROM prerequisites WHERE challenge_id = ?"} {
-			if _, err := tx.ExecContext(ctx, q, c.ID); err != nil {
-				return nil, fmt.Errorf("save challenge %q: %w", c.Slug, err)
-			}
+		if _, err := tx.ExecContext(ctx, "DELETE FROM prerequisites WHERE challenge_id = ?", c.ID); err != nil {
+			return nil, fmt.Errorf("save challenge %q: %w", c.Slug, err)
 		}
-		for i, f := range c.Flags {
-			if _, err := tx.ExecContext(ctx, "INSERT INTO flags (challenge_id, position, kind, content, case_insensitive) VALUES (?, ?, ?, ?, ?)",
-				c.ID, i, f.Kind, f.Content, f.CaseInsensitive); err != nil {
-				return nil, fmt.Errorf("save flags of %q: %w", c.Slug, err)
-			}
+		if err := putFlags(ctx, tx, c.ID, c.Flags); err != nil {
+			return nil, fmt.Errorf("save flags of %q: %w", c.Slug, err)
 		}
 		for _, r := range c.Requires {
 			if _, err := tx.ExecContext(ctx, "INSERT INTO prerequisites (challenge_id, requires_id) VALUES (?, ?)", c.ID, r); err != nil {
@@ -68,4 +117,18 @@ func (db *DB) PutChallenge(ctx context.Context, c ctf.Challenge, file []byte, au
 		}
 		return []ChangeRef{{Kind: ChangeChallenge, Entity: c.ID}}, nil
 	})
+}
+
+// putFlags replaces the flags of challenge id with flags, in their order.
+func putFlags(ctx context.Context, tx *sqlTx, id string, flags []ctf.Flag) error {
+	if _, err := tx.ExecContext(ctx, "DELETE FROM flags WHERE challenge_id = ?", id); err != nil {
+		return err
+	}
+	for i, f := range flags {
+		if _, err := tx.ExecContext(ctx, "INSERT INTO flags (challenge_id, position, kind, content, case_insensitive) VALUES (?, ?, ?, ?, ?)",
+			id, i, f.Kind, f.Content, f.CaseInsensitive); err != nil {
+			return err
+		}
+	}
+	return nil
 }

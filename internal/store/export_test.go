@@ -6,7 +6,6 @@ import "context"
 // (itself importing store, so they cannot be in package store).
 
 var (
-	IsUniqueViolation  = isUniqueViolation
 	DollarPlaceholders = dollarPlaceholders
 	PostgresConfig     = postgresConfig
 )

@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -91,7 +90,7 @@ func (db *DB) Snapshot(ctx context.Context) (*Snapshot, error) {
 		return nil, fmt.Errorf("snapshot sequences: %w", err)
 	}
 	recent := func(table string, max int64, out *[]int64) error {
-		return dumpRows(ctx, tx, fmt.Sprintf("SELECT seq FROM %s WHERE seq > %d ORDER BY seq", table, max-GapWindow), func(sc scanner) error {
+		return eachRow(ctx, tx, fmt.Sprintf("SELECT seq FROM %s WHERE seq > %d ORDER BY seq", table, max-GapWindow), func(sc scanner) error {
 			var seq int64
 			err := sc.Scan(&seq)
 			*out = append(*out, seq)
@@ -220,9 +219,7 @@ func queryChallenges(ctx context.Context, q querier) ([]ctf.Challenge, error) {
 // queryChallengesWhere reads the challenges matching where ("" for all, or
 // "WHERE id IN (?, …)"), with their flags (compiled) and prerequisites.
 func queryChallengesWhere(ctx context.Context, q querier, where string, args ...any) ([]ctf.Challenge, error) {
-	rows, err := q.QueryContext(ctx, `SELECT id, slug, title, description, categories, difficulty, points, type,
-		COALESCE(author_id, ''), file_name, COALESCE(file_sha256, ''), file_url, has_instance, docker_port, hidden,
-		tags, connection_info, created_at, release_at FROM challenges `+where+` ORDER BY created_at, slug`, args...)
+	rows, err := q.QueryContext(ctx, selectChallenges+where+" ORDER BY created_at, slug", args...)
 	if err != nil {
 		return nil, fmt.Errorf("query challenges: %w", err)
 	}
@@ -230,28 +227,10 @@ func queryChallengesWhere(ctx context.Context, q querier, where string, args ...
 	var out []ctf.Challenge
 	index := map[string]int{}
 	for rows.Next() {
-		var c ctf.Challenge
-		var cats, tags string
-		var port sql.NullInt64
-		var created int64
-		var release sql.NullInt64
-		if err := rows.Scan(&c.ID, &c.Slug, &c.Title, &c.Description, &cats, &c.Difficulty, &c.Points, &c.Type,
-			&c.AuthorID, &c.FileName, &c.FileSHA256, &c.FileURL, &c.HasInstance, &port, &c.Hidden,
-			&tags, &c.ConnectionInfo, &created, &release); err != nil {
-			return nil, fmt.Errorf("scan challenge: %w", err)
+		c, err := scanChallenge(rows)
+		if err != nil {
+			return nil, err
 		}
-		if err := json.Unmarshal([]byte(cats), &c.Categories); err != nil {
-			return nil, fmt.Errorf("challenge %s categories: %w", c.Slug, err)
-		}
-		if err := json.Unmarshal([]byte(tags), &c.Tags); err != nil {
-			return nil, fmt.Errorf("challenge %s tags: %w", c.Slug, err)
-		}
-		if port.Valid {
-			p := int(port.Int64)
-			c.DockerPort = &p
-		}
-		c.CreatedAt = fromMs(created)
-		c.ReleaseAt = fromNullMs(release)
 		index[c.ID] = len(out)
 		out = append(out, c)
 	}

@@ -1,12 +1,12 @@
-package store
+package transfer
 
 import (
-	"encoding/json"
 	"fmt"
 	"slices"
 
 	"github.com/flagshipctf/flagship/internal/ctf"
 	"github.com/flagshipctf/flagship/internal/dataset"
+	"github.com/flagshipctf/flagship/internal/store"
 )
 
 // What a dump carries besides the event, so that `dump | load` moves a
@@ -33,38 +33,28 @@ func (l *loader) loadTwoFactor() error {
 // the database has marked used stays used. Codes the file does not list
 // are forgotten, as when the user enrols again.
 func (l *loader) twoFactor(userID string, tf *dataset.TwoFactor) error {
-	var on bool
-	var secret string
-	var step int64
-	if err := l.tx.QueryRowContext(l.ctx, "SELECT two_factor, totp_secret, totp_step FROM users WHERE id = ?", userID).
-		Scan(&on, &secret, &step); err != nil {
+	on, secret, step, err := l.tx.TwoFactor(userID)
+	if err != nil {
 		return err
 	}
 	newStep := max(step, tf.LastStep)
-	if _, err := l.tx.ExecContext(l.ctx, "UPDATE users SET two_factor = ?, totp_secret = ?, totp_pending = '', totp_step = ? WHERE id = ?",
-		true, tf.Secret, newStep, userID); err != nil {
+	if err := l.tx.SetTwoFactor(userID, tf.Secret, newStep); err != nil {
 		return err
 	}
-	var had []string
-	err := eachRow(l.ctx, l.tx, "SELECT code_hash FROM recovery_codes WHERE user_id = ?", func(sc scanner) error {
-		var h string
-		err := sc.Scan(&h)
-		had = append(had, h)
-		return err
-	}, userID)
+	had, err := l.tx.RecoveryCodes(userID)
 	if err != nil {
 		return err
 	}
 	for _, h := range had {
 		if !slices.Contains(tf.RecoveryCodes, h) {
-			if _, err := l.tx.ExecContext(l.ctx, "DELETE FROM recovery_codes WHERE user_id = ? AND code_hash = ?", userID, h); err != nil {
+			if err := l.tx.DeleteRecoveryCode(userID, h); err != nil {
 				return err
 			}
 		}
 	}
 	for _, h := range tf.RecoveryCodes {
 		if !slices.Contains(had, h) {
-			if _, err := l.tx.ExecContext(l.ctx, "INSERT INTO recovery_codes (user_id, code_hash) VALUES (?, ?)", userID, h); err != nil {
+			if err := l.tx.AddRecoveryCode(userID, h); err != nil {
 				return err
 			}
 		}
@@ -82,12 +72,12 @@ func (l *loader) twoFactor(userID string, tf *dataset.TwoFactor) error {
 func (l *loader) loadWebhooks() error {
 	for i, w := range l.ds.Webhooks {
 		const k = "webhooks"
-		var old []Webhook
+		var old []store.Webhook
 		var err error
 		if w.ID != "" {
-			old, err = queryWebhooks(l.ctx, l.tx, "WHERE id = ?", w.ID)
+			old, err = l.tx.Webhook(w.ID)
 		} else {
-			old, err = queryWebhooks(l.ctx, l.tx, "WHERE name = ?", w.Name)
+			old, err = l.tx.WebhooksNamed(w.Name)
 		}
 		if err != nil {
 			return err
@@ -95,7 +85,7 @@ func (l *loader) loadWebhooks() error {
 		if len(old) > 1 {
 			return l.fail(k, i, "name", "%d webhooks are named %q; give the id of one", len(old), w.Name)
 		}
-		nw := Webhook{ID: w.ID, Name: w.Name, Kind: w.Kind, URL: w.URL, Secret: w.Secret, Events: ctf.WebhookEventsOf(w.Events),
+		nw := store.Webhook{ID: w.ID, Name: w.Name, Kind: w.Kind, URL: w.URL, Secret: w.Secret, Events: ctf.WebhookEventsOf(w.Events),
 			Enabled: w.Enabled, CreatedAt: l.stamp(w.CreatedAt)}
 		exists := len(old) == 1
 		if exists {
@@ -105,9 +95,9 @@ func (l *loader) loadWebhooks() error {
 			}
 		} else {
 			if nw.ID == "" {
-				nw.ID = newID()
+				nw.ID = ctf.NewID()
 			}
-			if nw.AfterSeq, err = streamHead(l.ctx, l.tx); err != nil {
+			if nw.AfterSeq, err = l.tx.StreamHead(); err != nil {
 				return err
 			}
 		}
@@ -118,14 +108,7 @@ func (l *loader) loadWebhooks() error {
 				nw.Secret = ctf.NewWebhookSecret()
 			}
 		}
-		events, err := json.Marshal(nw.Events)
-		if err != nil {
-			return fmt.Errorf("load webhook %q: %w", w.Name, err)
-		}
-		if _, err := l.tx.ExecContext(l.ctx, "INSERT INTO webhooks ("+webhookColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-			ON CONFLICT (id) DO UPDATE SET name = excluded.name, kind = excluded.kind, url = excluded.url, secret = excluded.secret,
-			events = excluded.events, enabled = excluded.enabled, created_at = excluded.created_at`,
-			nw.ID, nw.Name, nw.Kind, nw.URL, nw.Secret, string(events), nw.Enabled, ms(nw.CreatedAt), nw.AfterSeq); err != nil {
+		if err := l.tx.UpsertWebhook(nw); err != nil {
 			return fmt.Errorf("load webhook %q: %w", w.Name, err)
 		}
 		l.rep.count(k, !exists, exists && !sameWebhook(old[0], nw))
@@ -133,7 +116,7 @@ func (l *loader) loadWebhooks() error {
 	return nil
 }
 
-func sameWebhook(a, b Webhook) bool {
+func sameWebhook(a, b store.Webhook) bool {
 	return a.ID == b.ID && a.Name == b.Name && a.Kind == b.Kind && a.URL == b.URL && a.Secret == b.Secret &&
 		slices.Equal(a.Events, b.Events) && a.Enabled == b.Enabled && a.CreatedAt.Equal(b.CreatedAt)
 }

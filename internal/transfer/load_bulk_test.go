@@ -1,4 +1,4 @@
-package store_test
+package transfer_test
 
 // The load's two ways of writing: new rows into an empty table go in
 // multi-row INSERTs without looking anything up; into a table that holds
@@ -15,7 +15,7 @@ import (
 
 	"github.com/flagshipctf/flagship/internal/dataset"
 	"github.com/flagshipctf/flagship/internal/secret"
-	"github.com/flagshipctf/flagship/internal/store"
+	"github.com/flagshipctf/flagship/internal/transfer"
 )
 
 // everyKeyYAML uses every key of the format. Every entry has an id and a
@@ -316,7 +316,7 @@ reviews:
   - {user: bob, challenge: warmup, stars: 3, difficulty: 3, createdAt: 2026-01-05T12:06:00Z}
 `)
 	rep := mustLoad(t, db, path)
-	want := store.LoadReport{
+	want := transfer.LoadReport{
 		Created:   map[string]int{"users": 1, "solves": 2, "attempts": 2, "reviews": 1},
 		Updated:   map[string]int{"users": 1, "solves": 1, "reviews": 1},
 		Unchanged: map[string]int{"attempts": 2},

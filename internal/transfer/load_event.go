@@ -1,4 +1,4 @@
-package store
+package transfer
 
 import (
 	"fmt"
@@ -17,21 +17,17 @@ func (l *loader) loadEvent() error {
 		return nil // no event key: the settings are left alone
 	}
 	e := l.ds.Event.Settings()
-	var n int
-	if err := l.tx.QueryRowContext(l.ctx, "SELECT count(*) FROM event").Scan(&n); err != nil {
-		return fmt.Errorf("load the event's settings: %w", err)
-	}
-	old, err := queryEvent(l.ctx, l.tx)
+	old, set, err := l.tx.Event()
 	if err != nil {
 		return err
 	}
 	if e.Unfrozen == nil && old.Unfrozen != nil && e.Freeze != nil && old.Freeze != nil && e.Freeze.Equal(*old.Freeze) {
 		e.Unfrozen = old.Unfrozen
 	}
-	if err := putEvent(l.ctx, l.tx, e); err != nil {
+	if err := l.tx.PutEvent(e); err != nil {
 		return err
 	}
-	l.rep.count("event", n == 0, n > 0 && !sameEvent(old, e))
+	l.rep.count("event", !set, set && !sameEvent(old, e))
 	return nil
 }
 
@@ -66,11 +62,12 @@ func (l *loader) loadAnnouncements() error {
 		var old []ctf.Announcement
 		switch {
 		case a.ID != "":
-			old, err = queryAnnouncements(l.ctx, l.tx, "WHERE id = ?", a.ID)
+			old, err = l.tx.Announcement(a.ID)
 		case a.CreatedAt != nil:
-			old, err = queryAnnouncements(l.ctx, l.tx, "WHERE title = ? AND created_at = ?", a.Title, ms(ctf.Millis(*a.CreatedAt)))
+			at := ctf.Millis(*a.CreatedAt)
+			old, err = l.tx.AnnouncementsTitled(a.Title, &at)
 		default:
-			old, err = queryAnnouncements(l.ctx, l.tx, "WHERE title = ?", a.Title)
+			old, err = l.tx.AnnouncementsTitled(a.Title, nil)
 		}
 		if err != nil {
 			return err
@@ -83,15 +80,12 @@ func (l *loader) loadAnnouncements() error {
 				na.CreatedAt = ctf.Millis(*a.CreatedAt)
 			}
 		case na.ID == "":
-			na.ID = newID()
+			na.ID = ctf.NewID()
 			fallthrough
 		default:
 			na.CreatedAt = l.stamp(a.CreatedAt)
 		}
-		if _, err := l.tx.ExecContext(l.ctx, `INSERT INTO announcements (id, title, body, challenge_id, author_id, created_at)
-			VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET title = excluded.title, body = excluded.body,
-			challenge_id = excluded.challenge_id, author_id = excluded.author_id, created_at = excluded.created_at`,
-			na.ID, na.Title, na.Body, nullString(na.ChallengeID), nullString(na.AuthorID), ms(na.CreatedAt)); err != nil {
+		if err := l.tx.UpsertAnnouncement(na); err != nil {
 			return fmt.Errorf("load announcement %q: %w", a.Title, err)
 		}
 		l.rep.count(k, !exists, exists && !sameAnnouncement(old[0], na))

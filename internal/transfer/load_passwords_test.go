@@ -1,4 +1,4 @@
-package store_test
+package transfer_test
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"github.com/flagshipctf/flagship/internal/dataset"
 	"github.com/flagshipctf/flagship/internal/secret"
 	"github.com/flagshipctf/flagship/internal/store"
+	"github.com/flagshipctf/flagship/internal/transfer"
 )
 
 // hostileHash is a well-formed argon2id hash whose parameters are not: a
@@ -31,7 +32,7 @@ func TestLoadRefusesHostilePasswordHashInCode(t *testing.T) {
 				{Username: "dave", Email: "dave@example.com"},
 				{Username: "mallory", PasswordHash: strings.Replace(hostileHash, "m=19456", "m=1099511627776", 1)},
 			}}
-			_, err := db.Load(context.Background(), ds)
+			_, err := transfer.Load(context.Background(), db, ds)
 			var de *dataset.Error
 			if !errors.As(err, &de) || de.Entry != `users[1] (username "mallory")` || de.Field != "passwordHash" ||
 				!strings.Contains(de.Msg, "memory") {

@@ -1,4 +1,4 @@
-package store_test
+package transfer_test
 
 // The `load` error suite: bad dataset files fail with a *dataset.Error naming
 // the file, the entry and the field, and leave the database exactly as it
@@ -19,6 +19,7 @@ import (
 	"github.com/flagshipctf/flagship/internal/dataset"
 	"github.com/flagshipctf/flagship/internal/store"
 	"github.com/flagshipctf/flagship/internal/store/storetest"
+	"github.com/flagshipctf/flagship/internal/transfer"
 )
 
 const (
@@ -106,16 +107,16 @@ func openDB(t *testing.T) *store.DB {
 }
 
 // loadPaths reads paths with dataset.ReadPaths and loads them, as `flagship load` does.
-func loadPaths(t *testing.T, db *store.DB, paths ...string) (store.LoadReport, error) {
+func loadPaths(t *testing.T, db *store.DB, paths ...string) (transfer.LoadReport, error) {
 	t.Helper()
 	ds, err := dataset.ReadPaths(paths)
 	if err != nil {
-		return store.LoadReport{}, err
+		return transfer.LoadReport{}, err
 	}
-	return db.Load(context.Background(), ds)
+	return transfer.Load(context.Background(), db, ds)
 }
 
-func mustLoad(t *testing.T, db *store.DB, paths ...string) store.LoadReport {
+func mustLoad(t *testing.T, db *store.DB, paths ...string) transfer.LoadReport {
 	t.Helper()
 	rep, err := loadPaths(t, db, paths...)
 	if err != nil {
@@ -126,7 +127,7 @@ func mustLoad(t *testing.T, db *store.DB, paths ...string) store.LoadReport {
 
 func dump(t *testing.T, db *store.DB) *dataset.Dataset {
 	t.Helper()
-	d, err := db.Dump(context.Background())
+	d, err := transfer.Dump(context.Background(), db)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -530,7 +531,7 @@ func TestLoadErrors(t *testing.T) {
 				if tc.prepare != nil {
 					tc.prepare(t, dir)
 				}
-				_, err = db.Load(context.Background(), ds)
+				_, err = transfer.Load(context.Background(), db, ds)
 				if err == nil {
 					t.Fatalf("Load succeeded; want an error")
 				}
@@ -743,7 +744,7 @@ func TestLoadCtfcliErrors(t *testing.T) {
 				t.Fatalf("ReadPaths: %v (want a validation error: %v)", err, tc.inValidator)
 			}
 			if err == nil {
-				_, err = db.Load(context.Background(), ds)
+				_, err = transfer.Load(context.Background(), db, ds)
 			}
 			var de *dataset.Error
 			if !errors.As(err, &de) {

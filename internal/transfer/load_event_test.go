@@ -1,4 +1,4 @@
-package store_test
+package transfer_test
 
 // The event's keys of a dataset on both engines: settings, scheduled
 // releases, practice submissions and announcements are loaded in the one
@@ -13,7 +13,7 @@ import (
 
 	"github.com/flagshipctf/flagship/internal/ctf"
 	"github.com/flagshipctf/flagship/internal/dataset"
-	"github.com/flagshipctf/flagship/internal/store"
+	"github.com/flagshipctf/flagship/internal/transfer"
 )
 
 const eventYAML = `
@@ -162,7 +162,7 @@ func TestLoadDumpEventIntoEmptyDatabase(t *testing.T) {
 	mustLoad(t, db, writeFile(t, t.TempDir(), "event.yaml", eventYAML))
 	first := dump(t, db)
 	other := openDB(t)
-	if _, err := other.Load(ctx, first); err != nil {
+	if _, err := transfer.Load(ctx, other, first); err != nil {
 		t.Fatal(err)
 	}
 	sameDump(t, first, dump(t, other))
@@ -176,40 +176,5 @@ func TestLoadDumpEventIntoEmptyDatabase(t *testing.T) {
 	}
 	if !reflect.DeepEqual(a.Event, b.Event) || !reflect.DeepEqual(a.Announcements, b.Announcements) {
 		t.Errorf("after dump | load:\nevent %+v\n   vs %+v\nannouncements %+v\n           vs %+v", a.Event, b.Event, a.Announcements, b.Announcements)
-	}
-}
-
-// TestBulkLoadEventColumns: the bulk path writes release times and
-// practice marks too.
-func TestBulkLoadEventColumns(t *testing.T) {
-	ctx := context.Background()
-	db := openTemp(t)
-	b := bulkFixture(0)
-	release := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	b.Challenges[1].ReleaseAt = &release
-	b.Solves = append(b.Solves, ctf.Solve{ID: "s3", UserID: "u2", ChallengeID: "c1", Flag: "flag{w}", At: release.Add(time.Hour), Practice: true})
-	b.Attempts = func(yield func(store.Attempt) bool) {
-		yield(store.Attempt{ID: "a1", UserID: "u2", ChallengeID: "c1", Flag: "nope", At: release, Practice: true})
-	}
-	if _, err := db.BulkLoad(ctx, b); err != nil {
-		t.Fatal(err)
-	}
-	snap, err := db.Snapshot(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, c := range snap.Challenges {
-		if (c.ID == "c2") != (c.ReleaseAt != nil) || (c.ReleaseAt != nil && !c.ReleaseAt.Equal(release)) {
-			t.Errorf("%s releases at %v", c.Slug, c.ReleaseAt)
-		}
-	}
-	if len(snap.Solves) != 3 || !snap.Solves[2].Practice || snap.Solves[0].Practice {
-		t.Errorf("solves %+v; want the third a practice solve", snap.Solves)
-	}
-	if n := snap.WrongAttempts["c1"]; n != 0 {
-		t.Errorf("c1 counts %d wrong attempts; a practice attempt counts nowhere", n)
-	}
-	if !hasPractice(dump(t, db)) {
-		t.Error("the dump lacks the practice marks")
 	}
 }

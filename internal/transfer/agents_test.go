@@ -1,4 +1,4 @@
-package store_test
+package transfer_test
 
 import (
 	"bytes"
