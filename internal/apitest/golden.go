@@ -10,7 +10,8 @@ import (
 // file is inline, so that what the server answers depends on nothing but
 // the code. It has ties (by points, by the time of the last solve), a
 // hidden and a scheduled challenge, a prerequisite, an admin, a banned
-// player, an agent, a file, reviews, a writeup and wrong attempts.
+// player, an agent, a file, reviews, a writeup, wrong attempts, a challenge
+// nobody solved and a webhook of each kind.
 const GoldenEvent = `
 event:
   name: Golden CTF
@@ -38,6 +39,8 @@ challenges:
      flags: [{type: regex, content: 'flag\{w[0-9]+\}'}], createdAt: 2026-01-04T13:00:00Z}
   - {id: 0190a000-0000-7000-8000-000000000105, slug: draft, title: Draft, categories: [misc], points: 1000, flags: ['flag{draft}'],
      hidden: true, createdAt: 2026-01-04T14:00:00Z}
+  - {id: 0190a000-0000-7000-8000-000000000107, slug: forensics-1, title: "Lost *bits* <here>", categories: [forensics],
+     difficulty: Medium, points: 250, flags: ['flag{bits}'], createdAt: 2026-01-04T16:00:00Z}
   - {id: 0190a000-0000-7000-8000-000000000106, slug: wave-2, title: Wave 2, categories: [misc], points: 150, flags: ['flag{w2}'],
      releaseAt: 2026-01-15T09:00:00Z, createdAt: 2026-01-04T15:00:00Z}
 solves:
@@ -63,6 +66,13 @@ reviews:
   - {id: 0190a000-0000-7000-8000-000000000502, user: bob, challenge: baby-rsa, stars: 4, difficulty: 2, createdAt: 2026-01-06T14:30:00Z}
 announcements:
   - {id: 0190a000-0000-7000-8000-000000000601, title: Welcome, body: Have **fun**., author: root, createdAt: 2026-01-05T09:00:00Z}
+webhooks:
+  - {id: 0190a000-0000-7000-8000-000000000701, name: Bot, kind: json, url: 'https://bot.example.com/flagship',
+     secret: 0123456789abcdef0123456789abcdef, createdAt: 2026-01-02T00:00:00Z}
+  - {id: 0190a000-0000-7000-8000-000000000702, name: Discord, kind: discord, url: 'https://discord.example.com/api/webhooks/1/x',
+     createdAt: 2026-01-02T00:01:00Z}
+  - {id: 0190a000-0000-7000-8000-000000000703, name: Slack, kind: slack, url: 'https://hooks.slack.example.com/services/T/B/x',
+     events: [firstBlood, announcement], createdAt: 2026-01-02T00:02:00Z}
 `
 
 // GoldenNow is the pinned clock of the golden files: during the event,

@@ -15,6 +15,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -49,16 +50,18 @@ func Check(t testing.TB, name string, got []byte) {
 	if bytes.Equal(got, want) {
 		return
 	}
-	t.Errorf("%s differs from %s (-want +got):\n%s", name, path, cmp.Diff(readable(want), readable(got)))
+	w, g := readable(want), readable(got)
+	if w == g { // indenting hid a difference in spacing alone
+		w, g = string(want), string(got)
+	}
+	t.Errorf("%s differs from %s (-want +got):\n%s", name, path, cmp.Diff(strings.Split(w, "\n"), strings.Split(g, "\n")))
 }
 
 // readable is b indented if it is JSON, else b as it is.
 func readable(b []byte) string {
 	var buf bytes.Buffer
 	if json.Valid(b) && json.Indent(&buf, b, "", "  ") == nil {
-		// Indenting hides a difference in spacing alone; keep the raw
-		// bytes after it so that the diff still shows one.
-		return buf.String() + "\n\n(as sent)\n" + string(b)
+		return buf.String()
 	}
 	return string(b)
 }
