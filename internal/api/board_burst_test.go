@@ -14,6 +14,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/flagshipctf/flagship/internal/testtime"
 )
 
 // readBoard GETs path from h and checks that the answer is a complete,
@@ -123,7 +125,7 @@ func TestBoardBurstCoalesces(t *testing.T) {
 	// a whole encoding of the service's board.
 	settled := func(what string) {
 		t.Helper()
-		deadline := time.Now().Add(30 * time.Second)
+		deadline := time.Now().Add(testtime.Scale(30 * time.Second))
 		for {
 			whole, _ := wholeBoard(f.svc)
 			got, _ := readBoard(t, h, path, true, "")

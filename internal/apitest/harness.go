@@ -48,6 +48,10 @@ type Options struct {
 	// WebhooksAllowPrivate accepts webhooks to local targets (serve
 	// --webhooks-allow-private).
 	WebhooksAllowPrivate bool
+	// PublicURL is serve's --public-url, which links (to files, in
+	// webhooks) start with; by default the test server's own URL, whose
+	// port changes with every run.
+	PublicURL string
 }
 
 // Server is a running test instance.
@@ -126,7 +130,11 @@ func Start(t testing.TB, datasetYAML string, opts ...Options) *Server {
 		s.Metrics = metrics.New(db)
 		obs, reqs = s.Metrics, s.Metrics
 	}
-	s.Svc = platform.New(db, platform.Options{PublicURL: s.URL, RateLimit: o.RateLimit, Logger: log, Now: o.Now, FilesDir: s.FilesDir,
+	publicURL := s.URL
+	if o.PublicURL != "" {
+		publicURL = o.PublicURL
+	}
+	s.Svc = platform.New(db, platform.Options{PublicURL: publicURL, RateLimit: o.RateLimit, Logger: log, Now: o.Now, FilesDir: s.FilesDir,
 		Observer: obs, SignupLimit: o.SignupLimit, WebhooksAllowPrivate: o.WebhooksAllowPrivate})
 	if err := s.Svc.Load(ctx); err != nil {
 		t.Fatal(err)

@@ -19,6 +19,7 @@ import (
 	"github.com/flagshipctf/flagship/internal/ctf"
 	"github.com/flagshipctf/flagship/internal/dataset"
 	"github.com/flagshipctf/flagship/internal/secret"
+	"github.com/google/go-cmp/cmp"
 )
 
 // itYAML returns eventDataset with the testdata paths filled in (the
@@ -378,7 +379,7 @@ func itExact(t testing.TB, label string, got any, want string) {
 	if err := json.Unmarshal([]byte(want), &w); err != nil {
 		t.Fatalf("%s: bad expectation %s: %v", label, want, err)
 	}
-	if !reflect.DeepEqual(got, w) {
-		t.Errorf("%s: got %s, want %s", label, itShow(got), itShow(w))
+	if diff := cmp.Diff(w, got); diff != "" {
+		t.Errorf("%s (-want +got):\n%s", label, diff)
 	}
 }

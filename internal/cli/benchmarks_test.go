@@ -7,10 +7,10 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"reflect"
 	"testing"
 
 	"github.com/flagshipctf/flagship/internal/dataset"
+	"github.com/google/go-cmp/cmp"
 )
 
 // TestLoadBenchmarks loads an NYU CTF Bench task and a Cybench task into a
@@ -59,12 +59,29 @@ func TestLoadBenchmarks(t *testing.T) {
 		got[c.Slug] = c
 	}
 
+	// What a benchmark's challenge.yml says, read into a challenge; its
+	// file is checked apart.
+	type said struct {
+		Title, Description, Difficulty string
+		Categories                     []string
+		Points                         int
+		Flags                          []dataset.Flag
+		HasInstance                    bool
+		DockerPort                     *int
+		ConnectionInfo                 string
+	}
+	saidBy := func(c dataset.Challenge) said {
+		return said{c.Title, c.Description, c.Difficulty, c.Categories, c.Points, c.Flags, c.HasInstance, c.DockerPort, c.ConnectionInfo}
+	}
+	port := func(p int) *int { return &p }
+
 	tk := got["twin-keys"]
-	if tk.Title != "Twin Keys" || !reflect.DeepEqual(tk.Categories, []string{"crypto"}) || tk.Difficulty != "Medium" ||
-		tk.Points != 150 || tk.Description != "Connect: nc crypto.example.org 4242" ||
-		!reflect.DeepEqual(tk.Flags, []dataset.Flag{{Type: "static", Content: "flag{tw1n}"}}) ||
-		!tk.HasInstance || tk.DockerPort == nil || *tk.DockerPort != 4242 || tk.ConnectionInfo != "nc crypto.example.org 4242" {
-		t.Errorf("twin-keys = %+v", tk)
+	if diff := cmp.Diff(said{
+		Title: "Twin Keys", Description: "Connect: nc crypto.example.org 4242", Difficulty: "Medium",
+		Categories: []string{"crypto"}, Points: 150, Flags: []dataset.Flag{{Type: "static", Content: "flag{tw1n}"}},
+		HasInstance: true, DockerPort: port(4242), ConnectionInfo: "nc crypto.example.org 4242",
+	}, saidBy(tk)); diff != "" {
+		t.Errorf("twin-keys (-want +got):\n%s", diff)
 	}
 	if tk.File == nil || tk.File.Name != "twin-keys.zip" {
 		t.Fatalf("twin-keys file = %+v", tk.File)
@@ -76,11 +93,12 @@ func TestLoadBenchmarks(t *testing.T) {
 	}
 
 	lp := got["lost-page"]
-	if lp.Title != "Lost Page" || !reflect.DeepEqual(lp.Categories, []string{"web"}) || lp.Difficulty != "Medium" ||
-		lp.Points != 200 || lp.Description != "Find the lost page." ||
-		!reflect.DeepEqual(lp.Flags, []dataset.Flag{{Type: "static", Content: "SEKAI{l0st}"}}) ||
-		!lp.HasInstance || lp.DockerPort == nil || *lp.DockerPort != 8080 || lp.ConnectionInfo != "nc lostpage 8080" {
-		t.Errorf("lost-page = %+v", lp)
+	if diff := cmp.Diff(said{
+		Title: "Lost Page", Description: "Find the lost page.", Difficulty: "Medium",
+		Categories: []string{"web"}, Points: 200, Flags: []dataset.Flag{{Type: "static", Content: "SEKAI{l0st}"}},
+		HasInstance: true, DockerPort: port(8080), ConnectionInfo: "nc lostpage 8080",
+	}, saidBy(lp)); diff != "" {
+		t.Errorf("lost-page (-want +got):\n%s", diff)
 	}
 	if lp.File == nil || lp.File.Name != "app.js" || lp.File.ContentBase64 != base64.StdEncoding.EncodeToString([]byte("app")) {
 		t.Errorf("lost-page file = %+v", lp.File)

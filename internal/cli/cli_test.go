@@ -16,6 +16,7 @@ import (
 
 	"github.com/flagshipctf/flagship/internal/demo"
 	"github.com/flagshipctf/flagship/internal/platform"
+	"github.com/flagshipctf/flagship/internal/testtime"
 )
 
 // syncBuffer is a bytes.Buffer safe to read while a server writes to it.
@@ -61,7 +62,7 @@ func TestServeDemo(t *testing.T) {
 	urlRE := regexp.MustCompile(`listening on (http://127\.0\.0\.1:\d+)`)
 	keyRE := regexp.MustCompile(`API key:\s+(fsk_\S+)`)
 	var base, key string
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+	for deadline := time.Now().Add(testtime.Scale(10 * time.Second)); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
 		if m := urlRE.FindStringSubmatch(out.String()); m != nil {
 			base = m[1]
 			if k := keyRE.FindStringSubmatch(out.String()); k != nil {

@@ -9,8 +9,6 @@ import (
 	"github.com/flagshipctf/flagship/internal/store/storetest"
 )
 
-func TestMain(m *testing.M) { storetest.Main(m) }
-
 // TestDumpSQLiteLoadBackend moves an event out of a SQLite file into the
 // backend under test (PostgreSQL in the PostgreSQL run: the migration
 // README documents) and back, and expects the same dataset every time.

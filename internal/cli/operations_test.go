@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/flagshipctf/flagship/internal/testtime"
 )
 
 // TestServeOperations runs the real `serve` with metrics on (port 0) and
@@ -32,7 +34,7 @@ func TestServeOperations(t *testing.T) {
 	urlRE := regexp.MustCompile(`listening on (http://127\.0\.0\.1:\d+)`)
 	metricsRE := regexp.MustCompile(`serving metrics.*addr=(http://127\.0\.0\.1:\d+/metrics)`)
 	var base, metricsURL string
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline) && base == ""; time.Sleep(20 * time.Millisecond) {
+	for deadline := time.Now().Add(testtime.Scale(10 * time.Second)); time.Now().Before(deadline) && base == ""; time.Sleep(20 * time.Millisecond) {
 		if m := urlRE.FindStringSubmatch(out.String()); m != nil {
 			base = m[1]
 		}
@@ -98,7 +100,7 @@ func waitServeExit(t *testing.T, done <-chan int, errb *syncBuffer) {
 		if code != 0 {
 			t.Fatalf("serve exited with %d after shutdown: %s", code, errb.String())
 		}
-	case <-time.After(20 * time.Second):
+	case <-time.After(testtime.Scale(20 * time.Second)):
 		t.Fatal("serve did not shut down")
 	}
 }

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/flagshipctf/flagship/internal/testtime"
 )
 
 // TestServeMaxStreams: `serve --max-streams N` (env FLAGSHIP_MAX_STREAMS)
@@ -84,7 +86,7 @@ func TestServeMaxStreams(t *testing.T) {
 func waitListening(t *testing.T, out, errb *syncBuffer, done <-chan int) string {
 	t.Helper()
 	urlRE := regexp.MustCompile(`listening on (http://127\.0\.0\.1:\d+)`)
-	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+	for deadline := time.Now().Add(testtime.Scale(20 * time.Second)); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
 		if m := urlRE.FindStringSubmatch(out.String()); m != nil {
 			return m[1]
 		}

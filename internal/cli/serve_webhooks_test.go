@@ -15,6 +15,7 @@ import (
 	"github.com/flagshipctf/flagship/internal/platform"
 	"github.com/flagshipctf/flagship/internal/store"
 	"github.com/flagshipctf/flagship/internal/store/storetest"
+	"github.com/flagshipctf/flagship/internal/testtime"
 )
 
 // TestServeWebhooksAllowPrivate runs the real `serve` over a database
@@ -60,7 +61,7 @@ func TestServeWebhooksAllowPrivate(t *testing.T) {
 			// database the server writes.
 			db := storetest.OpenDSN(t, dsn)
 			var try store.DeliveryTry
-			for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+			for deadline := time.Now().Add(testtime.Scale(30 * time.Second)); ; time.Sleep(20 * time.Millisecond) {
 				ds, err := db.Deliveries(ctx, hookID, 1)
 				if err != nil {
 					t.Fatal(err)
@@ -75,7 +76,7 @@ func TestServeWebhooksAllowPrivate(t *testing.T) {
 				default:
 				}
 				if time.Now().After(deadline) {
-					t.Fatalf("the delivery was not tried within 30 s:\n%s", errb.String())
+					t.Fatalf("the delivery was not tried within %v:\n%s", testtime.Scale(30*time.Second), errb.String())
 				}
 			}
 			cancel()

@@ -5,11 +5,12 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
-	"reflect"
 	"slices"
 	"strconv"
 	"testing"
 	"time"
+
+	gocmp "github.com/google/go-cmp/cmp"
 
 	"github.com/flagshipctf/flagship/internal/apitest"
 	"github.com/flagshipctf/flagship/internal/ctf"
@@ -125,8 +126,8 @@ func wantLeaderboard(t *testing.T, s *apitest.Server, f feed) {
 	for _, c := range list.Challenges {
 		titles = append(titles, c.Title)
 	}
-	if !reflect.DeepEqual(f.Tasks, titles) {
-		t.Errorf("tasks %q, want the challenge list's titles %q", f.Tasks, titles)
+	if diff := gocmp.Diff(titles, f.Tasks); diff != "" {
+		t.Errorf("tasks, against the challenge list's titles (-want +got):\n%s", diff)
 	}
 	if len(f.Standings) != len(b.Leaderboard) {
 		t.Fatalf("%d standings, want the leaderboard's %d", len(f.Standings), len(b.Leaderboard))
@@ -158,8 +159,8 @@ func wantLeaderboard(t *testing.T, s *apitest.Server, f feed) {
 		byTime := func(a, b pt) int { return cmp.Or(cmp.Compare(a.at, b.at), cmp.Compare(a.points, b.points)) }
 		slices.SortFunc(want, byTime)
 		slices.SortFunc(got, byTime)
-		if !reflect.DeepEqual(got, want) {
-			t.Errorf("%s: taskStats %v, want the leaderboard's solves %v", e.Name, got, want)
+		if diff := gocmp.Diff(want, got, gocmp.AllowUnexported(pt{})); diff != "" {
+			t.Errorf("%s: taskStats, against the leaderboard's solves (-want +got):\n%s", e.Name, diff)
 		}
 	}
 }
@@ -212,8 +213,8 @@ func TestFeedFrozen(t *testing.T) {
 	}
 	frozen := getFeed(t, s)
 	wantLeaderboard(t, s, frozen)
-	if !reflect.DeepEqual(frozen, before) {
-		t.Errorf("the feed moved during the freeze:\n%+v\nwas\n%+v", frozen, before)
+	if diff := gocmp.Diff(before, frozen); diff != "" {
+		t.Errorf("the feed moved during the freeze (-before +during):\n%s", diff)
 	}
 }
 

@@ -19,6 +19,7 @@ import (
 	"github.com/flagshipctf/flagship/internal/platform"
 	"github.com/flagshipctf/flagship/internal/store"
 	"github.com/flagshipctf/flagship/internal/store/storetest"
+	"github.com/flagshipctf/flagship/internal/testtime"
 )
 
 // TestMain drops the package's PostgreSQL test database, if the tests made
@@ -39,7 +40,7 @@ challenges:
 
 // wait bounds every wait of these tests: only so a broken stream fails
 // the test instead of hanging it, never a measure of speed.
-const wait = 20 * time.Second
+var wait = testtime.Scale(20 * time.Second)
 
 // sse is a Server-Sent Events message as a client parses it: an event, or
 // a comment (Comment set).

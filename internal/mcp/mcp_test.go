@@ -14,10 +14,7 @@ import (
 
 	"github.com/flagshipctf/flagship/internal/apitest"
 	"github.com/flagshipctf/flagship/internal/store"
-	"github.com/flagshipctf/flagship/internal/store/storetest"
 )
-
-func TestMain(m *testing.M) { storetest.Main(m) }
 
 // event is the dataset of these tests: a challenge with a file, one locked
 // behind it, one with a service, a hidden one, and a few players.

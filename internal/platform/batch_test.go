@@ -10,6 +10,7 @@ import (
 
 	"github.com/flagshipctf/flagship/internal/ctf"
 	"github.com/flagshipctf/flagship/internal/store"
+	"github.com/flagshipctf/flagship/internal/testtime"
 )
 
 // heldStore holds the first group commit in the database until released,
@@ -83,7 +84,7 @@ func TestGroupCommitAnswersEachSubmission(t *testing.T) {
 		send("pam b wrong", pam, "b", "flag{nope}")
 	}
 	// Every one of them waits for the next batch.
-	for deadline := time.Now().Add(10 * time.Second); ; {
+	for deadline := time.Now().Add(testtime.Scale(10 * time.Second)); ; {
 		svc.batch.mu.Lock()
 		n := len(svc.batch.queue)
 		svc.batch.mu.Unlock()

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/flagshipctf/flagship/internal/ctf"
+	"github.com/flagshipctf/flagship/internal/testtime"
 )
 
 // streamOf reads every event after 0 as svc relays them.
@@ -174,7 +175,7 @@ func TestWaitEventsWakes(t *testing.T) {
 		if n != last+1 {
 			t.Errorf("woken at %d, want %d", n, last+1)
 		}
-	case <-time.After(10 * time.Second):
+	case <-time.After(testtime.Scale(10 * time.Second)):
 		t.Fatal("not woken by a relayed event")
 	}
 	cctx, cancel := context.WithCancel(ctx)

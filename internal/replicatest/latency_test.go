@@ -8,6 +8,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/flagshipctf/flagship/internal/testtime"
 )
 
 // TestReplicaVisibilityLatency measures how long a solve acknowledged by
@@ -84,7 +86,7 @@ func TestReplicaVisibilityLatency(t *testing.T) {
 		}
 		acked[i+1], on[i+1] = time.Now(), a
 	}
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(testtime.Scale(5 * time.Second))
 	for {
 		mu.Lock()
 		all := true
@@ -109,7 +111,7 @@ func TestReplicaVisibilityLatency(t *testing.T) {
 			}
 			at, ok := seen[b][k]
 			if !ok {
-				t.Errorf("solve %d (acknowledged by %s) never reached %s within 5 s", k, procs[on[k]], procs[b])
+				t.Errorf("solve %d (acknowledged by %s) never reached %s within %v", k, procs[on[k]], procs[b], testtime.Scale(5*time.Second))
 				continue
 			}
 			delays = append(delays, max(0, at.Sub(acked[k])))

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/flagshipctf/flagship/internal/testtime"
 )
 
 // TestReplicasMixedLoadKillRestart is the multi-replica test:
@@ -91,7 +93,7 @@ func TestReplicasMixedLoadKillRestart(t *testing.T) {
 		}
 	})
 
-	took, err := converge(cl, 5*time.Second)
+	took, err := converge(cl, testtime.Scale(5*time.Second))
 	if err != nil {
 		t.Errorf("convergence: %v", err)
 	} else {
@@ -110,7 +112,7 @@ func TestReplicasMixedLoadKillRestart(t *testing.T) {
 		cl.stop(i)
 	}
 	cl.startAll()
-	if took, err := converge(cl, 5*time.Second); err != nil {
+	if took, err := converge(cl, testtime.Scale(5*time.Second)); err != nil {
 		t.Errorf("convergence after restarting all: %v", err)
 	} else {
 		t.Logf("all replicas restarted from the database; agreed after %v", took.Round(time.Millisecond))

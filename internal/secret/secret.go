@@ -14,6 +14,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"sync/atomic"
+	"testing"
 
 	"golang.org/x/crypto/argon2"
 )
@@ -94,12 +96,34 @@ const (
 	argonKeyLen  = 32
 )
 
+// testCost is set by UseTestCost: HashPassword then uses the least cost
+// ValidatePasswordHash accepts.
+var testCost atomic.Bool
+
+// UseTestCost makes HashPassword hash at the least cost this server
+// accepts (MinHashMemory, one pass, one lane: about a quarter of the
+// time), so that suites which log in hundreds of times run fast while
+// every hash they make is still one that ValidatePasswordHash and
+// CheckPassword take as they are, on no path of their own. A test
+// binary calls it from TestMain; anywhere else it panics, so that no
+// production path can weaken the hashes.
+func UseTestCost() {
+	if !testing.Testing() {
+		panic("secret.UseTestCost called outside a test binary")
+	}
+	testCost.Store(true)
+}
+
 // HashPassword returns an encoded argon2id hash of password.
 func HashPassword(password string) string {
+	var m, t uint32 = argonMemory, argonTime
+	if testCost.Load() {
+		m, t = MinHashMemory, 1
+	}
 	salt := make([]byte, 16)
 	_, _ = rand.Read(salt)
-	sum := argon2.IDKey([]byte(password), salt, argonTime, argonMemory, argonThreads, argonKeyLen)
-	return fmt.Sprintf("$argon2id$v=%d$m=%d,t=%d,p=%d$%s$%s", argon2.Version, argonMemory, argonTime, argonThreads,
+	sum := argon2.IDKey([]byte(password), salt, t, m, argonThreads, argonKeyLen)
+	return fmt.Sprintf("$argon2id$v=%d$m=%d,t=%d,p=%d$%s$%s", argon2.Version, m, t, argonThreads,
 		base64.RawStdEncoding.EncodeToString(salt), base64.RawStdEncoding.EncodeToString(sum))
 }
 

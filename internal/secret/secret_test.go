@@ -52,6 +52,26 @@ func TestPassword(t *testing.T) {
 	}
 }
 
+// TestUseTestCost: a hash at the test cost is the least this server
+// accepts, and is validated and checked like any other.
+func TestUseTestCost(t *testing.T) {
+	if h, want := HashPassword("s3cret"), "$argon2id$v=19$m=19456,t=2,p=1$"; !strings.HasPrefix(h, want) {
+		t.Fatalf("hash %q, want production's cost: %q", h, want)
+	}
+	UseTestCost()
+	defer testCost.Store(false) // the other tests here hash at production's cost
+	h := HashPassword("s3cret")
+	if want := fmt.Sprintf("$argon2id$v=19$m=%d,t=1,p=1$", MinHashMemory); !strings.HasPrefix(h, want) {
+		t.Fatalf("hash %q, want it to start %q", h, want)
+	}
+	if err := ValidatePasswordHash(h); err != nil {
+		t.Fatalf("a hash at the test cost is refused: %v", err)
+	}
+	if !CheckPassword(h, "s3cret") || CheckPassword(h, "S3cret") {
+		t.Fatal("a hash at the test cost does not check as it should")
+	}
+}
+
 // hostileHashes are encoded hashes outside the bounds, each with what its
 // error must mention. Checking a password against most of them as they say
 // would panic (t or p of 0), allocate terabytes (m) or run for ever (t).

@@ -18,11 +18,8 @@ import (
 	"github.com/flagshipctf/flagship/internal/apitest"
 	"github.com/flagshipctf/flagship/internal/platform"
 	"github.com/flagshipctf/flagship/internal/server"
-	"github.com/flagshipctf/flagship/internal/store/storetest"
 	"github.com/pquerna/otp/totp"
 )
-
-func TestMain(m *testing.M) { storetest.Main(m) }
 
 const event = `
 users:

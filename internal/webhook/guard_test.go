@@ -18,6 +18,7 @@ import (
 	"github.com/flagshipctf/flagship/internal/ctf"
 	"github.com/flagshipctf/flagship/internal/platform"
 	"github.com/flagshipctf/flagship/internal/store"
+	"github.com/flagshipctf/flagship/internal/testtime"
 	"github.com/flagshipctf/flagship/internal/webhook"
 )
 
@@ -84,7 +85,7 @@ func tryOnce(t *testing.T, url string, o webhook.Options) store.DeliveryTry {
 	go func() { defer close(done); webhook.New(s.DB, o).Run(runCtx) }()
 	defer func() { stop(); <-done }()
 	// Bounded, so that a bug fails instead of hanging.
-	for deadline := time.Now().Add(time.Minute); ; time.Sleep(10 * time.Millisecond) {
+	for deadline := time.Now().Add(testtime.Scale(time.Minute)); ; time.Sleep(10 * time.Millisecond) {
 		ds, err := s.DB.Deliveries(ctx, hook.ID, 1)
 		if err != nil {
 			t.Fatal(err)
@@ -93,7 +94,7 @@ func tryOnce(t *testing.T, url string, o webhook.Options) store.DeliveryTry {
 			return ds[0].Log[0]
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("the delivery to %s was not tried within a minute", url)
+			t.Fatalf("the delivery to %s was not tried within %v", url, testtime.Scale(time.Minute))
 		}
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/flagshipctf/flagship/internal/platform"
 	"github.com/flagshipctf/flagship/internal/store"
 	"github.com/flagshipctf/flagship/internal/store/storetest"
+	"github.com/flagshipctf/flagship/internal/testtime"
 	"github.com/flagshipctf/flagship/internal/webhook"
 )
 
@@ -133,7 +134,7 @@ func TestWebhooksExactlyOncePerCluster(t *testing.T) {
 	// Wait (bounded, so a bug fails instead of hanging) until the target
 	// accepted three deliveries and the log says so, then stop everything
 	// so nothing more can arrive before counting.
-	deadline := time.Now().Add(2 * time.Minute)
+	deadline := time.Now().Add(testtime.Scale(2 * time.Minute))
 	for {
 		_, log, err := s.Svc.DeliveryLog(ctx, platform.Operator, hook.ID, 0)
 		if err != nil {
