@@ -1,6 +1,9 @@
 package store
 
-import "context"
+import (
+	"context"
+	"fmt"
+)
 
 // Internals for the tests of package store_test, which import storetest
 // (itself importing store, so they cannot be in package store).
@@ -60,3 +63,16 @@ func (db *DB) SubmissionSettings(ctx context.Context, query string, s Submission
 // MigrateTo applies the migrations up to and including last, as a
 // database made by an older release has them.
 func (db *DB) MigrateTo(ctx context.Context, last string) error { return db.migrate(ctx, last) }
+
+// Revision returns the counter that every operator change to the event
+// (load, user and key commands) increases, so running servers know to
+// rebuild their in-memory state.
+func (db *DB) Revision(ctx context.Context) (int64, error) {
+	var v string
+	if err := db.r.QueryRowContext(ctx, "SELECT value FROM meta WHERE key = 'revision'").Scan(&v); err != nil {
+		return 0, fmt.Errorf("read revision: %w", err)
+	}
+	var n int64
+	_, err := fmt.Sscan(v, &n)
+	return n, err
+}

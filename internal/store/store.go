@@ -297,19 +297,6 @@ func (db *DB) migrateOne(ctx context.Context, c *sqlConn, dir, name string) erro
 	return tx.Commit()
 }
 
-// Revision returns a counter that every operator change to the event
-// (load, user and key commands) increases, so running servers know to
-// rebuild their in-memory state.
-func (db *DB) Revision(ctx context.Context) (int64, error) {
-	var v string
-	if err := db.r.QueryRowContext(ctx, "SELECT value FROM meta WHERE key = 'revision'").Scan(&v); err != nil {
-		return 0, fmt.Errorf("read revision: %w", err)
-	}
-	var n int64
-	_, err := fmt.Sscan(v, &n)
-	return n, err
-}
-
 const bumpRevisionSQL = "UPDATE meta SET value = CAST(CAST(value AS INTEGER) + 1 AS TEXT) WHERE key = 'revision'"
 
 func bumpRevision(ctx context.Context, tx *sqlTx) error {
