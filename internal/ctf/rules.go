@@ -113,7 +113,7 @@ func ValidateWebURL(field, raw string) error {
 }
 
 // ValidateRole: player or admin.
-func ValidateRole(role string) error {
+func ValidateRole(role Role) error {
 	if role != RolePlayer && role != RoleAdmin {
 		return FieldErrorf("role", "must be player or admin, not %q", role)
 	}

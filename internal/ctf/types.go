@@ -14,10 +14,13 @@ const (
 	Insane = "Insane"
 )
 
+// Role is what an account may do: play, or administer the event.
+type Role string
+
 // Roles.
 const (
-	RolePlayer = "player"
-	RoleAdmin  = "admin"
+	RolePlayer Role = "player"
+	RoleAdmin  Role = "admin"
 )
 
 // Account kinds: a person, or an AI agent owned by a person (docs/product.md#agents).
@@ -51,7 +54,7 @@ type User struct {
 	Email        string // may be empty
 	Image        string // may be empty
 	PasswordHash string
-	Role         string
+	Role         Role
 	Banned       bool
 	TwoFactor    bool // TOTP is on: logging in with a password asks for a code
 	CreatedAt    time.Time

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/flagshipctf/flagship/internal/ctf"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -158,7 +159,7 @@ var userFields = newMapping(rejectUnknown, nil,
 	asTrimmed("email", func(u *User) *string { return &u.Email }),
 	asText("password", func(u *User) *string { return &u.Password }),
 	asText("passwordHash", func(u *User) *string { return &u.PasswordHash }),
-	asLower("role", func(u *User) *string { return &u.Role }),
+	asLower("role", func(u *User) *string { return (*string)(&u.Role) }),
 	asBool("banned", func(u *User) *bool { return &u.Banned }),
 	asTime("createdAt", func(u *User) **time.Time { return &u.CreatedAt }),
 	asLower("kind", func(u *User) *string { return &u.Kind }),
@@ -184,7 +185,7 @@ func (d *decoder) user(n *yaml.Node, src Source) User {
 	u := User{Source: src}
 	userFields.decode(d, n, "", &u)
 	if u.Role == "" {
-		u.Role = "player"
+		u.Role = ctf.RolePlayer
 	}
 	return u
 }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"testing"
 	"time"
+
+	"github.com/flagshipctf/flagship/internal/ctf"
 )
 
 // benchDataset is a dump-shaped dataset: users with API keys, challenges,
@@ -15,7 +17,7 @@ func benchDataset(users, challenges, submissions int) *Dataset {
 	for i := range users {
 		u := User{ID: fmt.Sprintf("u%06d", i), Username: fmt.Sprintf("player%d", i), Name: fmt.Sprintf("Player %d", i),
 			Email: fmt.Sprintf("p%d@example.org", i), PasswordHash: "$argon2id$v=19$m=65536,t=1,p=4$c2FsdHNhbHQ$aGFzaGhhc2hoYXNo",
-			Role: "player", CreatedAt: &at}
+			Role: ctf.RolePlayer, CreatedAt: &at}
 		if i%10 == 0 {
 			u.APIKeys = []APIKey{{ID: fmt.Sprintf("k%06d", i), Name: "agent", KeyPrefix: "fsk_abcd", KeyHash: "0123456789abcdef", CreatedAt: &at}}
 		}

@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"testing"
 	"time"
+
+	"github.com/flagshipctf/flagship/internal/ctf"
 )
 
 func writeFile(t *testing.T, dir, rel, content string) string {
@@ -87,9 +89,9 @@ func TestDecodeProductExample(t *testing.T) {
 	src := func(i int) Source { return Source{File: name, Index: i} }
 	want := &Dataset{
 		Users: []User{
-			{Username: "alice", Name: "Alice", Email: "alice@example.com", Password: "s3cret", Role: "player",
+			{Username: "alice", Name: "Alice", Email: "alice@example.com", Password: "s3cret", Role: ctf.RolePlayer,
 				CreatedAt: ts("2026-01-01T00:00:00Z"), Source: src(0)},
-			{Username: "bob", Role: "admin", Source: src(1)},
+			{Username: "bob", Role: ctf.RoleAdmin, Source: src(1)},
 		},
 		Challenges: []Challenge{
 			{Slug: "baby-rsa", Title: "Baby RSA", Description: "Markdown text", Categories: []string{"crypto"},

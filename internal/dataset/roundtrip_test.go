@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/flagshipctf/flagship/internal/ctf"
 )
 
 func stripSources(d *Dataset) *Dataset {
@@ -63,14 +65,14 @@ func dumpLike(dir string) *Dataset {
 			FlagFormat: "flag{...}"},
 		Users: []User{
 			{ID: "01947c7e-0000-7000-8000-000000000001", Username: "alice", Name: strings.Join(tricky, "|"),
-				Email: "Alice@Example.com", PasswordHash: "$argon2id$v=19$m=65536,t=3,p=4$c2FsdHNhbHRzYWx0c2FsdA$aGFzaGhhc2hoYXNoaGFzaGhhc2hoYXNoaGFzaGhhc2g", Role: "admin",
+				Email: "Alice@Example.com", PasswordHash: "$argon2id$v=19$m=65536,t=3,p=4$c2FsdHNhbHRzYWx0c2FsdA$aGFzaGhhc2hoYXNoaGFzaGhhc2hoYXNoaGFzaGhhc2g", Role: ctf.RoleAdmin,
 				CreatedAt: ts("2026-01-01T00:00:00.123Z"),
 				APIKeys: []APIKey{{ID: "k1", Name: "ci", KeyPrefix: "fs_abcd", KeyHash: "deadbeef",
 					CreatedAt: ts("2026-01-02T03:04:05.678Z"), LastUsedAt: ts("2026-01-03T00:00:00.001Z"),
 					RevokedAt: ts("2026-01-04T00:00:00Z")}},
 				TwoFactor: &TwoFactor{Secret: "JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP", LastStep: 59000000,
 					RecoveryCodes: []string{strings.Repeat("ab", 32), strings.Repeat("0f", 32)}}},
-			{ID: "u2", Username: "bob.b-_", Password: "100", Role: "player", Banned: true},
+			{ID: "u2", Username: "bob.b-_", Password: "100", Role: ctf.RolePlayer, Banned: true},
 		},
 		Challenges: []Challenge{
 			{ID: "c1", Slug: "baby-rsa", Title: "2048", Description: strings.Join(tricky, "\n"),

@@ -4,7 +4,11 @@
 // validated Dataset and a Dataset back into bytes.
 package dataset
 
-import "time"
+import (
+	"time"
+
+	"github.com/flagshipctf/flagship/internal/ctf"
+)
 
 // Dataset is a whole event or a part of one. Every key is optional.
 type Dataset struct {
@@ -69,7 +73,7 @@ type User struct {
 	Email        string     `json:"email,omitempty" yaml:"email,omitempty"`
 	Password     string     `json:"password,omitempty" yaml:"password,omitempty"`         // plaintext, hashed on load
 	PasswordHash string     `json:"passwordHash,omitempty" yaml:"passwordHash,omitempty"` // as written by dump
-	Role         string     `json:"role,omitempty" yaml:"role,omitempty"`                 // player (default) | admin
+	Role         ctf.Role   `json:"role,omitempty" yaml:"role,omitempty"`                 // player (default) | admin
 	Banned       bool       `json:"banned,omitempty" yaml:"banned,omitempty"`
 	CreatedAt    *time.Time `json:"createdAt,omitempty" yaml:"createdAt,omitempty"`
 	// An agent account: kind agent, the username of the person who owns

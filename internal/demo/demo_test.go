@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/flagshipctf/flagship/internal/ctf"
 	"github.com/flagshipctf/flagship/internal/dataset"
 	"go.yaml.in/yaml/v3"
 )
@@ -101,12 +102,12 @@ func TestUsers(t *testing.T) {
 			t.Errorf("%s: only the demo user has a password", u.Username)
 		}
 		switch u.Role {
-		case "player":
+		case ctf.RolePlayer:
 			players++
 			if u.Name != "" {
 				named++
 			}
-		case "admin":
+		case ctf.RoleAdmin:
 			admins++
 		default:
 			t.Errorf("%s: role %q", u.Username, u.Role)
@@ -115,10 +116,10 @@ func TestUsers(t *testing.T) {
 	if players != 21 || admins != 1 || named < 15 {
 		t.Errorf("players=%d admins=%d named=%d, want 21 (20 + demo), 1, most named", players, admins, named)
 	}
-	if o := e.users["organiser"]; o.Role != "admin" || o.Name != "Event Organiser" {
+	if o := e.users["organiser"]; o.Role != ctf.RoleAdmin || o.Name != "Event Organiser" {
 		t.Errorf("organiser = %+v", o)
 	}
-	if d := e.users[DemoUsername]; d.Role != "player" || d.Password != DemoPassword || d.Name != "Demo Player" || d.Email != "demo@example.com" {
+	if d := e.users[DemoUsername]; d.Role != ctf.RolePlayer || d.Password != DemoPassword || d.Name != "Demo Player" || d.Email != "demo@example.com" {
 		t.Errorf("demo user = %+v", d)
 	}
 	var demoSolves []string
@@ -162,7 +163,7 @@ func TestChallenges(t *testing.T) {
 		}
 		if a, ok := e.users[c.Author]; !ok {
 			t.Errorf("%s: unknown author %q", c.Slug, c.Author)
-		} else if a.Role == "player" {
+		} else if a.Role == ctf.RolePlayer {
 			byPlayers++
 		}
 		if c.File != nil && (c.File.Path != "" || !strings.HasPrefix(c.File.URL, "https://")) {
@@ -231,7 +232,7 @@ func TestSolves(t *testing.T) {
 		switch {
 		case !okU || !okC || s.At == nil:
 			t.Fatalf("solve %d: unknown user or challenge, or no time: %+v", i, s)
-		case u.Role != "player":
+		case u.Role != ctf.RolePlayer:
 			t.Errorf("solve %d: %s is not a player", i, s.User)
 		case c.Hidden:
 			t.Errorf("solve %d: hidden %s solved", i, s.Challenge)

@@ -52,7 +52,7 @@ func (db *DB) CreateUser(ctx context.Context, u ctf.User, audit *ctf.AuditEntry)
 type UserUpdate struct {
 	Name, Image  *string
 	PasswordHash *string
-	Role         *string
+	Role         *ctf.Role
 	Banned       *bool
 }
 

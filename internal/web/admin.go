@@ -268,8 +268,9 @@ type newUserForm struct {
 }
 
 type createdUser struct {
-	ID, Username, Role string
-	NoPassword         bool
+	ID, Username string
+	Role         ctf.Role
+	NoPassword   bool
 }
 
 const usersPageSize = 100
