@@ -10,7 +10,7 @@ import (
 const MaxAgentsPerOwner = 10
 
 // ValidateKind: human or agent ("" reads as human).
-func ValidateKind(kind string) error {
+func ValidateKind(kind AccountKind) error {
 	if kind != "" && kind != KindHuman && kind != KindAgent {
 		return FieldErrorf("kind", "must be human or agent, not %q", kind)
 	}

@@ -23,10 +23,14 @@ const (
 	RoleAdmin  Role = "admin"
 )
 
-// Account kinds: a person, or an AI agent owned by a person (docs/product.md#agents).
+// AccountKind says who plays an account: a person, or an AI agent owned
+// by a person (docs/product.md#agents).
+type AccountKind string
+
+// Account kinds.
 const (
-	KindHuman = "human"
-	KindAgent = "agent"
+	KindHuman AccountKind = "human"
+	KindAgent AccountKind = "agent"
 )
 
 // Front doors, recorded with each submission.
@@ -61,7 +65,7 @@ type User struct {
 	// An agent account (Kind KindAgent) is an AI agent that plays under its
 	// own keys; OwnerID is the person who made it, Model and Harness say
 	// what plays. People have Kind KindHuman ("" reads as human).
-	Kind    string
+	Kind    AccountKind
 	OwnerID string
 	Model   string
 	Harness string

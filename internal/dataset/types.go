@@ -78,11 +78,11 @@ type User struct {
 	CreatedAt    *time.Time `json:"createdAt,omitempty" yaml:"createdAt,omitempty"`
 	// An agent account: kind agent, the username of the person who owns
 	// it (listed before it, or in the database), the model and harness.
-	Kind    string   `json:"kind,omitempty" yaml:"kind,omitempty"` // human (default) | agent
-	Owner   string   `json:"owner,omitempty" yaml:"owner,omitempty"`
-	Model   string   `json:"model,omitempty" yaml:"model,omitempty"`
-	Harness string   `json:"harness,omitempty" yaml:"harness,omitempty"`
-	APIKeys []APIKey `json:"apiKeys,omitempty" yaml:"apiKeys,omitempty"`
+	Kind    ctf.AccountKind `json:"kind,omitempty" yaml:"kind,omitempty"` // human (default) | agent
+	Owner   string          `json:"owner,omitempty" yaml:"owner,omitempty"`
+	Model   string          `json:"model,omitempty" yaml:"model,omitempty"`
+	Harness string          `json:"harness,omitempty" yaml:"harness,omitempty"`
+	APIKeys []APIKey        `json:"apiKeys,omitempty" yaml:"apiKeys,omitempty"`
 	// TwoFactor, when given, turns two-factor authentication on with
 	// this state; without it a load leaves the user's 2FA as it is.
 	TwoFactor *TwoFactor `json:"twoFactor,omitempty" yaml:"twoFactor,omitempty"`

@@ -442,7 +442,7 @@ func renamed(name string, n int) string {
 }
 
 // kindOf is u's kind as stored: people are "human".
-func kindOf(u ctf.User) string {
+func kindOf(u ctf.User) ctf.AccountKind {
 	if u.Kind == "" {
 		return ctf.KindHuman
 	}
