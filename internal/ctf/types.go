@@ -33,11 +33,17 @@ const (
 	KindAgent AccountKind = "agent"
 )
 
+// Door is the front door a submission came through.
+type Door string
+
 // Front doors, recorded with each submission.
 const (
-	DoorAPI = "api" // the public REST API with an API key
-	DoorWeb = "web" // the web app: its forms, or the API with its session cookie
-	DoorMCP = "mcp" // the MCP endpoint
+	DoorAPI Door = "api" // the public REST API with an API key
+	DoorWeb Door = "web" // the web app: its forms, or the API with its session cookie
+	DoorMCP Door = "mcp" // the MCP endpoint
+	// DoorImport is how a run names the door of a submission loaded from a
+	// dataset, which is stored without one ("").
+	DoorImport Door = "import"
 )
 
 // Writeup statuses.

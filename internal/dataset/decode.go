@@ -252,7 +252,7 @@ var submissionFields = newMapping(rejectUnknown, nil,
 	asName("challenge", func(a *Attempt) *string { return &a.Challenge }),
 	asTime("at", func(a *Attempt) **time.Time { return &a.At }),
 	asText("flag", func(a *Attempt) *string { return &a.Flag }),
-	asLower("door", func(a *Attempt) *string { return &a.Door }),
+	asLower("door", func(a *Attempt) *string { return (*string)(&a.Door) }),
 	asTrimmed("key", func(a *Attempt) *string { return &a.Key }),
 	asBool("practice", func(a *Attempt) *bool { return &a.Practice }),
 )

@@ -31,7 +31,7 @@ func benchDataset(users, challenges, submissions int) *Dataset {
 	}
 	for i := range submissions {
 		a := Attempt{ID: fmt.Sprintf("s%08d", i), User: fmt.Sprintf("player%d", i%users),
-			Challenge: fmt.Sprintf("chal-%d", i%challenges), At: &at, Flag: fmt.Sprintf("flag{%d}", i%challenges), Door: "api"}
+			Challenge: fmt.Sprintf("chal-%d", i%challenges), At: &at, Flag: fmt.Sprintf("flag{%d}", i%challenges), Door: ctf.DoorAPI}
 		ds.Solves = append(ds.Solves, Solve(a))
 		a.Flag = "flag{wrong}"
 		ds.Attempts = append(ds.Attempts, a)

@@ -194,7 +194,7 @@ type Solve struct {
 	Challenge string     `json:"challenge" yaml:"challenge"` // slug
 	At        *time.Time `json:"at,omitempty" yaml:"at,omitempty"`
 	Flag      string     `json:"flag,omitempty" yaml:"flag,omitempty"` // as accepted (trimmed)
-	Door      string     `json:"door,omitempty" yaml:"door,omitempty"` // the front door that made it: api, web, mcp
+	Door      ctf.Door   `json:"door,omitempty" yaml:"door,omitempty"` // the front door that made it: api, web, mcp
 	Key       string     `json:"key,omitempty" yaml:"key,omitempty"`   // the id of the API key that made it
 	// Practice marks a solve made after the end in practice mode: it
 	// counts in no public aggregate.
@@ -210,7 +210,7 @@ type Attempt struct {
 	Challenge string     `json:"challenge" yaml:"challenge"`
 	At        *time.Time `json:"at,omitempty" yaml:"at,omitempty"`
 	Flag      string     `json:"flag,omitempty" yaml:"flag,omitempty"`
-	Door      string     `json:"door,omitempty" yaml:"door,omitempty"`
+	Door      ctf.Door   `json:"door,omitempty" yaml:"door,omitempty"`
 	Key       string     `json:"key,omitempty" yaml:"key,omitempty"`
 	Practice  bool       `json:"practice,omitempty" yaml:"practice,omitempty"` // made after the end in practice mode
 

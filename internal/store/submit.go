@@ -18,8 +18,8 @@ type Submission struct {
 	Flag        string
 	Correct     bool
 	At          time.Time
-	Door        string // the front door that made it: ctf.DoorAPI, DoorWeb, DoorMCP
-	KeyID       string // the API key that authenticated it, "" for a session
+	Door        ctf.Door // the front door that made it: ctf.DoorAPI, DoorWeb, DoorMCP
+	KeyID       string   // the API key that authenticated it, "" for a session
 	// Practice marks a submission after the end in practice mode: recorded,
 	// counted nowhere, and not told on the live stream.
 	Practice bool
