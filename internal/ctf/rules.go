@@ -130,7 +130,7 @@ func ValidateSlug(slug string) error {
 }
 
 // ValidateDifficulty: one of the contract's four names.
-func ValidateDifficulty(d string) error {
+func ValidateDifficulty(d Difficulty) error {
 	switch d {
 	case Easy, Medium, Hard, Insane:
 		return nil

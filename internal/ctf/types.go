@@ -6,13 +6,20 @@ import (
 	"time"
 )
 
+// Difficulty is how hard a challenge is, as its organiser rates it.
+type Difficulty string
+
 // Difficulty names, as the contract spells them.
 const (
-	Easy   = "Easy"
-	Medium = "Medium"
-	Hard   = "Hard"
-	Insane = "Insane"
+	Easy   Difficulty = "Easy"
+	Medium Difficulty = "Medium"
+	Hard   Difficulty = "Hard"
+	Insane Difficulty = "Insane"
 )
+
+// Difficulties are the difficulties from the easiest, in the order forms
+// and filters list them.
+var Difficulties = []Difficulty{Easy, Medium, Hard, Insane}
 
 // Role is what an account may do: play, or administer the event.
 type Role string
@@ -101,7 +108,7 @@ type Challenge struct {
 	Title       string
 	Description string
 	Categories  []string
-	Difficulty  string
+	Difficulty  Difficulty
 	Points      int
 	Type        string
 	Flags       []Flag

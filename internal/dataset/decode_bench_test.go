@@ -25,7 +25,7 @@ func benchDataset(users, challenges, submissions int) *Dataset {
 	}
 	for i := range challenges {
 		ds.Challenges = append(ds.Challenges, Challenge{ID: fmt.Sprintf("c%04d", i), Slug: fmt.Sprintf("chal-%d", i),
-			Title: fmt.Sprintf("Chal %d", i), Description: "Find the flag.", Categories: []string{"web"}, Difficulty: "Easy",
+			Title: fmt.Sprintf("Chal %d", i), Description: "Find the flag.", Categories: []string{"web"}, Difficulty: ctf.Easy,
 			Points: 100, Type: "standard", Flags: []Flag{{Type: "static", Content: fmt.Sprintf("flag{%d}", i)}},
 			Tags: []string{"intro"}, CreatedAt: &at})
 	}

@@ -95,7 +95,7 @@ func TestDecodeProductExample(t *testing.T) {
 		},
 		Challenges: []Challenge{
 			{Slug: "baby-rsa", Title: "Baby RSA", Description: "Markdown text", Categories: []string{"crypto"},
-				Difficulty: "Easy", Points: 100, Type: "standard",
+				Difficulty: ctf.Easy, Points: 100, Type: "standard",
 				Flags: []Flag{
 					{Type: "static", Content: "flag{exact}"},
 					{Type: "static", Content: "FLAG{Any}", Data: "case_insensitive"},
@@ -104,7 +104,7 @@ func TestDecodeProductExample(t *testing.T) {
 				Requires: []string{"warm-up"}, Author: "alice",
 				File:      &File{Name: "handout.zip", Path: filepath.Join(dir, "files", "handout.zip"), Root: dir},
 				CreatedAt: ts("2026-01-01T00:00:00Z"), Source: src(0)},
-			{Slug: "warm-up", Title: "Warm Up", Categories: []string{"misc"}, Difficulty: "Easy", Type: "standard",
+			{Slug: "warm-up", Title: "Warm Up", Categories: []string{"misc"}, Difficulty: ctf.Easy, Type: "standard",
 				Flags: []Flag{{Type: "static", Content: "flag{warm}"}}, HasInstance: true, DockerPort: intp(1337),
 				CreatedAt: ts("2026-01-02T00:00:00Z"), Source: src(1)},
 		},
@@ -160,7 +160,7 @@ state: hidden
 `, Challenge{Slug: "baby-web", Title: "Baby Web", Author: "Jane", Categories: []string{"web"},
 			Description: "Find it", Points: 200, Type: "standard", ConnectionInfo: "nc example.com 1337",
 			Flags: []Flag{{"static", "flag{one}", ""}, {"static", "FLAG{Two}", "case_insensitive"}, {"regex", `flag\{\d+\}`, ""}},
-			Tags:  []string{"web", "hard"}, Difficulty: "Hard", Requires: []string{"Warmup", "7"}, Hidden: true,
+			Tags:  []string{"web", "hard"}, Difficulty: ctf.Hard, Requires: []string{"Warmup", "7"}, Hidden: true,
 			File: &File{Name: "handout.tar.gz", Path: filepath.Join(dir, "web", "dist", "handout.tar.gz"), Root: filepath.Join(dir, "web")}}},
 		{"dynamic", `name: "Dyn: 2"
 category: pwn

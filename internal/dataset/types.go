@@ -164,25 +164,25 @@ type File struct {
 
 // Challenge is one challenge. Slug is the natural key.
 type Challenge struct {
-	ID             string     `json:"id,omitempty" yaml:"id,omitempty"`
-	Slug           string     `json:"slug" yaml:"slug"`
-	Title          string     `json:"title" yaml:"title"`
-	Description    string     `json:"description,omitempty" yaml:"description,omitempty"`
-	Categories     []string   `json:"categories" yaml:"categories"`
-	Difficulty     string     `json:"difficulty" yaml:"difficulty"` // Easy | Medium | Hard | Insane
-	Points         int        `json:"points" yaml:"points"`
-	Type           string     `json:"type,omitempty" yaml:"type,omitempty"` // free string, default "standard"
-	Flags          []Flag     `json:"flags" yaml:"flags"`
-	Requires       []string   `json:"requires,omitempty" yaml:"requires,omitempty"` // prerequisite slugs (titles are resolved to slugs by the parser when they match a challenge of the same dataset)
-	Author         string     `json:"author,omitempty" yaml:"author,omitempty"`     // creator's username
-	File           *File      `json:"file,omitempty" yaml:"file,omitempty"`
-	HasInstance    bool       `json:"hasInstance,omitempty" yaml:"hasInstance,omitempty"`
-	DockerPort     *int       `json:"dockerPort,omitempty" yaml:"dockerPort,omitempty"`
-	Hidden         bool       `json:"hidden,omitempty" yaml:"hidden,omitempty"`
-	Tags           []string   `json:"tags,omitempty" yaml:"tags,omitempty"`
-	ConnectionInfo string     `json:"connectionInfo,omitempty" yaml:"connectionInfo,omitempty"`
-	ReleaseAt      *time.Time `json:"releaseAt,omitempty" yaml:"releaseAt,omitempty"` // a scheduled release: out of sight until then
-	CreatedAt      *time.Time `json:"createdAt,omitempty" yaml:"createdAt,omitempty"`
+	ID             string         `json:"id,omitempty" yaml:"id,omitempty"`
+	Slug           string         `json:"slug" yaml:"slug"`
+	Title          string         `json:"title" yaml:"title"`
+	Description    string         `json:"description,omitempty" yaml:"description,omitempty"`
+	Categories     []string       `json:"categories" yaml:"categories"`
+	Difficulty     ctf.Difficulty `json:"difficulty" yaml:"difficulty"` // Easy | Medium | Hard | Insane
+	Points         int            `json:"points" yaml:"points"`
+	Type           string         `json:"type,omitempty" yaml:"type,omitempty"` // free string, default "standard"
+	Flags          []Flag         `json:"flags" yaml:"flags"`
+	Requires       []string       `json:"requires,omitempty" yaml:"requires,omitempty"` // prerequisite slugs (titles are resolved to slugs by the parser when they match a challenge of the same dataset)
+	Author         string         `json:"author,omitempty" yaml:"author,omitempty"`     // creator's username
+	File           *File          `json:"file,omitempty" yaml:"file,omitempty"`
+	HasInstance    bool           `json:"hasInstance,omitempty" yaml:"hasInstance,omitempty"`
+	DockerPort     *int           `json:"dockerPort,omitempty" yaml:"dockerPort,omitempty"`
+	Hidden         bool           `json:"hidden,omitempty" yaml:"hidden,omitempty"`
+	Tags           []string       `json:"tags,omitempty" yaml:"tags,omitempty"`
+	ConnectionInfo string         `json:"connectionInfo,omitempty" yaml:"connectionInfo,omitempty"`
+	ReleaseAt      *time.Time     `json:"releaseAt,omitempty" yaml:"releaseAt,omitempty"` // a scheduled release: out of sight until then
+	CreatedAt      *time.Time     `json:"createdAt,omitempty" yaml:"createdAt,omitempty"`
 
 	Source Source `json:"-" yaml:"-"` // where the entry was read (not encoded)
 }

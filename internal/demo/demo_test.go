@@ -20,7 +20,7 @@ var (
 	playEnd   = time.Date(2026, 11, 12, 9, 0, 0, 0, time.UTC)
 )
 
-var difficultyRank = map[string]int{"Easy": 1, "Medium": 2, "Hard": 3, "Insane": 4}
+var difficultyRank = map[ctf.Difficulty]int{ctf.Easy: 1, ctf.Medium: 2, ctf.Hard: 3, ctf.Insane: 4}
 
 // event is the decoded demo dataset with the lookups every check needs.
 type event struct {
@@ -126,7 +126,7 @@ func TestUsers(t *testing.T) {
 	for _, s := range e.Solves {
 		if s.User == DemoUsername {
 			demoSolves = append(demoSolves, s.Challenge)
-			if e.challenges[s.Challenge].Difficulty != "Easy" {
+			if e.challenges[s.Challenge].Difficulty != ctf.Easy {
 				t.Errorf("demo solved non-Easy %s", s.Challenge)
 			}
 		}
@@ -152,7 +152,7 @@ func TestChallenges(t *testing.T) {
 		if _, ok := difficultyRank[c.Difficulty]; !ok || c.Points < 100 || c.Points > 500 {
 			t.Errorf("%s: difficulty %q, points %d", c.Slug, c.Difficulty, c.Points)
 		}
-		if c.Difficulty == "Insane" {
+		if c.Difficulty == ctf.Insane {
 			insane++
 		}
 		if c.Title == "" || strings.Count(strings.TrimSpace(c.Description), "\n") < 1 || c.ID != "" {

@@ -202,7 +202,7 @@ type ChallengeInput struct {
 	Slug                     string // "" derives one from the title
 	Title, Description, Type string
 	Categories               []string
-	Difficulty               string
+	Difficulty               ctf.Difficulty
 	Points                   int
 	Flags                    []ctf.Flag // Kind, Content, CaseInsensitive
 	Requires                 []string   // prerequisite slugs

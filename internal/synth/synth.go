@@ -240,7 +240,7 @@ var categories = []struct {
 var adjectives = []string{"Tiny", "Lost", "Secret", "Broken", "Quantum", "Silent", "Rusty", "Hidden", "Frozen", "Crimson", "Endless", "Lazy"}
 
 var difficulties = []struct {
-	name   string
+	name   ctf.Difficulty
 	weight int
 	points []int
 	pop    float64
@@ -285,7 +285,7 @@ func (g *gen) challenges() {
 		authors = append(authors, e.players[rng.IntN(len(e.players))].user.ID)
 	}
 	published := e.Start.Add(-3 * 24 * time.Hour)
-	levelOf := map[string]int{}
+	levelOf := map[ctf.Difficulty]int{}
 	for i, d := range difficulties {
 		levelOf[d.name] = i
 	}
@@ -298,7 +298,7 @@ func (g *gen) challenges() {
 			return c.weight
 		})
 		diff := weighted(rng, difficulties, func(d struct {
-			name   string
+			name   ctf.Difficulty
 			weight int
 			points []int
 			pop    float64
@@ -313,7 +313,7 @@ func (g *gen) challenges() {
 		at := published.Add(time.Duration(i) * time.Minute)
 		c := ctf.Challenge{ID: newID(rng, at), Slug: slug, Title: title, Categories: []string{cat.name},
 			Difficulty: diff.name, Points: diff.points[rng.IntN(len(diff.points))], Type: "standard",
-			AuthorID: authors[rng.IntN(len(authors))], CreatedAt: at, Tags: []string{cat.name, strings.ToLower(diff.name)}}
+			AuthorID: authors[rng.IntN(len(authors))], CreatedAt: at, Tags: []string{cat.name, strings.ToLower(string(diff.name))}}
 		if rng.IntN(12) == 0 {
 			other := categories[rng.IntN(len(categories))].name
 			if other != cat.name {
