@@ -221,7 +221,7 @@ const (
 )
 
 // ValidWriteupStatus reports whether s is a writeup status.
-func ValidWriteupStatus(s string) bool {
+func ValidWriteupStatus(s WriteupStatus) bool {
 	return s == WriteupPending || s == WriteupApproved || s == WriteupRejected
 }
 

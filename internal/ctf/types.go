@@ -53,11 +53,14 @@ const (
 	DoorImport Door = "import"
 )
 
+// WriteupStatus is where a writeup stands in the organisers' review.
+type WriteupStatus string
+
 // Writeup statuses.
 const (
-	WriteupPending  = "pending"
-	WriteupApproved = "approved"
-	WriteupRejected = "rejected"
+	WriteupPending  WriteupStatus = "pending"
+	WriteupApproved WriteupStatus = "approved"
+	WriteupRejected WriteupStatus = "rejected"
 )
 
 // MaxFlagBytes is the longest flag a submission may carry, after trimming.
@@ -174,7 +177,7 @@ type Writeup struct {
 	Title       string
 	Content     string
 	Images      []string
-	Status      string
+	Status      WriteupStatus
 	Reason      string // why it was rejected, shown to its author
 	CreatedAt   time.Time
 	UpdatedAt   time.Time

@@ -276,7 +276,7 @@ var writeupFields = newMapping(rejectUnknown, nil,
 	asName("challenge", func(w *Writeup) *string { return &w.Challenge }),
 	asText("title", func(w *Writeup) *string { return &w.Title }),
 	asText("content", func(w *Writeup) *string { return &w.Content }),
-	asLower("status", func(w *Writeup) *string { return &w.Status }),
+	asLower("status", func(w *Writeup) *string { return (*string)(&w.Status) }),
 	asText("reason", func(w *Writeup) *string { return &w.Reason }),
 	asTexts("images", func(w *Writeup) *[]string { return &w.Images }),
 	asTime("createdAt", func(w *Writeup) **time.Time { return &w.CreatedAt }),
@@ -287,7 +287,7 @@ func (d *decoder) writeup(n *yaml.Node, src Source) Writeup {
 	w := Writeup{Source: src}
 	writeupFields.decode(d, n, "", &w)
 	if w.Status == "" {
-		w.Status = "pending"
+		w.Status = ctf.WriteupPending
 	}
 	return w
 }

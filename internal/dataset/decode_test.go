@@ -110,7 +110,7 @@ func TestDecodeProductExample(t *testing.T) {
 		},
 		Solves:   []Solve{{User: "alice", Challenge: "baby-rsa", At: ts("2026-01-05T10:00:00Z"), Flag: "flag{exact}", Source: src(0)}},
 		Attempts: []Attempt{{User: "bob", Challenge: "baby-rsa", At: ts("2026-01-05T10:01:00Z"), Flag: "nope", Source: src(0)}},
-		Writeups: []Writeup{{User: "alice", Challenge: "baby-rsa", Title: "T", Content: "C", Status: "approved",
+		Writeups: []Writeup{{User: "alice", Challenge: "baby-rsa", Title: "T", Content: "C", Status: ctf.WriteupApproved,
 			CreatedAt: ts("2026-01-05T12:00:00Z"), UpdatedAt: ts("2026-01-05T12:00:00Z"), Source: src(0)}},
 		Reviews: []Review{{User: "alice", Challenge: "baby-rsa", Stars: 5, Difficulty: 3,
 			CreatedAt: ts("2026-01-05T12:05:00Z"), Source: src(0)}},

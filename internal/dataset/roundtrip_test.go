@@ -95,7 +95,7 @@ func dumpLike(dir string) *Dataset {
 		Attempts: []Attempt{{ID: "a1", User: "bob.b-_", Challenge: "baby-rsa", At: ts("2026-01-05T10:01:00.5Z"), Flag: " spaced \n"},
 			{ID: "a2", User: "alice", Challenge: "warmup", At: ts("2026-01-08T10:01:00Z"), Flag: "no", Practice: true}},
 		Writeups: []Writeup{{ID: "w1", User: "alice", Challenge: "baby-rsa", Title: "yes", Content: strings.Join(tricky, "\n"),
-			Status: "rejected", Images: []string{"https://img/1.png"}, CreatedAt: ts("2026-01-05T12:00:00.010Z"),
+			Status: ctf.WriteupRejected, Images: []string{"https://img/1.png"}, CreatedAt: ts("2026-01-05T12:00:00.010Z"),
 			UpdatedAt: ts("2026-01-06T12:00:00.020Z")}},
 		Reviews: []Review{{ID: "r1", User: "alice", Challenge: "baby-rsa", Stars: 1, Difficulty: 10,
 			CreatedAt: ts("2026-01-05T12:05:00.300Z")}},

@@ -219,16 +219,16 @@ type Attempt struct {
 
 // Writeup is a user's writeup of a challenge they solved.
 type Writeup struct {
-	ID        string     `json:"id,omitempty" yaml:"id,omitempty"`
-	User      string     `json:"user" yaml:"user"`
-	Challenge string     `json:"challenge" yaml:"challenge"`
-	Title     string     `json:"title" yaml:"title"`
-	Content   string     `json:"content" yaml:"content"`
-	Status    string     `json:"status,omitempty" yaml:"status,omitempty"` // pending (default) | approved | rejected
-	Reason    string     `json:"reason,omitempty" yaml:"reason,omitempty"` // why it was rejected, shown to its author
-	Images    []string   `json:"images,omitempty" yaml:"images,omitempty"`
-	CreatedAt *time.Time `json:"createdAt,omitempty" yaml:"createdAt,omitempty"`
-	UpdatedAt *time.Time `json:"updatedAt,omitempty" yaml:"updatedAt,omitempty"`
+	ID        string            `json:"id,omitempty" yaml:"id,omitempty"`
+	User      string            `json:"user" yaml:"user"`
+	Challenge string            `json:"challenge" yaml:"challenge"`
+	Title     string            `json:"title" yaml:"title"`
+	Content   string            `json:"content" yaml:"content"`
+	Status    ctf.WriteupStatus `json:"status,omitempty" yaml:"status,omitempty"` // pending (default) | approved | rejected
+	Reason    string            `json:"reason,omitempty" yaml:"reason,omitempty"` // why it was rejected, shown to its author
+	Images    []string          `json:"images,omitempty" yaml:"images,omitempty"`
+	CreatedAt *time.Time        `json:"createdAt,omitempty" yaml:"createdAt,omitempty"`
+	UpdatedAt *time.Time        `json:"updatedAt,omitempty" yaml:"updatedAt,omitempty"`
 
 	Source Source `json:"-" yaml:"-"` // where the entry was read (not encoded)
 }

@@ -300,7 +300,7 @@ func TestWriteupsAndReviews(t *testing.T) {
 		solved, ok := e.solvedAt[[2]string{user, slug}]
 		return ok && at != nil && at.After(solved)
 	}
-	status := map[string]int{}
+	status := map[ctf.WriteupStatus]int{}
 	seen := map[[2]string]bool{}
 	for i, w := range e.Writeups {
 		key := [2]string{w.User, w.Challenge}
@@ -318,7 +318,7 @@ func TestWriteupsAndReviews(t *testing.T) {
 		}
 		status[w.Status]++
 	}
-	if len(e.Writeups) != 8 || status["pending"] != 1 || status["rejected"] != 1 || status["approved"] != 6 {
+	if len(e.Writeups) != 8 || status[ctf.WriteupPending] != 1 || status[ctf.WriteupRejected] != 1 || status[ctf.WriteupApproved] != 6 {
 		t.Errorf("%d writeups, statuses %v", len(e.Writeups), status)
 	}
 

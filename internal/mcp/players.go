@@ -12,11 +12,11 @@ import (
 )
 
 type writeupOutput struct {
-	Title     string `json:"title"`
-	Author    string `json:"author" jsonschema:"the author's username"`
-	Status    string `json:"status" jsonschema:"approved, or pending/rejected for your own"`
-	Content   string `json:"content" jsonschema:"Markdown"`
-	UpdatedAt string `json:"updatedAt"`
+	Title     string            `json:"title"`
+	Author    string            `json:"author" jsonschema:"the author's username"`
+	Status    ctf.WriteupStatus `json:"status" jsonschema:"approved, or pending/rejected for your own"`
+	Content   string            `json:"content" jsonschema:"Markdown"`
+	UpdatedAt string            `json:"updatedAt"`
 }
 
 type writeupsOutput struct {

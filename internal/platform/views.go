@@ -164,16 +164,16 @@ type WriteupUser struct {
 
 // WriteupView is one writeup.
 type WriteupView struct {
-	ID          string      `json:"id"`
-	UserID      string      `json:"userId"`
-	ChallengeID string      `json:"challengeId"`
-	Title       string      `json:"title"`
-	Content     string      `json:"content"`
-	Images      []string    `json:"images"`
-	Status      string      `json:"status"`
-	CreatedAt   string      `json:"createdAt"`
-	UpdatedAt   string      `json:"updatedAt"`
-	User        WriteupUser `json:"user"`
+	ID          string            `json:"id"`
+	UserID      string            `json:"userId"`
+	ChallengeID string            `json:"challengeId"`
+	Title       string            `json:"title"`
+	Content     string            `json:"content"`
+	Images      []string          `json:"images"`
+	Status      ctf.WriteupStatus `json:"status"`
+	CreatedAt   string            `json:"createdAt"`
+	UpdatedAt   string            `json:"updatedAt"`
+	User        WriteupUser       `json:"user"`
 }
 
 // Writeups is the writeup listing of a challenge.
