@@ -34,9 +34,9 @@ var WebhookKinds = ctf.WebhookKinds
 const (
 	HookFirstBlood   = ctf.HookFirstBlood
 	HookAnnouncement = ctf.HookAnnouncement
-	HookStarted      = EventStarted
-	HookFrozen       = EventFrozen
-	HookEnded        = EventEnded
+	HookStarted      = ctf.HookStarted
+	HookFrozen       = ctf.HookFrozen
+	HookEnded        = ctf.HookEnded
 )
 
 // WebhookEvents are the events a webhook may subscribe to, in the order
@@ -249,7 +249,7 @@ func webhookPayload(ev Event) (WebhookPayload, bool) {
 	}
 	p := WebhookPayload{Seq: ev.Seq, At: ctf.FormatTime(ev.At)}
 	switch ev.Kind {
-	case EventSolve:
+	case ctf.StreamSolve:
 		x := ev.Solve
 		if x == nil || !x.FirstBlood {
 			return p, false
@@ -258,7 +258,7 @@ func webhookPayload(ev Event) (WebhookPayload, bool) {
 		p.User = &WebhookUser{ID: x.UserID, Username: x.Username, Name: x.Name, Agent: x.Agent}
 		p.Challenge = &WebhookChallenge{ID: x.ChallengeID, Slug: x.Slug, Title: x.Title}
 		p.Points, p.Rank = &x.Points, &x.Rank
-	case EventAnnouncement:
+	case ctf.StreamAnnouncement:
 		a := ev.Announcement
 		if a == nil {
 			return p, false
@@ -267,8 +267,12 @@ func webhookPayload(ev Event) (WebhookPayload, bool) {
 		if c := a.Challenge; c != nil {
 			p.Challenge = &WebhookChallenge{ID: c.ID, Slug: c.Slug, Title: c.Title}
 		}
-	case EventStarted, EventFrozen, EventEnded:
-		p.Event = ev.Kind
+	case ctf.StreamStarted:
+		p.Event = HookStarted
+	case ctf.StreamFrozen:
+		p.Event = HookFrozen
+	case ctf.StreamEnded:
+		p.Event = HookEnded
 	default:
 		return p, false
 	}

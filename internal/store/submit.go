@@ -141,7 +141,7 @@ func (db *DB) RecordSubmissions(ctx context.Context, subs []Submission, limit Ra
 		}
 		out[i].Recorded, recorded = rec, true
 		if rec.Solve != nil && !s.Practice && !s.Unannounced {
-			stream = append(stream, StreamRow{Kind: "solve", UserID: s.UserID, ChallengeID: s.ChallengeID, Ref: rec.Solve.ID, At: rec.Solve.At})
+			stream = append(stream, StreamRow{Kind: ctf.StreamSolve, UserID: s.UserID, ChallengeID: s.ChallengeID, Ref: rec.Solve.ID, At: rec.Solve.At})
 		}
 	}
 	if !recorded {
