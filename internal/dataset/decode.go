@@ -226,7 +226,7 @@ var twoFactorFields = newMapping(rejectUnknown, nil,
 var webhookFields = newMapping(rejectUnknown, nil,
 	asText("id", func(w *Webhook) *string { return &w.ID }),
 	asTrimmed("name", func(w *Webhook) *string { return &w.Name }),
-	asTrimmed("kind", func(w *Webhook) *string { return &w.Kind }),
+	asTrimmed("kind", func(w *Webhook) *string { return (*string)(&w.Kind) }),
 	asTrimmed("url", func(w *Webhook) *string { return &w.URL }),
 	asTrimmed("secret", func(w *Webhook) *string { return &w.Secret }),
 	field[Webhook]{"events", func(d *decoder, w *Webhook, v *yaml.Node, path string) {

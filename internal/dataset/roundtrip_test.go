@@ -105,9 +105,9 @@ func dumpLike(dir string) *Dataset {
 			{ID: "n2", Title: "2026-01-01", CreatedAt: ts("2026-01-05T11:30:00Z")},
 		},
 		Webhooks: []Webhook{
-			{ID: "h1", Name: "yes", Kind: "json", URL: "https://hooks.example.com/a?b=c&d=%20", Secret: "null-" + strings.Repeat("s", 20),
+			{ID: "h1", Name: "yes", Kind: ctf.WebhookJSON, URL: "https://hooks.example.com/a?b=c&d=%20", Secret: "null-" + strings.Repeat("s", 20),
 				Events: []string{"firstBlood", "ended"}, Enabled: true, CreatedAt: ts("2026-01-02T00:00:00.004Z")},
-			{ID: "h2", Name: "Discord", Kind: "discord", URL: "https://discord.com/api/webhooks/1/x", Enabled: false},
+			{ID: "h2", Name: "Discord", Kind: ctf.WebhookDiscord, URL: "https://discord.com/api/webhooks/1/x", Enabled: false},
 		},
 	}
 }

@@ -62,7 +62,8 @@ type Delivery = store.Delivery
 
 // WebhookInput is a new webhook.
 type WebhookInput struct {
-	Name, Kind, URL string
+	Name, URL string
+	Kind      ctf.WebhookKind
 	// Secret signs the json kind's deliveries; empty: one is generated.
 	// The other kinds take none (their URL is their secret).
 	Secret  string
@@ -122,7 +123,7 @@ func (s *Service) CreateWebhook(ctx context.Context, v Viewer, in WebhookInput) 
 // the rules a dataset's webhooks are checked by (ctf.ValidateWebhook); a
 // URL on a private host is refused unless allowPrivate.
 func validWebhook(in WebhookInput, allowPrivate bool) (Webhook, error) {
-	w := Webhook{Name: strings.TrimSpace(in.Name), Kind: strings.TrimSpace(in.Kind), URL: strings.TrimSpace(in.URL),
+	w := Webhook{Name: strings.TrimSpace(in.Name), Kind: ctf.WebhookKind(strings.TrimSpace(string(in.Kind))), URL: strings.TrimSpace(in.URL),
 		Secret: strings.TrimSpace(in.Secret), Enabled: in.Enabled}
 	if err := ctf.ValidateWebhook(w.Name, w.Kind, w.URL, w.Secret, in.Events); err != nil {
 		return w, err
