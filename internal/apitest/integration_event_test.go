@@ -60,7 +60,7 @@ func evStart(t *testing.T) (*Server, *evClock) {
 		Freeze: evPtr(evAt(8, 0))}); err != nil {
 		t.Fatal(err)
 	}
-	later := ctf.Challenge{ID: ctf.NewID(), Slug: "later", Title: "Later", Categories: []string{"misc"}, Difficulty: "Easy",
+	later := ctf.Challenge{ID: ctf.NewID(), Slug: "later", Title: "Later", Categories: []string{"misc"}, Difficulty: ctf.Easy,
 		Points: 200, Type: "standard", Flags: []ctf.Flag{{Kind: "static", Content: evFlag("later")}},
 		ReleaseAt: evPtr(evAt(2, 0)), CreatedAt: evT0.Add(-48 * time.Hour)}
 	if _, err := s.DB.PutChallenge(ctx, later, nil, nil); err != nil {
@@ -272,7 +272,7 @@ func TestIntegrationReleaseAloneIsScheduled(t *testing.T) {
 	clock.set(evT0)
 	s := Start(t, evYAML, Options{Now: clock.now})
 	ctx := context.Background()
-	c := ctf.Challenge{ID: ctf.NewID(), Slug: "soon", Title: "Soon", Categories: []string{"misc"}, Difficulty: "Easy",
+	c := ctf.Challenge{ID: ctf.NewID(), Slug: "soon", Title: "Soon", Categories: []string{"misc"}, Difficulty: ctf.Easy,
 		Points: 50, Type: "standard", Flags: []ctf.Flag{{Kind: "static", Content: evFlag("soon")}},
 		ReleaseAt: evPtr(evAt(0, 30)), CreatedAt: evT0}
 	if _, err := s.DB.PutChallenge(ctx, c, nil, nil); err != nil {

@@ -48,11 +48,11 @@ func WriteSummary(w io.Writer, run platform.Run, date time.Time) error {
 
 // Attempt is one line of attempts.jsonl.
 type Attempt struct {
-	Time      string `json:"time"`
-	Challenge string `json:"challenge"`
-	Correct   bool   `json:"correct"`
-	Door      string `json:"door"` // api, web, mcp, or import
-	Key       string `json:"key,omitempty"`
+	Time      string   `json:"time"`
+	Challenge string   `json:"challenge"`
+	Correct   bool     `json:"correct"`
+	Door      ctf.Door `json:"door"` // api, web, mcp, or import
+	Key       string   `json:"key,omitempty"`
 }
 
 // WriteAttempts writes every recorded submission of run, one JSON object a

@@ -728,7 +728,7 @@ func BenchmarkSubmitCorrectParallel(b *testing.B) {
 	for i := range fresh {
 		c, err := e.Svc.SaveChallenge(ctx, platform.Operator, platform.ChallengeInput{
 			Slug: fmt.Sprintf("rush-%d-%d", freshRuns, i), Title: fmt.Sprintf("Rush %d %d", freshRuns, i), Description: "A fresh challenge.",
-			Type: "standard", Categories: []string{"misc"}, Difficulty: "Easy", Points: 100,
+			Type: "standard", Categories: []string{"misc"}, Difficulty: ctf.Easy, Points: 100,
 			Flags: []ctf.Flag{{Kind: ctf.FlagStatic, Content: fmt.Sprintf("flag{rush_%d}", i)}}})
 		if err != nil {
 			b.Fatal(err)

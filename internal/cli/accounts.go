@@ -14,13 +14,13 @@ import (
 )
 
 type userJSON struct {
-	ID        string `json:"id"`
-	Username  string `json:"username"`
-	Name      string `json:"name"`
-	Email     string `json:"email"`
-	Role      string `json:"role"`
-	Banned    bool   `json:"banned"`
-	CreatedAt string `json:"createdAt"`
+	ID        string   `json:"id"`
+	Username  string   `json:"username"`
+	Name      string   `json:"name"`
+	Email     string   `json:"email"`
+	Role      ctf.Role `json:"role"`
+	Banned    bool     `json:"banned"`
+	CreatedAt string   `json:"createdAt"`
 }
 
 func toUserJSON(u platform.UserView) userJSON {

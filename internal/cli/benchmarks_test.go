@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/flagshipctf/flagship/internal/ctf"
 	"github.com/flagshipctf/flagship/internal/dataset"
 	"github.com/google/go-cmp/cmp"
 )
@@ -62,13 +63,14 @@ func TestLoadBenchmarks(t *testing.T) {
 	// What a benchmark's challenge.yml says, read into a challenge; its
 	// file is checked apart.
 	type said struct {
-		Title, Description, Difficulty string
-		Categories                     []string
-		Points                         int
-		Flags                          []dataset.Flag
-		HasInstance                    bool
-		DockerPort                     *int
-		ConnectionInfo                 string
+		Title, Description string
+		Difficulty         ctf.Difficulty
+		Categories         []string
+		Points             int
+		Flags              []dataset.Flag
+		HasInstance        bool
+		DockerPort         *int
+		ConnectionInfo     string
 	}
 	saidBy := func(c dataset.Challenge) said {
 		return said{c.Title, c.Description, c.Difficulty, c.Categories, c.Points, c.Flags, c.HasInstance, c.DockerPort, c.ConnectionInfo}
@@ -77,7 +79,7 @@ func TestLoadBenchmarks(t *testing.T) {
 
 	tk := got["twin-keys"]
 	if diff := cmp.Diff(said{
-		Title: "Twin Keys", Description: "Connect: nc crypto.example.org 4242", Difficulty: "Medium",
+		Title: "Twin Keys", Description: "Connect: nc crypto.example.org 4242", Difficulty: ctf.Medium,
 		Categories: []string{"crypto"}, Points: 150, Flags: []dataset.Flag{{Type: "static", Content: "flag{tw1n}"}},
 		HasInstance: true, DockerPort: port(4242), ConnectionInfo: "nc crypto.example.org 4242",
 	}, saidBy(tk)); diff != "" {
@@ -94,7 +96,7 @@ func TestLoadBenchmarks(t *testing.T) {
 
 	lp := got["lost-page"]
 	if diff := cmp.Diff(said{
-		Title: "Lost Page", Description: "Find the lost page.", Difficulty: "Medium",
+		Title: "Lost Page", Description: "Find the lost page.", Difficulty: ctf.Medium,
 		Categories: []string{"web"}, Points: 200, Flags: []dataset.Flag{{Type: "static", Content: "SEKAI{l0st}"}},
 		HasInstance: true, DockerPort: port(8080), ConnectionInfo: "nc lostpage 8080",
 	}, saidBy(lp)); diff != "" {

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/flagshipctf/flagship/internal/ctf"
 	"github.com/flagshipctf/flagship/internal/demo"
 	"github.com/flagshipctf/flagship/internal/platform"
 	"github.com/flagshipctf/flagship/internal/testtime"
@@ -136,7 +137,7 @@ func TestUserAndAPIKeyCommands(t *testing.T) {
 		t.Fatalf("user create: %d %s", code, errOut)
 	}
 	var u userJSON
-	if err := json.Unmarshal([]byte(out), &u); err != nil || u.Username != "alice" || u.Role != "player" || u.ID == "" {
+	if err := json.Unmarshal([]byte(out), &u); err != nil || u.Username != "alice" || u.Role != ctf.RolePlayer || u.ID == "" {
 		t.Fatalf("user create output %q: %v", out, err)
 	}
 	if code, _, _ := run(t, "", "user", "create", "--db", db, "--username", "root", "--email", "root@example.com", "--admin"); code != 0 {
@@ -188,7 +189,7 @@ func TestUserAndAPIKeyCommands(t *testing.T) {
 
 	code, out, _ = run(t, "", "--db", db, "--json", "user", "list")
 	var users []userJSON
-	if code != 0 || json.Unmarshal([]byte(out), &users) != nil || len(users) != 2 || users[1].Role != "admin" {
+	if code != 0 || json.Unmarshal([]byte(out), &users) != nil || len(users) != 2 || users[1].Role != ctf.RoleAdmin {
 		t.Fatalf("user list: %d %s", code, out)
 	}
 

@@ -10,7 +10,7 @@ import (
 const MaxAgentsPerOwner = 10
 
 // ValidateKind: human or agent ("" reads as human).
-func ValidateKind(kind string) error {
+func ValidateKind(kind AccountKind) error {
 	if kind != "" && kind != KindHuman && kind != KindAgent {
 		return FieldErrorf("kind", "must be human or agent, not %q", kind)
 	}
@@ -20,7 +20,7 @@ func ValidateKind(kind string) error {
 // ValidateAgent checks what describes an agent account: the model that
 // plays (required) and the harness that drives it (optional), each at most
 // 64 characters of printable text; an agent is never an admin.
-func ValidateAgent(model, harness, role string) error {
+func ValidateAgent(model, harness string, role Role) error {
 	for _, f := range []struct{ name, value string }{{"model", model}, {"harness", harness}} {
 		if utf8.RuneCountInString(f.value) > MaxNameChars {
 			return FieldErrorf(f.name, "must be at most %d characters", MaxNameChars)

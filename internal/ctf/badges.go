@@ -24,7 +24,7 @@ type Award struct {
 type BadgeSolve struct {
 	At         time.Time
 	Categories []string
-	Difficulty string
+	Difficulty Difficulty
 	FirstBlood bool // the first solve of the challenge among players
 }
 

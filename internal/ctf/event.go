@@ -116,3 +116,18 @@ func ValidateEvent(e Event) error {
 	}
 	return nil
 }
+
+// StreamKind is the kind of an event of the live stream, as the stream's
+// log stores it and the SSE endpoint names it.
+type StreamKind string
+
+// Kinds of stream event.
+const (
+	StreamSolve        StreamKind = "solve"
+	StreamAnnouncement StreamKind = "announcement"
+	StreamReleased     StreamKind = "released" // a scheduled challenge appeared
+	StreamStarted      StreamKind = "started"
+	StreamFrozen       StreamKind = "frozen"
+	StreamUnfrozen     StreamKind = "unfrozen"
+	StreamEnded        StreamKind = "ended"
+)

@@ -113,7 +113,7 @@ func ValidateWebURL(field, raw string) error {
 }
 
 // ValidateRole: player or admin.
-func ValidateRole(role string) error {
+func ValidateRole(role Role) error {
 	if role != RolePlayer && role != RoleAdmin {
 		return FieldErrorf("role", "must be player or admin, not %q", role)
 	}
@@ -130,7 +130,7 @@ func ValidateSlug(slug string) error {
 }
 
 // ValidateDifficulty: one of the contract's four names.
-func ValidateDifficulty(d string) error {
+func ValidateDifficulty(d Difficulty) error {
 	switch d {
 	case Easy, Medium, Hard, Insane:
 		return nil
@@ -221,7 +221,7 @@ const (
 )
 
 // ValidWriteupStatus reports whether s is a writeup status.
-func ValidWriteupStatus(s string) bool {
+func ValidWriteupStatus(s WriteupStatus) bool {
 	return s == WriteupPending || s == WriteupApproved || s == WriteupRejected
 }
 

@@ -71,8 +71,9 @@ func TestRules(t *testing.T) {
 
 func TestValidateAgent(t *testing.T) {
 	for _, c := range []struct {
-		model, harness, role string
-		field                string // "" when valid
+		model, harness string
+		role           Role
+		field          string // "" when valid
 	}{
 		{"claude-sonnet-4-5", "react-loop", RolePlayer, ""},
 		{"gpt-5", "", "", ""},

@@ -6,38 +6,61 @@ import (
 	"time"
 )
 
+// Difficulty is how hard a challenge is, as its organiser rates it.
+type Difficulty string
+
 // Difficulty names, as the contract spells them.
 const (
-	Easy   = "Easy"
-	Medium = "Medium"
-	Hard   = "Hard"
-	Insane = "Insane"
+	Easy   Difficulty = "Easy"
+	Medium Difficulty = "Medium"
+	Hard   Difficulty = "Hard"
+	Insane Difficulty = "Insane"
 )
+
+// Difficulties are the difficulties from the easiest, in the order forms
+// and filters list them.
+var Difficulties = []Difficulty{Easy, Medium, Hard, Insane}
+
+// Role is what an account may do: play, or administer the event.
+type Role string
 
 // Roles.
 const (
-	RolePlayer = "player"
-	RoleAdmin  = "admin"
+	RolePlayer Role = "player"
+	RoleAdmin  Role = "admin"
 )
 
-// Account kinds: a person, or an AI agent owned by a person (docs/product.md#agents).
+// AccountKind says who plays an account: a person, or an AI agent owned
+// by a person (docs/product.md#agents).
+type AccountKind string
+
+// Account kinds.
 const (
-	KindHuman = "human"
-	KindAgent = "agent"
+	KindHuman AccountKind = "human"
+	KindAgent AccountKind = "agent"
 )
+
+// Door is the front door a submission came through.
+type Door string
 
 // Front doors, recorded with each submission.
 const (
-	DoorAPI = "api" // the public REST API with an API key
-	DoorWeb = "web" // the web app: its forms, or the API with its session cookie
-	DoorMCP = "mcp" // the MCP endpoint
+	DoorAPI Door = "api" // the public REST API with an API key
+	DoorWeb Door = "web" // the web app: its forms, or the API with its session cookie
+	DoorMCP Door = "mcp" // the MCP endpoint
+	// DoorImport is how a run names the door of a submission loaded from a
+	// dataset, which is stored without one ("").
+	DoorImport Door = "import"
 )
+
+// WriteupStatus is where a writeup stands in the organisers' review.
+type WriteupStatus string
 
 // Writeup statuses.
 const (
-	WriteupPending  = "pending"
-	WriteupApproved = "approved"
-	WriteupRejected = "rejected"
+	WriteupPending  WriteupStatus = "pending"
+	WriteupApproved WriteupStatus = "approved"
+	WriteupRejected WriteupStatus = "rejected"
 )
 
 // MaxFlagBytes is the longest flag a submission may carry, after trimming.
@@ -51,14 +74,14 @@ type User struct {
 	Email        string // may be empty
 	Image        string // may be empty
 	PasswordHash string
-	Role         string
+	Role         Role
 	Banned       bool
 	TwoFactor    bool // TOTP is on: logging in with a password asks for a code
 	CreatedAt    time.Time
 	// An agent account (Kind KindAgent) is an AI agent that plays under its
 	// own keys; OwnerID is the person who made it, Model and Harness say
 	// what plays. People have Kind KindHuman ("" reads as human).
-	Kind    string
+	Kind    AccountKind
 	OwnerID string
 	Model   string
 	Harness string
@@ -88,7 +111,7 @@ type Challenge struct {
 	Title       string
 	Description string
 	Categories  []string
-	Difficulty  string
+	Difficulty  Difficulty
 	Points      int
 	Type        string
 	Flags       []Flag
@@ -154,7 +177,7 @@ type Writeup struct {
 	Title       string
 	Content     string
 	Images      []string
-	Status      string
+	Status      WriteupStatus
 	Reason      string // why it was rejected, shown to its author
 	CreatedAt   time.Time
 	UpdatedAt   time.Time

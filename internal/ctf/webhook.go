@@ -9,15 +9,18 @@ import (
 	"unicode/utf8"
 )
 
+// WebhookKind says how a webhook's deliveries are written.
+type WebhookKind string
+
 // Webhook kinds: how a delivery's body is written.
 const (
-	WebhookJSON    = "json"    // the generic JSON body, signed
-	WebhookDiscord = "discord" // a Discord message
-	WebhookSlack   = "slack"   // a Slack message
+	WebhookJSON    WebhookKind = "json"    // the generic JSON body, signed
+	WebhookDiscord WebhookKind = "discord" // a Discord message
+	WebhookSlack   WebhookKind = "slack"   // a Slack message
 )
 
 // WebhookKinds are the kinds of webhook.
-var WebhookKinds = []string{WebhookJSON, WebhookDiscord, WebhookSlack}
+var WebhookKinds = []WebhookKind{WebhookJSON, WebhookDiscord, WebhookSlack}
 
 // Events a webhook may subscribe to.
 const (
@@ -43,7 +46,7 @@ const (
 // ValidateWebhook checks a webhook as an admin's form or a dataset gives
 // it (trimmed): a name, a kind, an absolute http(s) URL, known events, and
 // a secret only for the json kind (empty there: the caller generates one).
-func ValidateWebhook(name, kind, rawURL, secret string, events []string) error {
+func ValidateWebhook(name string, kind WebhookKind, rawURL, secret string, events []string) error {
 	switch n := utf8.RuneCountInString(name); {
 	case n == 0:
 		return FieldErrorf("name", "is required")
@@ -51,7 +54,7 @@ func ValidateWebhook(name, kind, rawURL, secret string, events []string) error {
 		return FieldErrorf("name", "must be 1 to %d characters", MaxWebhookName)
 	}
 	if !slices.Contains(WebhookKinds, kind) {
-		return FieldErrorf("kind", "must be one of %s", strings.Join(WebhookKinds, ", "))
+		return FieldErrorf("kind", "must be one of %s", joinKinds(WebhookKinds))
 	}
 	if err := ValidateWebhookURL(rawURL); err != nil {
 		return err
@@ -100,4 +103,13 @@ func NewWebhookSecret() string {
 	b := make([]byte, 32)
 	_, _ = rand.Read(b)
 	return hex.EncodeToString(b)
+}
+
+// joinKinds lists kinds, comma-separated, for an error message.
+func joinKinds[K ~string](kinds []K) string {
+	s := make([]string, len(kinds))
+	for i, k := range kinds {
+		s[i] = string(k)
+	}
+	return strings.Join(s, ", ")
 }

@@ -100,7 +100,7 @@ func (v *validator) order(kind string, i int, field string, before, after *time.
 }
 
 // door checks the front door a submission names, if any.
-func (v *validator) door(kind string, i int, door string) {
+func (v *validator) door(kind string, i int, door ctf.Door) {
 	switch door {
 	case "", ctf.DoorAPI, ctf.DoorWeb, ctf.DoorMCP:
 	default:

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/flagshipctf/flagship/internal/ctf"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -223,13 +224,13 @@ func (d *decoder) instance(c *Challenge, host string, port int) {
 // benchDifficulties maps the benchmarks' spellings, lower-cased, to
 // Flagship's difficulties. Cybench rates tasks 0 to 5 (an integer or a
 // string of one).
-var benchDifficulties = map[string]string{
-	"0": "Easy", "1": "Easy", "2": "Medium", "3": "Hard", "4": "Insane", "5": "Insane",
-	"very easy": "Easy", "easy": "Easy", "medium": "Medium", "hard": "Hard",
-	"insane": "Insane", "expert": "Insane", "master": "Insane",
+var benchDifficulties = map[string]ctf.Difficulty{
+	"0": ctf.Easy, "1": ctf.Easy, "2": ctf.Medium, "3": ctf.Hard, "4": ctf.Insane, "5": ctf.Insane,
+	"very easy": ctf.Easy, "easy": ctf.Easy, "medium": ctf.Medium, "hard": ctf.Hard,
+	"insane": ctf.Insane, "expert": ctf.Insane, "master": ctf.Insane,
 }
 
-func (d *decoder) benchDifficulty(n *yaml.Node, field string) string {
+func (d *decoder) benchDifficulty(n *yaml.Node, field string) ctf.Difficulty {
 	s := strings.ToLower(strings.Join(strings.Fields(d.str(n, field)), " "))
 	if v, ok := benchDifficulties[s]; ok {
 		return v
@@ -239,13 +240,13 @@ func (d *decoder) benchDifficulty(n *yaml.Node, field string) string {
 }
 
 // pointsFor is a task's value when the benchmark gives none.
-func pointsFor(difficulty string) int {
+func pointsFor(difficulty ctf.Difficulty) int {
 	switch difficulty {
-	case "Easy":
+	case ctf.Easy:
 		return 100
-	case "Hard":
+	case ctf.Hard:
 		return 300
-	case "Insane":
+	case ctf.Insane:
 		return 500
 	}
 	return 200

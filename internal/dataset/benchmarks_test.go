@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/flagshipctf/flagship/internal/ctf"
 )
 
 // readTask reads one task directory through ReadPaths and returns its
@@ -37,7 +39,7 @@ func TestReadNYUTask(t *testing.T) {
 				"files": ["dist/baby"], "box": "pwn.example.org", "internal_port": 9001, "compose": true,
 				"reference": "ignored"}`, "dist/baby": "ELF"},
 			Challenge{Slug: "task", Title: "Baby Pwn", Categories: []string{"pwn"}, Author: "osiris",
-				Description: "nc pwn.example.org 9001, or {box} and {other}", Difficulty: "Medium", Points: 200,
+				Description: "nc pwn.example.org 9001, or {box} and {other}", Difficulty: ctf.Medium, Points: 200,
 				Type: "standard", Flags: []Flag{{"static", "flag{one}", ""}}, HasInstance: true, DockerPort: intp(9001),
 				ConnectionInfo: "nc pwn.example.org 9001", File: &File{Name: "baby", Path: "dist/baby"}}, nil},
 		{"several files packed, box defaults to the slug, initial, flag object",
@@ -46,7 +48,7 @@ func TestReadNYUTask(t *testing.T) {
 				"files": ["b.py", "out/", "a.txt", "b.py"]}`,
 				"a.txt": "A", "b.py": "B", "out/c.bin": "C", "out/.hidden": "H"},
 			Challenge{Slug: "task", Title: "Two", Categories: []string{"crypto"}, Description: "at task:31337",
-				Difficulty: "Hard", Points: 350, Type: "standard", Flags: []Flag{{"static", "flag{two}", ""}},
+				Difficulty: ctf.Hard, Points: 350, Type: "standard", Flags: []Flag{{"static", "flag{two}", ""}},
 				HasInstance: true, DockerPort: intp(31337), ConnectionInfo: "nc task 31337",
 				File: &File{Name: "task.zip", Pack: []string{"a.txt", "b.py", "out/c.bin"}}},
 			map[string]string{"a.txt": "A", "b.py": "B", "out/c.bin": "C"}},
@@ -54,7 +56,7 @@ func TestReadNYUTask(t *testing.T) {
 			map[string]string{"challenge.json": `{"name": "Static", "description": "{port} stays; {box} is the slug",
 				"flag": "flag{s}", "points": 0, "difficulty": 5}`},
 			Challenge{Slug: "task", Title: "Static", Categories: []string{"forensics"}, Description: "{port} stays; task is the slug",
-				Difficulty: "Insane", Points: 0, Type: "standard", Flags: []Flag{{"static", "flag{s}", ""}}}, nil},
+				Difficulty: ctf.Insane, Points: 0, Type: "standard", Flags: []Flag{{"static", "flag{s}", ""}}}, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -105,7 +107,7 @@ func TestReadCybenchTask(t *testing.T) {
 				"target_host": "cipher:1337", "subtasks": [{"question": "q?"}]`),
 				"metadata/solution/flag.txt": "HTB{b4by}\n", "release/output.txt": "ct"},
 			Challenge{Slug: "baby-cipher", Title: "Baby Cipher", Categories: []string{"crypto", "misc"},
-				Description: "Decrypt **it**.", Difficulty: "Easy", Points: 100, Type: "standard",
+				Description: "Decrypt **it**.", Difficulty: ctf.Easy, Points: 100, Type: "standard",
 				Flags: []Flag{{"static", "HTB{b4by}", ""}}, HasInstance: true, DockerPort: intp(1337),
 				ConnectionInfo: "nc cipher 1337", File: &File{Name: "output.txt", Path: "release/output.txt"}}},
 		{"easy prompt when no hard one, several release files, host without port", "05-motp",
@@ -113,14 +115,14 @@ func TestReadCybenchTask(t *testing.T) {
 				"metadata/solution/flag.txt": "flag{otp}", "release/src/app.py": "app", "release/README": "r",
 				"release/.DS_Store": "x", "challenge/challenge.json": `{"not": "read"}`},
 			Challenge{Slug: "05-motp", Title: "05 motp", Categories: []string{"crypto", "misc"},
-				Description: "easy: use the hint", Difficulty: "Hard", Points: 300, Type: "standard",
+				Description: "easy: use the hint", Difficulty: ctf.Hard, Points: 300, Type: "standard",
 				Flags: []Flag{{"static", "flag{otp}", ""}}, File: &File{Name: "05-motp.zip", Pack: []string{"release/README", "release/src/app.py"}, PackDir: "release"}}},
 		{"first subtask's question when no prompt, no release dir", "rpgo",
 			map[string]string{"metadata/metadata.json": `{"categories": "rev", "difficulty": "Expert",
 				"subtasks": [{"subtask": "s", "question": "What is the flag?", "answer": "x"}, {"question": "no"}]}`,
 				"metadata/solution/flag.txt": "gctf{r}"},
 			Challenge{Slug: "rpgo", Title: "Rpgo", Categories: []string{"rev"}, Description: "What is the flag?",
-				Difficulty: "Insane", Points: 500, Type: "standard", Flags: []Flag{{"static", "gctf{r}", ""}}}},
+				Difficulty: ctf.Insane, Points: 500, Type: "standard", Flags: []Flag{{"static", "gctf{r}", ""}}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -157,10 +159,13 @@ func TestReadCybenchTask(t *testing.T) {
 }
 
 func TestBenchmarkDifficulty(t *testing.T) {
-	for _, tt := range []struct{ value, want string }{
-		{"0", "Easy"}, {"1", "Easy"}, {"2", "Medium"}, {"3", "Hard"}, {"4", "Insane"}, {"5", "Insane"},
-		{`"2"`, "Medium"}, {`"Very  Easy"`, "Easy"}, {`"EASY"`, "Easy"}, {`"medium"`, "Medium"},
-		{`"Hard"`, "Hard"}, {`"insane"`, "Insane"}, {`"Expert"`, "Insane"}, {`"master"`, "Insane"},
+	for _, tt := range []struct {
+		value string
+		want  ctf.Difficulty
+	}{
+		{"0", ctf.Easy}, {"1", ctf.Easy}, {"2", ctf.Medium}, {"3", ctf.Hard}, {"4", ctf.Insane}, {"5", ctf.Insane},
+		{`"2"`, ctf.Medium}, {`"Very  Easy"`, ctf.Easy}, {`"EASY"`, ctf.Easy}, {`"medium"`, ctf.Medium},
+		{`"Hard"`, ctf.Hard}, {`"insane"`, ctf.Insane}, {`"Expert"`, ctf.Insane}, {`"master"`, ctf.Insane},
 		{"6", ""}, {"-1", ""}, {"2.5", ""}, {`"extreme"`, ""}, {"[1]", ""},
 	} {
 		t.Run(tt.value, func(t *testing.T) {

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/flagshipctf/flagship/internal/ctf"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -62,10 +63,10 @@ var challengeFields = newMapping(rejectUnlessCtfcli, ctfcliIgnored,
 	challengeTitle,
 	asText("description", func(c *challengeDraft) *string { return &c.Description }),
 	challengeCategories,
-	asCleaned("difficulty", func(c *challengeDraft) *string { return &c.Difficulty }, func(s string) string {
+	asCleaned("difficulty", func(c *challengeDraft) *string { return (*string)(&c.Difficulty) }, func(s string) string {
 		s = strings.TrimSpace(s)
 		if canon, ok := difficulties[strings.ToLower(s)]; ok {
-			return canon
+			return string(canon)
 		}
 		return s
 	}),
@@ -139,11 +140,11 @@ var ctfcliIgnored = []string{
 }
 
 // difficulties maps accepted spellings to the canonical difficulty.
-var difficulties = map[string]string{"easy": "Easy", "medium": "Medium", "hard": "Hard", "insane": "Insane"}
+var difficulties = map[string]ctf.Difficulty{"easy": ctf.Easy, "medium": ctf.Medium, "hard": ctf.Hard, "insane": ctf.Insane}
 
 // DefaultDifficulty is given to a challenge that names none (ctfcli has no
 // difficulty key) and has no tag naming one.
-const DefaultDifficulty = "Medium"
+const DefaultDifficulty = ctf.Medium
 
 func (d *decoder) challenge(n *yaml.Node, src Source) Challenge {
 	c := challengeDraft{Challenge: Challenge{Source: src}, givenBy: map[string]string{}}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/flagshipctf/flagship/internal/ctf"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -158,10 +159,10 @@ var userFields = newMapping(rejectUnknown, nil,
 	asTrimmed("email", func(u *User) *string { return &u.Email }),
 	asText("password", func(u *User) *string { return &u.Password }),
 	asText("passwordHash", func(u *User) *string { return &u.PasswordHash }),
-	asLower("role", func(u *User) *string { return &u.Role }),
+	asLower("role", func(u *User) *string { return (*string)(&u.Role) }),
 	asBool("banned", func(u *User) *bool { return &u.Banned }),
 	asTime("createdAt", func(u *User) **time.Time { return &u.CreatedAt }),
-	asLower("kind", func(u *User) *string { return &u.Kind }),
+	asLower("kind", func(u *User) *string { return (*string)(&u.Kind) }),
 	asTrimmed("owner", func(u *User) *string { return &u.Owner }),
 	asText("model", func(u *User) *string { return &u.Model }),
 	asText("harness", func(u *User) *string { return &u.Harness }),
@@ -184,7 +185,7 @@ func (d *decoder) user(n *yaml.Node, src Source) User {
 	u := User{Source: src}
 	userFields.decode(d, n, "", &u)
 	if u.Role == "" {
-		u.Role = "player"
+		u.Role = ctf.RolePlayer
 	}
 	return u
 }
@@ -225,7 +226,7 @@ var twoFactorFields = newMapping(rejectUnknown, nil,
 var webhookFields = newMapping(rejectUnknown, nil,
 	asText("id", func(w *Webhook) *string { return &w.ID }),
 	asTrimmed("name", func(w *Webhook) *string { return &w.Name }),
-	asTrimmed("kind", func(w *Webhook) *string { return &w.Kind }),
+	asTrimmed("kind", func(w *Webhook) *string { return (*string)(&w.Kind) }),
 	asTrimmed("url", func(w *Webhook) *string { return &w.URL }),
 	asTrimmed("secret", func(w *Webhook) *string { return &w.Secret }),
 	field[Webhook]{"events", func(d *decoder, w *Webhook, v *yaml.Node, path string) {
@@ -251,7 +252,7 @@ var submissionFields = newMapping(rejectUnknown, nil,
 	asName("challenge", func(a *Attempt) *string { return &a.Challenge }),
 	asTime("at", func(a *Attempt) **time.Time { return &a.At }),
 	asText("flag", func(a *Attempt) *string { return &a.Flag }),
-	asLower("door", func(a *Attempt) *string { return &a.Door }),
+	asLower("door", func(a *Attempt) *string { return (*string)(&a.Door) }),
 	asTrimmed("key", func(a *Attempt) *string { return &a.Key }),
 	asBool("practice", func(a *Attempt) *bool { return &a.Practice }),
 )
@@ -275,7 +276,7 @@ var writeupFields = newMapping(rejectUnknown, nil,
 	asName("challenge", func(w *Writeup) *string { return &w.Challenge }),
 	asText("title", func(w *Writeup) *string { return &w.Title }),
 	asText("content", func(w *Writeup) *string { return &w.Content }),
-	asLower("status", func(w *Writeup) *string { return &w.Status }),
+	asLower("status", func(w *Writeup) *string { return (*string)(&w.Status) }),
 	asText("reason", func(w *Writeup) *string { return &w.Reason }),
 	asTexts("images", func(w *Writeup) *[]string { return &w.Images }),
 	asTime("createdAt", func(w *Writeup) **time.Time { return &w.CreatedAt }),
@@ -286,7 +287,7 @@ func (d *decoder) writeup(n *yaml.Node, src Source) Writeup {
 	w := Writeup{Source: src}
 	writeupFields.decode(d, n, "", &w)
 	if w.Status == "" {
-		w.Status = "pending"
+		w.Status = ctf.WriteupPending
 	}
 	return w
 }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"testing"
 	"time"
+
+	"github.com/flagshipctf/flagship/internal/ctf"
 )
 
 // benchDataset is a dump-shaped dataset: users with API keys, challenges,
@@ -15,7 +17,7 @@ func benchDataset(users, challenges, submissions int) *Dataset {
 	for i := range users {
 		u := User{ID: fmt.Sprintf("u%06d", i), Username: fmt.Sprintf("player%d", i), Name: fmt.Sprintf("Player %d", i),
 			Email: fmt.Sprintf("p%d@example.org", i), PasswordHash: "$argon2id$v=19$m=65536,t=1,p=4$c2FsdHNhbHQ$aGFzaGhhc2hoYXNo",
-			Role: "player", CreatedAt: &at}
+			Role: ctf.RolePlayer, CreatedAt: &at}
 		if i%10 == 0 {
 			u.APIKeys = []APIKey{{ID: fmt.Sprintf("k%06d", i), Name: "agent", KeyPrefix: "fsk_abcd", KeyHash: "0123456789abcdef", CreatedAt: &at}}
 		}
@@ -23,13 +25,13 @@ func benchDataset(users, challenges, submissions int) *Dataset {
 	}
 	for i := range challenges {
 		ds.Challenges = append(ds.Challenges, Challenge{ID: fmt.Sprintf("c%04d", i), Slug: fmt.Sprintf("chal-%d", i),
-			Title: fmt.Sprintf("Chal %d", i), Description: "Find the flag.", Categories: []string{"web"}, Difficulty: "Easy",
+			Title: fmt.Sprintf("Chal %d", i), Description: "Find the flag.", Categories: []string{"web"}, Difficulty: ctf.Easy,
 			Points: 100, Type: "standard", Flags: []Flag{{Type: "static", Content: fmt.Sprintf("flag{%d}", i)}},
 			Tags: []string{"intro"}, CreatedAt: &at})
 	}
 	for i := range submissions {
 		a := Attempt{ID: fmt.Sprintf("s%08d", i), User: fmt.Sprintf("player%d", i%users),
-			Challenge: fmt.Sprintf("chal-%d", i%challenges), At: &at, Flag: fmt.Sprintf("flag{%d}", i%challenges), Door: "api"}
+			Challenge: fmt.Sprintf("chal-%d", i%challenges), At: &at, Flag: fmt.Sprintf("flag{%d}", i%challenges), Door: ctf.DoorAPI}
 		ds.Solves = append(ds.Solves, Solve(a))
 		a.Flag = "flag{wrong}"
 		ds.Attempts = append(ds.Attempts, a)

@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"testing"
 	"time"
+
+	"github.com/flagshipctf/flagship/internal/ctf"
 )
 
 func writeFile(t *testing.T, dir, rel, content string) string {
@@ -87,13 +89,13 @@ func TestDecodeProductExample(t *testing.T) {
 	src := func(i int) Source { return Source{File: name, Index: i} }
 	want := &Dataset{
 		Users: []User{
-			{Username: "alice", Name: "Alice", Email: "alice@example.com", Password: "s3cret", Role: "player",
+			{Username: "alice", Name: "Alice", Email: "alice@example.com", Password: "s3cret", Role: ctf.RolePlayer,
 				CreatedAt: ts("2026-01-01T00:00:00Z"), Source: src(0)},
-			{Username: "bob", Role: "admin", Source: src(1)},
+			{Username: "bob", Role: ctf.RoleAdmin, Source: src(1)},
 		},
 		Challenges: []Challenge{
 			{Slug: "baby-rsa", Title: "Baby RSA", Description: "Markdown text", Categories: []string{"crypto"},
-				Difficulty: "Easy", Points: 100, Type: "standard",
+				Difficulty: ctf.Easy, Points: 100, Type: "standard",
 				Flags: []Flag{
 					{Type: "static", Content: "flag{exact}"},
 					{Type: "static", Content: "FLAG{Any}", Data: "case_insensitive"},
@@ -102,13 +104,13 @@ func TestDecodeProductExample(t *testing.T) {
 				Requires: []string{"warm-up"}, Author: "alice",
 				File:      &File{Name: "handout.zip", Path: filepath.Join(dir, "files", "handout.zip"), Root: dir},
 				CreatedAt: ts("2026-01-01T00:00:00Z"), Source: src(0)},
-			{Slug: "warm-up", Title: "Warm Up", Categories: []string{"misc"}, Difficulty: "Easy", Type: "standard",
+			{Slug: "warm-up", Title: "Warm Up", Categories: []string{"misc"}, Difficulty: ctf.Easy, Type: "standard",
 				Flags: []Flag{{Type: "static", Content: "flag{warm}"}}, HasInstance: true, DockerPort: intp(1337),
 				CreatedAt: ts("2026-01-02T00:00:00Z"), Source: src(1)},
 		},
 		Solves:   []Solve{{User: "alice", Challenge: "baby-rsa", At: ts("2026-01-05T10:00:00Z"), Flag: "flag{exact}", Source: src(0)}},
 		Attempts: []Attempt{{User: "bob", Challenge: "baby-rsa", At: ts("2026-01-05T10:01:00Z"), Flag: "nope", Source: src(0)}},
-		Writeups: []Writeup{{User: "alice", Challenge: "baby-rsa", Title: "T", Content: "C", Status: "approved",
+		Writeups: []Writeup{{User: "alice", Challenge: "baby-rsa", Title: "T", Content: "C", Status: ctf.WriteupApproved,
 			CreatedAt: ts("2026-01-05T12:00:00Z"), UpdatedAt: ts("2026-01-05T12:00:00Z"), Source: src(0)}},
 		Reviews: []Review{{User: "alice", Challenge: "baby-rsa", Stars: 5, Difficulty: 3,
 			CreatedAt: ts("2026-01-05T12:05:00Z"), Source: src(0)}},
@@ -158,7 +160,7 @@ state: hidden
 `, Challenge{Slug: "baby-web", Title: "Baby Web", Author: "Jane", Categories: []string{"web"},
 			Description: "Find it", Points: 200, Type: "standard", ConnectionInfo: "nc example.com 1337",
 			Flags: []Flag{{"static", "flag{one}", ""}, {"static", "FLAG{Two}", "case_insensitive"}, {"regex", `flag\{\d+\}`, ""}},
-			Tags:  []string{"web", "hard"}, Difficulty: "Hard", Requires: []string{"Warmup", "7"}, Hidden: true,
+			Tags:  []string{"web", "hard"}, Difficulty: ctf.Hard, Requires: []string{"Warmup", "7"}, Hidden: true,
 			File: &File{Name: "handout.tar.gz", Path: filepath.Join(dir, "web", "dist", "handout.tar.gz"), Root: filepath.Join(dir, "web")}}},
 		{"dynamic", `name: "Dyn: 2"
 category: pwn

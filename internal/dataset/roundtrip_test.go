@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/flagshipctf/flagship/internal/ctf"
 )
 
 func stripSources(d *Dataset) *Dataset {
@@ -63,28 +65,28 @@ func dumpLike(dir string) *Dataset {
 			FlagFormat: "flag{...}"},
 		Users: []User{
 			{ID: "01947c7e-0000-7000-8000-000000000001", Username: "alice", Name: strings.Join(tricky, "|"),
-				Email: "Alice@Example.com", PasswordHash: "$argon2id$v=19$m=65536,t=3,p=4$c2FsdHNhbHRzYWx0c2FsdA$aGFzaGhhc2hoYXNoaGFzaGhhc2hoYXNoaGFzaGhhc2g", Role: "admin",
+				Email: "Alice@Example.com", PasswordHash: "$argon2id$v=19$m=65536,t=3,p=4$c2FsdHNhbHRzYWx0c2FsdA$aGFzaGhhc2hoYXNoaGFzaGhhc2hoYXNoaGFzaGhhc2g", Role: ctf.RoleAdmin,
 				CreatedAt: ts("2026-01-01T00:00:00.123Z"),
 				APIKeys: []APIKey{{ID: "k1", Name: "ci", KeyPrefix: "fs_abcd", KeyHash: "deadbeef",
 					CreatedAt: ts("2026-01-02T03:04:05.678Z"), LastUsedAt: ts("2026-01-03T00:00:00.001Z"),
 					RevokedAt: ts("2026-01-04T00:00:00Z")}},
 				TwoFactor: &TwoFactor{Secret: "JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP", LastStep: 59000000,
 					RecoveryCodes: []string{strings.Repeat("ab", 32), strings.Repeat("0f", 32)}}},
-			{ID: "u2", Username: "bob.b-_", Password: "100", Role: "player", Banned: true},
+			{ID: "u2", Username: "bob.b-_", Password: "100", Role: ctf.RolePlayer, Banned: true},
 		},
 		Challenges: []Challenge{
 			{ID: "c1", Slug: "baby-rsa", Title: "2048", Description: strings.Join(tricky, "\n"),
-				Categories: []string{"crypto", "yes"}, Difficulty: "Insane", Points: 0, Type: "standard",
+				Categories: []string{"crypto", "yes"}, Difficulty: ctf.Insane, Points: 0, Type: "standard",
 				Flags: []Flag{{"static", "flag{a: b}", ""}, {"static", "null", "case_insensitive"},
 					{"regex", `  flag\{[0-9a-f]{8}\} `, ""}},
 				Requires: []string{"warmup", "not-in-dataset"}, Author: "alice",
 				File:        &File{Name: "handout.bin", SHA256: "", ContentBase64: base64.StdEncoding.EncodeToString(content)},
 				HasInstance: true, DockerPort: intp(65535), Hidden: true, Tags: []string{"rsa", "true"},
 				ConnectionInfo: "nc host 1337", CreatedAt: ts("2026-01-01T10:00:00.999Z")},
-			{ID: "c2", Slug: "warmup", Title: "Warm-up", Categories: []string{"misc"}, Difficulty: "Easy", Points: 50,
+			{ID: "c2", Slug: "warmup", Title: "Warm-up", Categories: []string{"misc"}, Difficulty: ctf.Easy, Points: 50,
 				Type: "dynamic", Flags: []Flag{{"static", "ok", ""}}, ReleaseAt: ts("2026-01-06T00:00:00.250Z"),
 				File: &File{Name: "link.zip", URL: "https://example.com/a/link.zip"}},
-			{ID: "c3", Slug: "local", Title: "Local", Categories: []string{"web"}, Difficulty: "Medium", Points: 1,
+			{ID: "c3", Slug: "local", Title: "Local", Categories: []string{"web"}, Difficulty: ctf.Medium, Points: 1,
 				Type: "standard", Flags: []Flag{{"static", "x", ""}},
 				File: &File{Name: "renamed.txt", Path: filepath.Join(dir, "files", "f.txt"), Root: dir}},
 		},
@@ -93,7 +95,7 @@ func dumpLike(dir string) *Dataset {
 		Attempts: []Attempt{{ID: "a1", User: "bob.b-_", Challenge: "baby-rsa", At: ts("2026-01-05T10:01:00.5Z"), Flag: " spaced \n"},
 			{ID: "a2", User: "alice", Challenge: "warmup", At: ts("2026-01-08T10:01:00Z"), Flag: "no", Practice: true}},
 		Writeups: []Writeup{{ID: "w1", User: "alice", Challenge: "baby-rsa", Title: "yes", Content: strings.Join(tricky, "\n"),
-			Status: "rejected", Images: []string{"https://img/1.png"}, CreatedAt: ts("2026-01-05T12:00:00.010Z"),
+			Status: ctf.WriteupRejected, Images: []string{"https://img/1.png"}, CreatedAt: ts("2026-01-05T12:00:00.010Z"),
 			UpdatedAt: ts("2026-01-06T12:00:00.020Z")}},
 		Reviews: []Review{{ID: "r1", User: "alice", Challenge: "baby-rsa", Stars: 1, Difficulty: 10,
 			CreatedAt: ts("2026-01-05T12:05:00.300Z")}},
@@ -103,9 +105,9 @@ func dumpLike(dir string) *Dataset {
 			{ID: "n2", Title: "2026-01-01", CreatedAt: ts("2026-01-05T11:30:00Z")},
 		},
 		Webhooks: []Webhook{
-			{ID: "h1", Name: "yes", Kind: "json", URL: "https://hooks.example.com/a?b=c&d=%20", Secret: "null-" + strings.Repeat("s", 20),
+			{ID: "h1", Name: "yes", Kind: ctf.WebhookJSON, URL: "https://hooks.example.com/a?b=c&d=%20", Secret: "null-" + strings.Repeat("s", 20),
 				Events: []string{"firstBlood", "ended"}, Enabled: true, CreatedAt: ts("2026-01-02T00:00:00.004Z")},
-			{ID: "h2", Name: "Discord", Kind: "discord", URL: "https://discord.com/api/webhooks/1/x", Enabled: false},
+			{ID: "h2", Name: "Discord", Kind: ctf.WebhookDiscord, URL: "https://discord.com/api/webhooks/1/x", Enabled: false},
 		},
 	}
 }

@@ -4,7 +4,11 @@
 // validated Dataset and a Dataset back into bytes.
 package dataset
 
-import "time"
+import (
+	"time"
+
+	"github.com/flagshipctf/flagship/internal/ctf"
+)
 
 // Dataset is a whole event or a part of one. Every key is optional.
 type Dataset struct {
@@ -69,16 +73,16 @@ type User struct {
 	Email        string     `json:"email,omitempty" yaml:"email,omitempty"`
 	Password     string     `json:"password,omitempty" yaml:"password,omitempty"`         // plaintext, hashed on load
 	PasswordHash string     `json:"passwordHash,omitempty" yaml:"passwordHash,omitempty"` // as written by dump
-	Role         string     `json:"role,omitempty" yaml:"role,omitempty"`                 // player (default) | admin
+	Role         ctf.Role   `json:"role,omitempty" yaml:"role,omitempty"`                 // player (default) | admin
 	Banned       bool       `json:"banned,omitempty" yaml:"banned,omitempty"`
 	CreatedAt    *time.Time `json:"createdAt,omitempty" yaml:"createdAt,omitempty"`
 	// An agent account: kind agent, the username of the person who owns
 	// it (listed before it, or in the database), the model and harness.
-	Kind    string   `json:"kind,omitempty" yaml:"kind,omitempty"` // human (default) | agent
-	Owner   string   `json:"owner,omitempty" yaml:"owner,omitempty"`
-	Model   string   `json:"model,omitempty" yaml:"model,omitempty"`
-	Harness string   `json:"harness,omitempty" yaml:"harness,omitempty"`
-	APIKeys []APIKey `json:"apiKeys,omitempty" yaml:"apiKeys,omitempty"`
+	Kind    ctf.AccountKind `json:"kind,omitempty" yaml:"kind,omitempty"` // human (default) | agent
+	Owner   string          `json:"owner,omitempty" yaml:"owner,omitempty"`
+	Model   string          `json:"model,omitempty" yaml:"model,omitempty"`
+	Harness string          `json:"harness,omitempty" yaml:"harness,omitempty"`
+	APIKeys []APIKey        `json:"apiKeys,omitempty" yaml:"apiKeys,omitempty"`
 	// TwoFactor, when given, turns two-factor authentication on with
 	// this state; without it a load leaves the user's 2FA as it is.
 	TwoFactor *TwoFactor `json:"twoFactor,omitempty" yaml:"twoFactor,omitempty"`
@@ -101,14 +105,14 @@ type TwoFactor struct {
 // Its delivery log does not move with it: a loaded webhook gets what
 // happens after the load.
 type Webhook struct {
-	ID        string     `json:"id,omitempty" yaml:"id,omitempty"`
-	Name      string     `json:"name" yaml:"name"`
-	Kind      string     `json:"kind" yaml:"kind"` // json | discord | slack
-	URL       string     `json:"url" yaml:"url"`
-	Secret    string     `json:"secret,omitempty" yaml:"secret,omitempty"` // json: signs deliveries (generated when absent)
-	Events    []string   `json:"events,omitempty" yaml:"events,omitempty"` // none: all
-	Enabled   bool       `json:"enabled" yaml:"enabled"`                   // true when the key is absent
-	CreatedAt *time.Time `json:"createdAt,omitempty" yaml:"createdAt,omitempty"`
+	ID        string          `json:"id,omitempty" yaml:"id,omitempty"`
+	Name      string          `json:"name" yaml:"name"`
+	Kind      ctf.WebhookKind `json:"kind" yaml:"kind"` // json | discord | slack
+	URL       string          `json:"url" yaml:"url"`
+	Secret    string          `json:"secret,omitempty" yaml:"secret,omitempty"` // json: signs deliveries (generated when absent)
+	Events    []string        `json:"events,omitempty" yaml:"events,omitempty"` // none: all
+	Enabled   bool            `json:"enabled" yaml:"enabled"`                   // true when the key is absent
+	CreatedAt *time.Time      `json:"createdAt,omitempty" yaml:"createdAt,omitempty"`
 
 	Source Source `json:"-" yaml:"-"` // where the entry was read (not encoded)
 }
@@ -160,25 +164,25 @@ type File struct {
 
 // Challenge is one challenge. Slug is the natural key.
 type Challenge struct {
-	ID             string     `json:"id,omitempty" yaml:"id,omitempty"`
-	Slug           string     `json:"slug" yaml:"slug"`
-	Title          string     `json:"title" yaml:"title"`
-	Description    string     `json:"description,omitempty" yaml:"description,omitempty"`
-	Categories     []string   `json:"categories" yaml:"categories"`
-	Difficulty     string     `json:"difficulty" yaml:"difficulty"` // Easy | Medium | Hard | Insane
-	Points         int        `json:"points" yaml:"points"`
-	Type           string     `json:"type,omitempty" yaml:"type,omitempty"` // free string, default "standard"
-	Flags          []Flag     `json:"flags" yaml:"flags"`
-	Requires       []string   `json:"requires,omitempty" yaml:"requires,omitempty"` // prerequisite slugs (titles are resolved to slugs by the parser when they match a challenge of the same dataset)
-	Author         string     `json:"author,omitempty" yaml:"author,omitempty"`     // creator's username
-	File           *File      `json:"file,omitempty" yaml:"file,omitempty"`
-	HasInstance    bool       `json:"hasInstance,omitempty" yaml:"hasInstance,omitempty"`
-	DockerPort     *int       `json:"dockerPort,omitempty" yaml:"dockerPort,omitempty"`
-	Hidden         bool       `json:"hidden,omitempty" yaml:"hidden,omitempty"`
-	Tags           []string   `json:"tags,omitempty" yaml:"tags,omitempty"`
-	ConnectionInfo string     `json:"connectionInfo,omitempty" yaml:"connectionInfo,omitempty"`
-	ReleaseAt      *time.Time `json:"releaseAt,omitempty" yaml:"releaseAt,omitempty"` // a scheduled release: out of sight until then
-	CreatedAt      *time.Time `json:"createdAt,omitempty" yaml:"createdAt,omitempty"`
+	ID             string         `json:"id,omitempty" yaml:"id,omitempty"`
+	Slug           string         `json:"slug" yaml:"slug"`
+	Title          string         `json:"title" yaml:"title"`
+	Description    string         `json:"description,omitempty" yaml:"description,omitempty"`
+	Categories     []string       `json:"categories" yaml:"categories"`
+	Difficulty     ctf.Difficulty `json:"difficulty" yaml:"difficulty"` // Easy | Medium | Hard | Insane
+	Points         int            `json:"points" yaml:"points"`
+	Type           string         `json:"type,omitempty" yaml:"type,omitempty"` // free string, default "standard"
+	Flags          []Flag         `json:"flags" yaml:"flags"`
+	Requires       []string       `json:"requires,omitempty" yaml:"requires,omitempty"` // prerequisite slugs (titles are resolved to slugs by the parser when they match a challenge of the same dataset)
+	Author         string         `json:"author,omitempty" yaml:"author,omitempty"`     // creator's username
+	File           *File          `json:"file,omitempty" yaml:"file,omitempty"`
+	HasInstance    bool           `json:"hasInstance,omitempty" yaml:"hasInstance,omitempty"`
+	DockerPort     *int           `json:"dockerPort,omitempty" yaml:"dockerPort,omitempty"`
+	Hidden         bool           `json:"hidden,omitempty" yaml:"hidden,omitempty"`
+	Tags           []string       `json:"tags,omitempty" yaml:"tags,omitempty"`
+	ConnectionInfo string         `json:"connectionInfo,omitempty" yaml:"connectionInfo,omitempty"`
+	ReleaseAt      *time.Time     `json:"releaseAt,omitempty" yaml:"releaseAt,omitempty"` // a scheduled release: out of sight until then
+	CreatedAt      *time.Time     `json:"createdAt,omitempty" yaml:"createdAt,omitempty"`
 
 	Source Source `json:"-" yaml:"-"` // where the entry was read (not encoded)
 }
@@ -190,7 +194,7 @@ type Solve struct {
 	Challenge string     `json:"challenge" yaml:"challenge"` // slug
 	At        *time.Time `json:"at,omitempty" yaml:"at,omitempty"`
 	Flag      string     `json:"flag,omitempty" yaml:"flag,omitempty"` // as accepted (trimmed)
-	Door      string     `json:"door,omitempty" yaml:"door,omitempty"` // the front door that made it: api, web, mcp
+	Door      ctf.Door   `json:"door,omitempty" yaml:"door,omitempty"` // the front door that made it: api, web, mcp
 	Key       string     `json:"key,omitempty" yaml:"key,omitempty"`   // the id of the API key that made it
 	// Practice marks a solve made after the end in practice mode: it
 	// counts in no public aggregate.
@@ -206,7 +210,7 @@ type Attempt struct {
 	Challenge string     `json:"challenge" yaml:"challenge"`
 	At        *time.Time `json:"at,omitempty" yaml:"at,omitempty"`
 	Flag      string     `json:"flag,omitempty" yaml:"flag,omitempty"`
-	Door      string     `json:"door,omitempty" yaml:"door,omitempty"`
+	Door      ctf.Door   `json:"door,omitempty" yaml:"door,omitempty"`
 	Key       string     `json:"key,omitempty" yaml:"key,omitempty"`
 	Practice  bool       `json:"practice,omitempty" yaml:"practice,omitempty"` // made after the end in practice mode
 
@@ -215,16 +219,16 @@ type Attempt struct {
 
 // Writeup is a user's writeup of a challenge they solved.
 type Writeup struct {
-	ID        string     `json:"id,omitempty" yaml:"id,omitempty"`
-	User      string     `json:"user" yaml:"user"`
-	Challenge string     `json:"challenge" yaml:"challenge"`
-	Title     string     `json:"title" yaml:"title"`
-	Content   string     `json:"content" yaml:"content"`
-	Status    string     `json:"status,omitempty" yaml:"status,omitempty"` // pending (default) | approved | rejected
-	Reason    string     `json:"reason,omitempty" yaml:"reason,omitempty"` // why it was rejected, shown to its author
-	Images    []string   `json:"images,omitempty" yaml:"images,omitempty"`
-	CreatedAt *time.Time `json:"createdAt,omitempty" yaml:"createdAt,omitempty"`
-	UpdatedAt *time.Time `json:"updatedAt,omitempty" yaml:"updatedAt,omitempty"`
+	ID        string            `json:"id,omitempty" yaml:"id,omitempty"`
+	User      string            `json:"user" yaml:"user"`
+	Challenge string            `json:"challenge" yaml:"challenge"`
+	Title     string            `json:"title" yaml:"title"`
+	Content   string            `json:"content" yaml:"content"`
+	Status    ctf.WriteupStatus `json:"status,omitempty" yaml:"status,omitempty"` // pending (default) | approved | rejected
+	Reason    string            `json:"reason,omitempty" yaml:"reason,omitempty"` // why it was rejected, shown to its author
+	Images    []string          `json:"images,omitempty" yaml:"images,omitempty"`
+	CreatedAt *time.Time        `json:"createdAt,omitempty" yaml:"createdAt,omitempty"`
+	UpdatedAt *time.Time        `json:"updatedAt,omitempty" yaml:"updatedAt,omitempty"`
 
 	Source Source `json:"-" yaml:"-"` // where the entry was read (not encoded)
 }

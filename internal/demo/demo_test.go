@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/flagshipctf/flagship/internal/ctf"
 	"github.com/flagshipctf/flagship/internal/dataset"
 	"go.yaml.in/yaml/v3"
 )
@@ -19,7 +20,7 @@ var (
 	playEnd   = time.Date(2026, 11, 12, 9, 0, 0, 0, time.UTC)
 )
 
-var difficultyRank = map[string]int{"Easy": 1, "Medium": 2, "Hard": 3, "Insane": 4}
+var difficultyRank = map[ctf.Difficulty]int{ctf.Easy: 1, ctf.Medium: 2, ctf.Hard: 3, ctf.Insane: 4}
 
 // event is the decoded demo dataset with the lookups every check needs.
 type event struct {
@@ -101,12 +102,12 @@ func TestUsers(t *testing.T) {
 			t.Errorf("%s: only the demo user has a password", u.Username)
 		}
 		switch u.Role {
-		case "player":
+		case ctf.RolePlayer:
 			players++
 			if u.Name != "" {
 				named++
 			}
-		case "admin":
+		case ctf.RoleAdmin:
 			admins++
 		default:
 			t.Errorf("%s: role %q", u.Username, u.Role)
@@ -115,17 +116,17 @@ func TestUsers(t *testing.T) {
 	if players != 21 || admins != 1 || named < 15 {
 		t.Errorf("players=%d admins=%d named=%d, want 21 (20 + demo), 1, most named", players, admins, named)
 	}
-	if o := e.users["organiser"]; o.Role != "admin" || o.Name != "Event Organiser" {
+	if o := e.users["organiser"]; o.Role != ctf.RoleAdmin || o.Name != "Event Organiser" {
 		t.Errorf("organiser = %+v", o)
 	}
-	if d := e.users[DemoUsername]; d.Role != "player" || d.Password != DemoPassword || d.Name != "Demo Player" || d.Email != "demo@example.com" {
+	if d := e.users[DemoUsername]; d.Role != ctf.RolePlayer || d.Password != DemoPassword || d.Name != "Demo Player" || d.Email != "demo@example.com" {
 		t.Errorf("demo user = %+v", d)
 	}
 	var demoSolves []string
 	for _, s := range e.Solves {
 		if s.User == DemoUsername {
 			demoSolves = append(demoSolves, s.Challenge)
-			if e.challenges[s.Challenge].Difficulty != "Easy" {
+			if e.challenges[s.Challenge].Difficulty != ctf.Easy {
 				t.Errorf("demo solved non-Easy %s", s.Challenge)
 			}
 		}
@@ -151,7 +152,7 @@ func TestChallenges(t *testing.T) {
 		if _, ok := difficultyRank[c.Difficulty]; !ok || c.Points < 100 || c.Points > 500 {
 			t.Errorf("%s: difficulty %q, points %d", c.Slug, c.Difficulty, c.Points)
 		}
-		if c.Difficulty == "Insane" {
+		if c.Difficulty == ctf.Insane {
 			insane++
 		}
 		if c.Title == "" || strings.Count(strings.TrimSpace(c.Description), "\n") < 1 || c.ID != "" {
@@ -162,7 +163,7 @@ func TestChallenges(t *testing.T) {
 		}
 		if a, ok := e.users[c.Author]; !ok {
 			t.Errorf("%s: unknown author %q", c.Slug, c.Author)
-		} else if a.Role == "player" {
+		} else if a.Role == ctf.RolePlayer {
 			byPlayers++
 		}
 		if c.File != nil && (c.File.Path != "" || !strings.HasPrefix(c.File.URL, "https://")) {
@@ -231,7 +232,7 @@ func TestSolves(t *testing.T) {
 		switch {
 		case !okU || !okC || s.At == nil:
 			t.Fatalf("solve %d: unknown user or challenge, or no time: %+v", i, s)
-		case u.Role != "player":
+		case u.Role != ctf.RolePlayer:
 			t.Errorf("solve %d: %s is not a player", i, s.User)
 		case c.Hidden:
 			t.Errorf("solve %d: hidden %s solved", i, s.Challenge)
@@ -299,7 +300,7 @@ func TestWriteupsAndReviews(t *testing.T) {
 		solved, ok := e.solvedAt[[2]string{user, slug}]
 		return ok && at != nil && at.After(solved)
 	}
-	status := map[string]int{}
+	status := map[ctf.WriteupStatus]int{}
 	seen := map[[2]string]bool{}
 	for i, w := range e.Writeups {
 		key := [2]string{w.User, w.Challenge}
@@ -317,7 +318,7 @@ func TestWriteupsAndReviews(t *testing.T) {
 		}
 		status[w.Status]++
 	}
-	if len(e.Writeups) != 8 || status["pending"] != 1 || status["rejected"] != 1 || status["approved"] != 6 {
+	if len(e.Writeups) != 8 || status[ctf.WriteupPending] != 1 || status[ctf.WriteupRejected] != 1 || status[ctf.WriteupApproved] != 6 {
 		t.Errorf("%d writeups, statuses %v", len(e.Writeups), status)
 	}
 

@@ -351,15 +351,15 @@ func challengeOf(c *platform.EventChallenge) *challengeJSON {
 func data(ev *platform.Event) any {
 	at := ctf.FormatTime(ev.At)
 	switch {
-	case ev.Kind == platform.EventSolve && ev.Solve != nil:
+	case ev.Kind == ctf.StreamSolve && ev.Solve != nil:
 		x := ev.Solve
 		return solveJSON{User: userJSON{ID: x.UserID, Username: x.Username, Name: x.Name, Agent: x.Agent},
 			Challenge: challengeJSON{ID: x.ChallengeID, Slug: x.Slug, Title: x.Title},
 			Points:    x.Points, Rank: x.Rank, FirstBlood: x.FirstBlood, At: at}
-	case ev.Kind == platform.EventAnnouncement && ev.Announcement != nil:
+	case ev.Kind == ctf.StreamAnnouncement && ev.Announcement != nil:
 		a := ev.Announcement
 		return announcementJSON{ID: a.ID, Title: a.Title, Body: a.Body, Challenge: challengeOf(a.Challenge), At: at}
-	case ev.Kind == platform.EventReleased:
+	case ev.Kind == ctf.StreamReleased:
 		return releasedJSON{Challenge: challengeOf(ev.Challenge), At: at}
 	default:
 		return clockJSON{At: at}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/flagshipctf/flagship/internal/apitest"
+	"github.com/flagshipctf/flagship/internal/ctf"
 	"github.com/flagshipctf/flagship/internal/store"
 	"github.com/flagshipctf/flagship/internal/store/storetest"
 	"github.com/flagshipctf/flagship/internal/transfer"
@@ -84,9 +85,10 @@ func TestRESTAndMCPAreOneAttempt(t *testing.T) {
 	}
 	restID, mcpID := keyID(t, s, restKey), keyID(t, s, mcpKey)
 	want := []struct {
-		door, key string
-		correct   bool
-	}{{"api", restID, false}, {"mcp", mcpID, false}, {"api", restID, false}, {"mcp", mcpID, false}, {"mcp", mcpID, true}, {"mcp", mcpID, true}}
+		door    ctf.Door
+		key     string
+		correct bool
+	}{{ctf.DoorAPI, restID, false}, {ctf.DoorMCP, mcpID, false}, {ctf.DoorAPI, restID, false}, {ctf.DoorMCP, mcpID, false}, {ctf.DoorMCP, mcpID, true}, {ctf.DoorMCP, mcpID, true}}
 	if len(history) != len(want) {
 		t.Fatalf("history %+v, want %d entries", history, len(want))
 	}

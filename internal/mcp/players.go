@@ -12,11 +12,11 @@ import (
 )
 
 type writeupOutput struct {
-	Title     string `json:"title"`
-	Author    string `json:"author" jsonschema:"the author's username"`
-	Status    string `json:"status" jsonschema:"approved, or pending/rejected for your own"`
-	Content   string `json:"content" jsonschema:"Markdown"`
-	UpdatedAt string `json:"updatedAt"`
+	Title     string            `json:"title"`
+	Author    string            `json:"author" jsonschema:"the author's username"`
+	Status    ctf.WriteupStatus `json:"status" jsonschema:"approved, or pending/rejected for your own"`
+	Content   string            `json:"content" jsonschema:"Markdown"`
+	UpdatedAt string            `json:"updatedAt"`
 }
 
 type writeupsOutput struct {
@@ -105,26 +105,26 @@ type profileInput struct {
 }
 
 type solveOutput struct {
-	Slug       string   `json:"slug"`
-	Title      string   `json:"title"`
-	Points     int      `json:"points"`
-	Categories []string `json:"categories"`
-	Difficulty string   `json:"difficulty"`
-	SolvedAt   string   `json:"solvedAt"`
+	Slug       string         `json:"slug"`
+	Title      string         `json:"title"`
+	Points     int            `json:"points"`
+	Categories []string       `json:"categories"`
+	Difficulty ctf.Difficulty `json:"difficulty"`
+	SolvedAt   string         `json:"solvedAt"`
 }
 
 type profileOutput struct {
-	ID               string         `json:"id"`
-	Username         string         `json:"username"`
-	Name             string         `json:"name"`
-	Rank             int            `json:"rank" jsonschema:"place on the leaderboard; after every ranked player without a solve, 0 for admins"`
-	Points           int            `json:"points"`
-	FirstBloods      int            `json:"firstBloods" jsonschema:"challenges this player solved first"`
-	Top3             int            `json:"top3" jsonschema:"challenges this player solved among the first three"`
-	Solves           []solveOutput  `json:"solves" jsonschema:"newest first"`
-	Badges           []badgeHeld    `json:"badges"`
-	CategoryCounts   map[string]int `json:"categoryCounts"`
-	DifficultyCounts map[string]int `json:"difficultyCounts"`
+	ID               string                 `json:"id"`
+	Username         string                 `json:"username"`
+	Name             string                 `json:"name"`
+	Rank             int                    `json:"rank" jsonschema:"place on the leaderboard; after every ranked player without a solve, 0 for admins"`
+	Points           int                    `json:"points"`
+	FirstBloods      int                    `json:"firstBloods" jsonschema:"challenges this player solved first"`
+	Top3             int                    `json:"top3" jsonschema:"challenges this player solved among the first three"`
+	Solves           []solveOutput          `json:"solves" jsonschema:"newest first"`
+	Badges           []badgeHeld            `json:"badges"`
+	CategoryCounts   map[string]int         `json:"categoryCounts"`
+	DifficultyCounts map[ctf.Difficulty]int `json:"difficultyCounts"`
 }
 
 type badgeHeld struct {
@@ -172,7 +172,7 @@ func profile(p platform.PublicProfile) profileOutput {
 		out.CategoryCounts = map[string]int{}
 	}
 	if out.DifficultyCounts == nil {
-		out.DifficultyCounts = map[string]int{}
+		out.DifficultyCounts = map[ctf.Difficulty]int{}
 	}
 	return out
 }

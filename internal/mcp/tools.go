@@ -25,16 +25,16 @@ type listInput struct {
 }
 
 type challengeItem struct {
-	Slug        string   `json:"slug" jsonschema:"the challenge's id for the other tools"`
-	Title       string   `json:"title"`
-	Categories  []string `json:"categories"`
-	Difficulty  string   `json:"difficulty"`
-	Points      int      `json:"points"`
-	Solves      int      `json:"solves" jsonschema:"how many players solved it"`
-	Solved      bool     `json:"solved" jsonschema:"whether you solved it"`
-	Unlocked    bool     `json:"unlocked" jsonschema:"whether you may submit to it now"`
-	HasFile     bool     `json:"hasFile" jsonschema:"it comes with a file to download"`
-	HasInstance bool     `json:"hasInstance" jsonschema:"it runs a service to attack"`
+	Slug        string         `json:"slug" jsonschema:"the challenge's id for the other tools"`
+	Title       string         `json:"title"`
+	Categories  []string       `json:"categories"`
+	Difficulty  ctf.Difficulty `json:"difficulty"`
+	Points      int            `json:"points"`
+	Solves      int            `json:"solves" jsonschema:"how many players solved it"`
+	Solved      bool           `json:"solved" jsonschema:"whether you solved it"`
+	Unlocked    bool           `json:"unlocked" jsonschema:"whether you may submit to it now"`
+	HasFile     bool           `json:"hasFile" jsonschema:"it comes with a file to download"`
+	HasInstance bool           `json:"hasInstance" jsonschema:"it runs a service to attack"`
 }
 
 type listOutput struct {
@@ -62,7 +62,7 @@ type challengeOutput struct {
 	Slug              string          `json:"slug"`
 	Title             string          `json:"title"`
 	Categories        []string        `json:"categories"`
-	Difficulty        string          `json:"difficulty"`
+	Difficulty        ctf.Difficulty  `json:"difficulty"`
 	Points            int             `json:"points"`
 	Description       string          `json:"description" jsonschema:"the task, in Markdown"`
 	Solves            int             `json:"solves" jsonschema:"how many players solved it"`
@@ -159,7 +159,7 @@ func (h *Handler) listChallenges(ctx context.Context, _ *sdk.CallToolRequest, in
 	for _, c := range h.svc.Board(v) {
 		switch {
 		case in.Category != "" && !hasFold(c.Categories, in.Category),
-			in.Difficulty != "" && !strings.EqualFold(c.Difficulty, in.Difficulty),
+			in.Difficulty != "" && !strings.EqualFold(string(c.Difficulty), in.Difficulty),
 			in.Status == "solved" && !c.Solved, in.Status == "unsolved" && c.Solved,
 			in.Unlocked != nil && *in.Unlocked != c.Unlocked:
 			continue

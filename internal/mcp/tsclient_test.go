@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/flagshipctf/flagship/internal/ctf"
 	"github.com/flagshipctf/flagship/internal/platform"
 	"github.com/flagshipctf/flagship/internal/store"
 )
@@ -111,7 +112,7 @@ func TestTypeScriptSDKClient(t *testing.T) {
 		t.Fatalf("alice's submissions %+v, want a wrong flag then a solve", history)
 	}
 	for i, h := range history {
-		if h.Door != "mcp" || h.KeyID != mcpKey {
+		if h.Door != ctf.DoorMCP || h.KeyID != mcpKey {
 			t.Errorf("submission %d = %+v, want door mcp and key %s", i, h, mcpKey)
 		}
 	}

@@ -41,8 +41,8 @@ func (s *Service) RegistrationOpen() bool { return !s.opts.RegistrationClosed }
 // NewUser is an account an admin or the operator creates.
 type NewUser struct {
 	Username, Email, Name string
-	Password              string // optional here: without one, the account cannot log in yet
-	Role                  string // player (default) or admin
+	Password              string   // optional here: without one, the account cannot log in yet
+	Role                  ctf.Role // player (default) or admin
 }
 
 // CreateUser creates an account for an admin or the operator, with the

@@ -46,9 +46,10 @@ func (s *Service) AuditLog(ctx context.Context, v Viewer, before int64, limit in
 
 // UserView is an account as admins and the operator see it.
 type UserView struct {
-	ID, Username, Name, Email, Role string
-	Banned, TwoFactor               bool
-	CreatedAt                       string
+	ID, Username, Name, Email string
+	Role                      ctf.Role
+	Banned, TwoFactor         bool
+	CreatedAt                 string
 }
 
 // Users lists the accounts whose username, name or email contains query
@@ -110,7 +111,7 @@ func (s *Service) SetBanned(ctx context.Context, v Viewer, userID string, banned
 }
 
 // SetRole promotes a user to admin or demotes them to player.
-func (s *Service) SetRole(ctx context.Context, v Viewer, userID, role string) (ctf.User, error) {
+func (s *Service) SetRole(ctx context.Context, v Viewer, userID string, role ctf.Role) (ctf.User, error) {
 	if err := ctf.ValidateRole(role); err != nil {
 		return ctf.User{}, err
 	}
@@ -201,7 +202,7 @@ type ChallengeInput struct {
 	Slug                     string // "" derives one from the title
 	Title, Description, Type string
 	Categories               []string
-	Difficulty               string
+	Difficulty               ctf.Difficulty
 	Points                   int
 	Flags                    []ctf.Flag // Kind, Content, CaseInsensitive
 	Requires                 []string   // prerequisite slugs

@@ -178,7 +178,7 @@ type RunAttempt struct {
 	At      time.Time
 	Slug    string
 	Correct bool
-	Door    string // api, web, mcp; "import" for one loaded from a dataset
+	Door    ctf.Door // api, web, mcp; import for one loaded from a dataset
 	KeyID   string
 }
 
@@ -229,7 +229,7 @@ func (s *Service) AgentRun(ctx context.Context, v Viewer, username string) (Run,
 		rc := &run.Challenges[i]
 		door := h.Door
 		if door == "" {
-			door = "import"
+			door = ctf.DoorImport
 		}
 		run.Attempts = append(run.Attempts, RunAttempt{At: h.At, Slug: rc.Slug, Correct: h.Correct, Door: door, KeyID: h.KeyID})
 		rc.Attempts++

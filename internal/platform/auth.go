@@ -29,7 +29,7 @@ type Viewer struct {
 	// Door is the front door the call came through (ctf.DoorAPI, DoorWeb,
 	// DoorMCP), recorded with a submission: a key authenticates for the
 	// API and a session for the web app until a front door says otherwise.
-	Door string
+	Door ctf.Door
 }
 
 // Operator is the viewer of the operator's commands (flagship user, apikey,

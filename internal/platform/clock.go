@@ -49,10 +49,10 @@ func (st *state) advanceClock(now time.Time, dirty dirtySet) []store.StreamRow {
 	phase := st.event.PhaseAt(now)
 	if phase != st.phase {
 		if st.phase == ctf.BeforeStart {
-			moves = append(moves, clockRow(EventStarted, st.event.Start, now, ""))
+			moves = append(moves, clockRow(ctf.StreamStarted, st.event.Start, now, ""))
 		}
 		if phase == ctf.Ended {
-			moves = append(moves, clockRow(EventEnded, st.event.End, now, ""))
+			moves = append(moves, clockRow(ctf.StreamEnded, st.event.End, now, ""))
 		}
 		st.phase = phase
 	}
@@ -60,7 +60,7 @@ func (st *state) advanceClock(now time.Time, dirty dirtySet) []store.StreamRow {
 	refreeze := frozen != st.frozen || !freezeAt.Equal(st.freezeAt)
 	if refreeze {
 		if frozen {
-			moves = append(moves, clockRow(EventFrozen, &freezeAt, now, ""))
+			moves = append(moves, clockRow(ctf.StreamFrozen, &freezeAt, now, ""))
 		} else {
 			until := now
 			if st.event.Unfrozen != nil {
@@ -68,7 +68,7 @@ func (st *state) advanceClock(now time.Time, dirty dirtySet) []store.StreamRow {
 			} else if st.event.End != nil && st.event.UnfreezeAtEnd {
 				until = *st.event.End
 			}
-			moves = append(moves, clockRow(EventUnfrozen, &until, now, msKey(st.freezeAt)))
+			moves = append(moves, clockRow(ctf.StreamUnfrozen, &until, now, msKey(st.freezeAt)))
 		}
 		st.frozen, st.freezeAt = frozen, freezeAt
 	}
@@ -79,7 +79,7 @@ func (st *state) advanceClock(now time.Time, dirty dirtySet) []store.StreamRow {
 			continue
 		}
 		if c.pending && !pending && !c.Hidden && c.ReleaseAt != nil && phase != ctf.BeforeStart {
-			moves = append(moves, clockRow(EventReleased, c.ReleaseAt, now, c.ID))
+			moves = append(moves, clockRow(ctf.StreamReleased, c.ReleaseAt, now, c.ID))
 		}
 		if pending != c.pending {
 			moved = true
@@ -99,7 +99,7 @@ func (st *state) advanceClock(now time.Time, dirty dirtySet) []store.StreamRow {
 
 // clockRow is the stream row of a move of the clock, keyed by its kind,
 // its instant and what it is about, so the cluster records it once.
-func clockRow(kind string, at *time.Time, now time.Time, about string) store.StreamRow {
+func clockRow(kind ctf.StreamKind, at *time.Time, now time.Time, about string) store.StreamRow {
 	when := now
 	if at != nil {
 		when = *at
@@ -108,7 +108,7 @@ func clockRow(kind string, at *time.Time, now time.Time, about string) store.Str
 	if about != "" {
 		r.Key += ":" + about
 	}
-	if kind == EventReleased {
+	if kind == ctf.StreamReleased {
 		r.ChallengeID = about
 	}
 	return r

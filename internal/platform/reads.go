@@ -497,7 +497,7 @@ func (st *state) profile(u *user) PublicProfile {
 		CreatedChallenges: []ProfileChallenge{},
 		TotalPoints:       u.points,
 		CategoryCounts:    map[string]int{},
-		DifficultyCounts:  map[string]int{},
+		DifficultyCounts:  map[ctf.Difficulty]int{},
 	}
 	for i := len(u.solves) - 1; i >= 0; i-- {
 		sv := u.solves[i]

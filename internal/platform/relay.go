@@ -182,7 +182,7 @@ func (st *state) announces(userID, chalID string, at time.Time) bool {
 func (st *state) render(r store.StreamRow) Event {
 	ev := Event{Seq: r.Seq, Kind: r.Kind, At: r.At}
 	switch r.Kind {
-	case EventSolve:
+	case ctf.StreamSolve:
 		u, c := st.users[r.UserID], st.chals[r.ChallengeID]
 		if u == nil || c == nil || !u.player {
 			return ev
@@ -204,7 +204,7 @@ func (st *state) render(r store.StreamRow) Event {
 		ev.Public = true
 		ev.Solve = &SolveEvent{UserID: u.ID, Username: u.Username, Name: displayName(u), Agent: u.IsAgent(),
 			ChallengeID: c.ID, Slug: c.Slug, Title: c.Title, Points: c.Points, Rank: rank, FirstBlood: rank == 1}
-	case EventAnnouncement:
+	case ctf.StreamAnnouncement:
 		for i := len(st.announcements) - 1; i >= 0; i-- {
 			if a := st.announcements[i]; a.ID == r.Ref {
 				v := st.announcementView(a)
@@ -212,7 +212,7 @@ func (st *state) render(r store.StreamRow) Event {
 				break
 			}
 		}
-	case EventReleased:
+	case ctf.StreamReleased:
 		if c := st.chals[r.ChallengeID]; c != nil && c.shown() {
 			ev.Public, ev.Challenge = true, &EventChallenge{ID: c.ID, Slug: c.Slug, Title: c.Title}
 		}

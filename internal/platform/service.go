@@ -60,7 +60,7 @@ type Store interface {
 
 	PutReview(ctx context.Context, r ctf.Review) (ctf.Review, []int64, error)
 	PutWriteup(ctx context.Context, w ctf.Writeup) (ctf.Writeup, []int64, error)
-	ModerateWriteup(ctx context.Context, id, status, reason string, audit *ctf.AuditEntry) (ctf.Writeup, []int64, error)
+	ModerateWriteup(ctx context.Context, id string, status ctf.WriteupStatus, reason string, audit *ctf.AuditEntry) (ctf.Writeup, []int64, error)
 	PutChallenge(ctx context.Context, c ctf.Challenge, file []byte, audit *ctf.AuditEntry) ([]int64, error)
 	AuditLog(ctx context.Context, before int64, limit int) ([]ctf.AuditEntry, error)
 	AddAudit(ctx context.Context, a ctf.AuditEntry) error

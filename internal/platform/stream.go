@@ -3,6 +3,8 @@ package platform
 import (
 	"context"
 	"time"
+
+	"github.com/flagshipctf/flagship/internal/ctf"
 )
 
 // The live stream: what happens in the event that the public may see, in
@@ -13,21 +15,10 @@ import (
 // they may see. A front door reads it with RecentEvents (the SSE
 // endpoint) or EventsAfter (webhooks) and waits for more with WaitEvents.
 
-// Kinds of stream event.
-const (
-	EventSolve        = "solve"
-	EventAnnouncement = "announcement"
-	EventReleased     = "released" // a scheduled challenge appeared
-	EventStarted      = "started"
-	EventFrozen       = "frozen"
-	EventUnfrozen     = "unfrozen"
-	EventEnded        = "ended"
-)
-
 // Event is one event of the stream as this replica renders it.
 type Event struct {
 	Seq  int64
-	Kind string
+	Kind ctf.StreamKind
 	At   time.Time
 	// Public is false when what the event is about may not be shown now:
 	// a solve whose solver was banned, or whose challenge was hidden,

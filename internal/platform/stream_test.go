@@ -108,14 +108,14 @@ func TestStreamIsOneOrderOnEveryReplica(t *testing.T) {
 		t.Fatalf("the replicas relay different streams:\nA %q\nB %q", ea, eb)
 	}
 	t.Logf("stream: %q", ea)
-	count := map[string]int{}
+	count := map[ctf.StreamKind]int{}
 	for i, e := range streamOf(t, a) {
 		if e.Seq != int64(i+1) {
 			t.Errorf("event %d is numbered %d: numbers must be dense", i, e.Seq)
 		}
 		count[e.Kind]++
 	}
-	if count[EventStarted] != 1 || count[EventFrozen] != 1 || count[EventAnnouncement] != 1 || count[EventSolve] != 2 {
+	if count[ctf.StreamStarted] != 1 || count[ctf.StreamFrozen] != 1 || count[ctf.StreamAnnouncement] != 1 || count[ctf.StreamSolve] != 2 {
 		t.Errorf("kinds %v, want one start, one freeze, one announcement, two solves", count)
 	}
 	var publicSolves, firstBloods int
@@ -123,7 +123,7 @@ func TestStreamIsOneOrderOnEveryReplica(t *testing.T) {
 		if !e.Public {
 			t.Errorf("event %d %s is numbered but not public", e.Seq, e.Kind)
 		}
-		if e.Kind == EventSolve && e.Public {
+		if e.Kind == ctf.StreamSolve && e.Public {
 			publicSolves++
 			if e.Solve.FirstBlood {
 				firstBloods++

@@ -1,6 +1,10 @@
 package platform
 
-import "time"
+import (
+	"time"
+
+	"github.com/flagshipctf/flagship/internal/ctf"
+)
 
 // The view types are the public shapes of the contract; their JSON tags are
 // the contract's field names. Optional fields the contract allows to be null
@@ -15,24 +19,24 @@ type Creator struct {
 
 // ChallengeSummary is a challenge in the list.
 type ChallengeSummary struct {
-	ID            string   `json:"id"`
-	Slug          string   `json:"slug"`
-	Categories    []string `json:"categories"`
-	Title         string   `json:"title"`
-	Description   string   `json:"description"`
-	Difficulty    string   `json:"difficulty"`
-	Points        int      `json:"points"`
-	FileURL       *string  `json:"fileUrl"`
-	FileName      *string  `json:"fileName"`
-	HasInstance   bool     `json:"hasInstance"`
-	DockerPort    *int     `json:"dockerPort"`
-	Type          string   `json:"type"`
-	AttemptsCount int64    `json:"attemptsCount"`
-	CreatedAt     string   `json:"createdAt"`
-	Creator       *Creator `json:"creator"`
-	Solved        bool     `json:"solved"`
-	SolvesCount   int      `json:"solvesCount"`
-	AvgStars      *float64 `json:"avgStars"`
+	ID            string         `json:"id"`
+	Slug          string         `json:"slug"`
+	Categories    []string       `json:"categories"`
+	Title         string         `json:"title"`
+	Description   string         `json:"description"`
+	Difficulty    ctf.Difficulty `json:"difficulty"`
+	Points        int            `json:"points"`
+	FileURL       *string        `json:"fileUrl"`
+	FileName      *string        `json:"fileName"`
+	HasInstance   bool           `json:"hasInstance"`
+	DockerPort    *int           `json:"dockerPort"`
+	Type          string         `json:"type"`
+	AttemptsCount int64          `json:"attemptsCount"`
+	CreatedAt     string         `json:"createdAt"`
+	Creator       *Creator       `json:"creator"`
+	Solved        bool           `json:"solved"`
+	SolvesCount   int            `json:"solvesCount"`
+	AvgStars      *float64       `json:"avgStars"`
 }
 
 // LeaderboardEntry is a ranked player. Times are left to the front door to
@@ -86,13 +90,13 @@ type SubmitResult struct {
 
 // ProfileChallenge is a challenge as profiles show it.
 type ProfileChallenge struct {
-	ID         string   `json:"id"`
-	Slug       string   `json:"slug"`
-	Title      string   `json:"title"`
-	Points     int      `json:"points"`
-	Categories []string `json:"categories"`
-	Difficulty string   `json:"difficulty"`
-	CreatedAt  string   `json:"createdAt"`
+	ID         string         `json:"id"`
+	Slug       string         `json:"slug"`
+	Title      string         `json:"title"`
+	Points     int            `json:"points"`
+	Categories []string       `json:"categories"`
+	Difficulty ctf.Difficulty `json:"difficulty"`
+	CreatedAt  string         `json:"createdAt"`
 }
 
 // ProfileSolve is one solve in a profile.
@@ -109,20 +113,20 @@ type ProfileBadge struct {
 
 // PublicProfile is what anyone may see of a user.
 type PublicProfile struct {
-	ID                string             `json:"id"`
-	Name              *string            `json:"name"`
-	Username          *string            `json:"username"`
-	Image             *string            `json:"image"`
-	CreatedAt         string             `json:"createdAt"`
-	SolvedChallenges  []ProfileSolve     `json:"solvedChallenges"`
-	CreatedChallenges []ProfileChallenge `json:"createdChallenges"`
-	Badges            []ProfileBadge     `json:"badges"`
-	Rank              int                `json:"rank"`
-	TotalPoints       int                `json:"totalPoints"`
-	FirstBloodCount   int                `json:"firstBloodCount"`
-	Top3Count         int                `json:"top3Count"`
-	CategoryCounts    map[string]int     `json:"categoryCounts"`
-	DifficultyCounts  map[string]int     `json:"difficultyCounts"`
+	ID                string                 `json:"id"`
+	Name              *string                `json:"name"`
+	Username          *string                `json:"username"`
+	Image             *string                `json:"image"`
+	CreatedAt         string                 `json:"createdAt"`
+	SolvedChallenges  []ProfileSolve         `json:"solvedChallenges"`
+	CreatedChallenges []ProfileChallenge     `json:"createdChallenges"`
+	Badges            []ProfileBadge         `json:"badges"`
+	Rank              int                    `json:"rank"`
+	TotalPoints       int                    `json:"totalPoints"`
+	FirstBloodCount   int                    `json:"firstBloodCount"`
+	Top3Count         int                    `json:"top3Count"`
+	CategoryCounts    map[string]int         `json:"categoryCounts"`
+	DifficultyCounts  map[ctf.Difficulty]int `json:"difficultyCounts"`
 }
 
 // APIKeyView is the metadata of an API key; never the secret.
@@ -145,11 +149,11 @@ type MyProfile struct {
 
 // WriteupChallenge heads a writeup listing.
 type WriteupChallenge struct {
-	ID         string   `json:"id"`
-	Title      string   `json:"title"`
-	Categories []string `json:"categories"`
-	Difficulty string   `json:"difficulty"`
-	Points     int      `json:"points"`
+	ID         string         `json:"id"`
+	Title      string         `json:"title"`
+	Categories []string       `json:"categories"`
+	Difficulty ctf.Difficulty `json:"difficulty"`
+	Points     int            `json:"points"`
 }
 
 // WriteupUser names a writeup's author.
@@ -160,16 +164,16 @@ type WriteupUser struct {
 
 // WriteupView is one writeup.
 type WriteupView struct {
-	ID          string      `json:"id"`
-	UserID      string      `json:"userId"`
-	ChallengeID string      `json:"challengeId"`
-	Title       string      `json:"title"`
-	Content     string      `json:"content"`
-	Images      []string    `json:"images"`
-	Status      string      `json:"status"`
-	CreatedAt   string      `json:"createdAt"`
-	UpdatedAt   string      `json:"updatedAt"`
-	User        WriteupUser `json:"user"`
+	ID          string            `json:"id"`
+	UserID      string            `json:"userId"`
+	ChallengeID string            `json:"challengeId"`
+	Title       string            `json:"title"`
+	Content     string            `json:"content"`
+	Images      []string          `json:"images"`
+	Status      ctf.WriteupStatus `json:"status"`
+	CreatedAt   string            `json:"createdAt"`
+	UpdatedAt   string            `json:"updatedAt"`
+	User        WriteupUser       `json:"user"`
 }
 
 // Writeups is the writeup listing of a challenge.

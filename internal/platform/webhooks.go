@@ -34,9 +34,9 @@ var WebhookKinds = ctf.WebhookKinds
 const (
 	HookFirstBlood   = ctf.HookFirstBlood
 	HookAnnouncement = ctf.HookAnnouncement
-	HookStarted      = EventStarted
-	HookFrozen       = EventFrozen
-	HookEnded        = EventEnded
+	HookStarted      = ctf.HookStarted
+	HookFrozen       = ctf.HookFrozen
+	HookEnded        = ctf.HookEnded
 )
 
 // WebhookEvents are the events a webhook may subscribe to, in the order
@@ -62,7 +62,8 @@ type Delivery = store.Delivery
 
 // WebhookInput is a new webhook.
 type WebhookInput struct {
-	Name, Kind, URL string
+	Name, URL string
+	Kind      ctf.WebhookKind
 	// Secret signs the json kind's deliveries; empty: one is generated.
 	// The other kinds take none (their URL is their secret).
 	Secret  string
@@ -122,7 +123,7 @@ func (s *Service) CreateWebhook(ctx context.Context, v Viewer, in WebhookInput) 
 // the rules a dataset's webhooks are checked by (ctf.ValidateWebhook); a
 // URL on a private host is refused unless allowPrivate.
 func validWebhook(in WebhookInput, allowPrivate bool) (Webhook, error) {
-	w := Webhook{Name: strings.TrimSpace(in.Name), Kind: strings.TrimSpace(in.Kind), URL: strings.TrimSpace(in.URL),
+	w := Webhook{Name: strings.TrimSpace(in.Name), Kind: ctf.WebhookKind(strings.TrimSpace(string(in.Kind))), URL: strings.TrimSpace(in.URL),
 		Secret: strings.TrimSpace(in.Secret), Enabled: in.Enabled}
 	if err := ctf.ValidateWebhook(w.Name, w.Kind, w.URL, w.Secret, in.Events); err != nil {
 		return w, err
@@ -249,7 +250,7 @@ func webhookPayload(ev Event) (WebhookPayload, bool) {
 	}
 	p := WebhookPayload{Seq: ev.Seq, At: ctf.FormatTime(ev.At)}
 	switch ev.Kind {
-	case EventSolve:
+	case ctf.StreamSolve:
 		x := ev.Solve
 		if x == nil || !x.FirstBlood {
 			return p, false
@@ -258,7 +259,7 @@ func webhookPayload(ev Event) (WebhookPayload, bool) {
 		p.User = &WebhookUser{ID: x.UserID, Username: x.Username, Name: x.Name, Agent: x.Agent}
 		p.Challenge = &WebhookChallenge{ID: x.ChallengeID, Slug: x.Slug, Title: x.Title}
 		p.Points, p.Rank = &x.Points, &x.Rank
-	case EventAnnouncement:
+	case ctf.StreamAnnouncement:
 		a := ev.Announcement
 		if a == nil {
 			return p, false
@@ -267,8 +268,12 @@ func webhookPayload(ev Event) (WebhookPayload, bool) {
 		if c := a.Challenge; c != nil {
 			p.Challenge = &WebhookChallenge{ID: c.ID, Slug: c.Slug, Title: c.Title}
 		}
-	case EventStarted, EventFrozen, EventEnded:
-		p.Event = ev.Kind
+	case ctf.StreamStarted:
+		p.Event = HookStarted
+	case ctf.StreamFrozen:
+		p.Event = HookFrozen
+	case ctf.StreamEnded:
+		p.Event = HookEnded
 	default:
 		return p, false
 	}

@@ -52,7 +52,7 @@ func (db *DB) CreateUser(ctx context.Context, u ctf.User, audit *ctf.AuditEntry)
 type UserUpdate struct {
 	Name, Image  *string
 	PasswordHash *string
-	Role         *string
+	Role         *ctf.Role
 	Banned       *bool
 }
 
@@ -442,7 +442,7 @@ func renamed(name string, n int) string {
 }
 
 // kindOf is u's kind as stored: people are "human".
-func kindOf(u ctf.User) string {
+func kindOf(u ctf.User) ctf.AccountKind {
 	if u.Kind == "" {
 		return ctf.KindHuman
 	}

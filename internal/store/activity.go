@@ -105,7 +105,7 @@ func (db *DB) PutWriteup(ctx context.Context, w ctf.Writeup) (ctf.Writeup, []int
 }
 
 // ModerateWriteup sets a writeup's status and reason and returns it.
-func (db *DB) ModerateWriteup(ctx context.Context, id, status, reason string, audit *ctf.AuditEntry) (ctf.Writeup, []int64, error) {
+func (db *DB) ModerateWriteup(ctx context.Context, id string, status ctf.WriteupStatus, reason string, audit *ctf.AuditEntry) (ctf.Writeup, []int64, error) {
 	var w ctf.Writeup
 	seqs, err := db.write(ctx, audit, func(tx *sqlTx) ([]ChangeRef, error) {
 		var err error

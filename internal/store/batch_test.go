@@ -135,7 +135,7 @@ func TestBatchFailsOnlyWhatItMust(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i, r := range rows {
-		if r.Kind != "solve" || r.Ref != solves[i].ID || r.Seq != before.Stream+int64(i)+1 {
+		if r.Kind != ctf.StreamSolve || r.Ref != solves[i].ID || r.Seq != before.Stream+int64(i)+1 {
 			t.Errorf("stream row %d: %+v, want solve %s at %d", i, r, solves[i].ID, before.Stream+int64(i)+1)
 		}
 	}

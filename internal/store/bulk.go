@@ -34,9 +34,9 @@ type Attempt struct {
 	ChallengeID string
 	Flag        string
 	At          time.Time
-	Door        string // the front door it came through ("" when loaded)
-	KeyID       string // the API key that made it, if one did
-	Practice    bool   // made after the end in practice mode: counts nowhere
+	Door        ctf.Door // the front door it came through ("" when loaded)
+	KeyID       string   // the API key that made it, if one did
+	Practice    bool     // made after the end in practice mode: counts nowhere
 }
 
 // BulkReport counts the rows BulkLoad wrote, by table.

@@ -14,22 +14,25 @@ import (
 // (polling, and on PostgreSQL when notified) and reloads just those
 // entities into its in-memory state, instead of rebuilding all of it.
 
+// ChangeKind is the kind of entity a row of the change log names.
+type ChangeKind string
+
 // Kinds of change, and what the entity of each is.
 const (
-	ChangeUser      = "user"         // a user, by id (profile, role, ban, 2FA, password)
-	ChangeAPIKey    = "apikey"       // an API key, by id
-	ChangeSessions  = "sessions"     // the web sessions of a user, by user id
-	ChangeReview    = "review"       // a review, by id
-	ChangeWriteup   = "writeup"      // a writeup, by id
-	ChangeChallenge = "challenge"    // a challenge, by id (fields, flags, prerequisites)
-	ChangeEvent     = "event"        // the event's settings (entity "1")
-	ChangeAnnounce  = "announcement" // an announcement, by id
+	ChangeUser      ChangeKind = "user"         // a user, by id (profile, role, ban, 2FA, password)
+	ChangeAPIKey    ChangeKind = "apikey"       // an API key, by id
+	ChangeSessions  ChangeKind = "sessions"     // the web sessions of a user, by user id
+	ChangeReview    ChangeKind = "review"       // a review, by id
+	ChangeWriteup   ChangeKind = "writeup"      // a writeup, by id
+	ChangeChallenge ChangeKind = "challenge"    // a challenge, by id (fields, flags, prerequisites)
+	ChangeEvent     ChangeKind = "event"        // the event's settings (entity "1")
+	ChangeAnnounce  ChangeKind = "announcement" // an announcement, by id
 )
 
 // ChangeRef is a row of the change log.
 type ChangeRef struct {
 	Seq    int64
-	Kind   string
+	Kind   ChangeKind
 	Entity string
 }
 
@@ -191,7 +194,7 @@ type Entities struct {
 // Entities reads the current rows of the entities refs name.
 func (db *DB) Entities(ctx context.Context, refs []ChangeRef) (Entities, error) {
 	q := db.r
-	ids := map[string][]string{}
+	ids := map[ChangeKind][]string{}
 	seen := map[ChangeRef]bool{}
 	for _, r := range refs {
 		k := ChangeRef{Kind: r.Kind, Entity: r.Entity}

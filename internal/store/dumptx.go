@@ -88,13 +88,18 @@ func (t *DumpTx) Solves() ([]SolveRow, error) {
 		return nil, err
 	}
 	// Which door and key made each solve: not in the hot state's query.
-	doors := map[string][2]string{}
+	type madeBy struct {
+		door ctf.Door
+		key  string
+	}
+	doors := map[string]madeBy{}
 	err = eachRow(t.ctx, t.tx, "SELECT id, door, COALESCE(key_id, '') FROM solves WHERE door <> '' OR key_id IS NOT NULL", func(sc scanner) error {
-		var id, door, key string
-		if err := sc.Scan(&id, &door, &key); err != nil {
+		var id string
+		var m madeBy
+		if err := sc.Scan(&id, &m.door, &m.key); err != nil {
 			return err
 		}
-		doors[id] = [2]string{door, key}
+		doors[id] = m
 		return nil
 	})
 	if err != nil {
@@ -102,7 +107,7 @@ func (t *DumpTx) Solves() ([]SolveRow, error) {
 	}
 	out := make([]SolveRow, len(solves))
 	for i, s := range solves {
-		out[i] = SolveRow{Solve: s, Door: doors[s.ID][0], KeyID: doors[s.ID][1]}
+		out[i] = SolveRow{Solve: s, Door: doors[s.ID].door, KeyID: doors[s.ID].key}
 	}
 	return out, nil
 }

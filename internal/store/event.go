@@ -79,7 +79,7 @@ func (db *DB) PostAnnouncement(ctx context.Context, a ctf.Announcement, audit *c
 			VALUES (?, ?, ?, ?, ?, ?)`, a.ID, a.Title, a.Body, nullString(a.ChallengeID), nullString(a.AuthorID), ms(a.CreatedAt)); err != nil {
 			return nil, fmt.Errorf("save announcement: %w", err)
 		}
-		if _, err := appendStream(ctx, tx, StreamRow{Kind: "announcement", Ref: a.ID, ChallengeID: a.ChallengeID, At: a.CreatedAt}); err != nil {
+		if _, err := appendStream(ctx, tx, StreamRow{Kind: ctf.StreamAnnouncement, Ref: a.ID, ChallengeID: a.ChallengeID, At: a.CreatedAt}); err != nil {
 			return nil, err
 		}
 		return []ChangeRef{{Kind: ChangeAnnounce, Entity: a.ID}}, nil
@@ -91,7 +91,7 @@ func (db *DB) PostAnnouncement(ctx context.Context, a ctf.Announcement, audit *c
 // it happened to. Key, when set, makes the row unique in the cluster.
 type StreamRow struct {
 	Seq         int64
-	Kind        string
+	Kind        ctf.StreamKind
 	Key         string
 	UserID      string
 	ChallengeID string

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"time"
+
+	"github.com/flagshipctf/flagship/internal/ctf"
 )
 
 // SubmissionRecord is one recorded submission as a run's export shows it.
@@ -11,8 +13,8 @@ type SubmissionRecord struct {
 	At          time.Time
 	ChallengeID string
 	Correct     bool
-	Door        string // "" for one loaded from a dataset
-	KeyID       string // "" when no key made it
+	Door        ctf.Door // "" for one loaded from a dataset
+	KeyID       string   // "" when no key made it
 }
 
 // Submissions returns every recorded submission of a user, right and

@@ -15,7 +15,8 @@ import (
 // SolveRow is a solve with the front door and the API key that made it.
 type SolveRow struct {
 	ctf.Solve
-	Door, KeyID string
+	Door  ctf.Door
+	KeyID string
 }
 
 func solveValues(s SolveRow) []any {

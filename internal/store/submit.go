@@ -18,8 +18,8 @@ type Submission struct {
 	Flag        string
 	Correct     bool
 	At          time.Time
-	Door        string // the front door that made it: ctf.DoorAPI, DoorWeb, DoorMCP
-	KeyID       string // the API key that authenticated it, "" for a session
+	Door        ctf.Door // the front door that made it: ctf.DoorAPI, DoorWeb, DoorMCP
+	KeyID       string   // the API key that authenticated it, "" for a session
 	// Practice marks a submission after the end in practice mode: recorded,
 	// counted nowhere, and not told on the live stream.
 	Practice bool
@@ -141,7 +141,7 @@ func (db *DB) RecordSubmissions(ctx context.Context, subs []Submission, limit Ra
 		}
 		out[i].Recorded, recorded = rec, true
 		if rec.Solve != nil && !s.Practice && !s.Unannounced {
-			stream = append(stream, StreamRow{Kind: "solve", UserID: s.UserID, ChallengeID: s.ChallengeID, Ref: rec.Solve.ID, At: rec.Solve.At})
+			stream = append(stream, StreamRow{Kind: ctf.StreamSolve, UserID: s.UserID, ChallengeID: s.ChallengeID, Ref: rec.Solve.ID, At: rec.Solve.At})
 		}
 	}
 	if !recorded {

@@ -45,7 +45,7 @@ func recordLoneAttempts(ctx context.Context, tx *sqlTx, subs []Submission, limit
 		}
 		id := newID()
 		byID[id] = i
-		ids, users, chals, flags, doors = append(ids, id), append(users, s.UserID), append(chals, s.ChallengeID), append(flags, s.Flag), append(doors, s.Door)
+		ids, users, chals, flags, doors = append(ids, id), append(users, s.UserID), append(chals, s.ChallengeID), append(flags, s.Flag), append(doors, string(s.Door))
 		var key *string
 		if s.KeyID != "" {
 			key = &s.KeyID

@@ -31,10 +31,12 @@ const (
 // Webhook is a target as stored, with the counts of its deliveries by
 // status when read by Webhooks.
 type Webhook struct {
-	ID, Name, Kind, URL, Secret string
-	Events                      []string
-	Enabled                     bool
-	CreatedAt                   time.Time
+	ID, Name    string
+	Kind        ctf.WebhookKind
+	URL, Secret string
+	Events      []string
+	Enabled     bool
+	CreatedAt   time.Time
 	// AfterSeq is the live stream's number when the webhook was created:
 	// it gets the events after it, not those before.
 	AfterSeq                   int64

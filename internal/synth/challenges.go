@@ -26,7 +26,7 @@ func (g *gen) challenges() {
 		authors = append(authors, e.players[rng.IntN(len(e.players))].user.ID)
 	}
 	published := e.Start.Add(-3 * 24 * time.Hour)
-	levelOf := map[string]int{}
+	levelOf := map[ctf.Difficulty]int{}
 	for i, d := range difficulties {
 		levelOf[d.name] = i
 	}
@@ -39,7 +39,7 @@ func (g *gen) challenges() {
 			return c.weight
 		})
 		diff := weighted(rng, difficulties, func(d struct {
-			name   string
+			name   ctf.Difficulty
 			weight int
 			points []int
 			pop    float64
@@ -54,7 +54,7 @@ func (g *gen) challenges() {
 		at := published.Add(time.Duration(i) * time.Minute)
 		c := ctf.Challenge{ID: newID(rng, at), Slug: slug, Title: title, Categories: []string{cat.name},
 			Difficulty: diff.name, Points: diff.points[rng.IntN(len(diff.points))], Type: "standard",
-			AuthorID: authors[rng.IntN(len(authors))], CreatedAt: at, Tags: []string{cat.name, strings.ToLower(diff.name)}}
+			AuthorID: authors[rng.IntN(len(authors))], CreatedAt: at, Tags: []string{cat.name, strings.ToLower(string(diff.name))}}
 		if rng.IntN(12) == 0 {
 			other := categories[rng.IntN(len(categories))].name
 			if other != cat.name {

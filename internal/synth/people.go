@@ -85,7 +85,7 @@ var categories = []struct {
 var adjectives = []string{"Tiny", "Lost", "Secret", "Broken", "Quantum", "Silent", "Rusty", "Hidden", "Frozen", "Crimson", "Endless", "Lazy"}
 
 var difficulties = []struct {
-	name   string
+	name   ctf.Difficulty
 	weight int
 	points []int
 	pop    float64

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/flagshipctf/flagship/internal/ctf"
 	"github.com/flagshipctf/flagship/internal/dataset"
 )
 
@@ -27,7 +28,7 @@ users:
 			bot = &first.Users[i]
 		}
 	}
-	if bot == nil || bot.Kind != "agent" || bot.Owner != "zed" || bot.Model != "claude-sonnet-4-5" || bot.Harness != "react" {
+	if bot == nil || bot.Kind != ctf.KindAgent || bot.Owner != "zed" || bot.Model != "claude-sonnet-4-5" || bot.Harness != "react" {
 		t.Fatalf("dumped agent %+v", bot)
 	}
 	if first.Users[0].Username != "zed" {

@@ -191,7 +191,7 @@ func (l *loader) loadWriteups() error {
 			nw.Images = []string{}
 		}
 		if nw.Status == "" {
-			nw.Status = "pending"
+			nw.Status = ctf.WriteupPending
 		}
 		if fresh {
 			// One writeup per user and challenge (Validate), ids unique.

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/flagshipctf/flagship/internal/ctf"
 	"github.com/flagshipctf/flagship/internal/dataset"
 	"github.com/flagshipctf/flagship/internal/secret"
 	"github.com/flagshipctf/flagship/internal/transfer"
@@ -165,7 +166,7 @@ func TestLoadBulkSameAsRowByRow(t *testing.T) {
 		t.Fatalf("dump of the loaded dataset misses entries: %d users, %d challenges, %d solves, %d attempts, %d writeups, %d reviews, %d announcements",
 			len(got.Users), len(got.Challenges), len(got.Solves), len(got.Attempts), len(got.Writeups), len(got.Reviews), len(got.Announcements))
 	}
-	if s := got.Solves[0]; s.Flag != "flag{warm}" || s.Door != "api" || s.Key != "key-alice-1" || got.Users[0].Email != "Alice@Example.com" {
+	if s := got.Solves[0]; s.Flag != "flag{warm}" || s.Door != ctf.DoorAPI || s.Key != "key-alice-1" || got.Users[0].Email != "Alice@Example.com" {
 		t.Errorf("first solve %+v, first user %+v", s, got.Users[0])
 	}
 

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/flagshipctf/flagship/internal/ctf"
 	"github.com/flagshipctf/flagship/internal/dataset"
 	"github.com/flagshipctf/flagship/internal/store"
 	"github.com/flagshipctf/flagship/internal/store/storetest"
@@ -698,7 +699,7 @@ state: hidden
 		t.Fatalf("no challenge buffer-overflow-101 in %v", bySlug)
 	}
 	if bof.Title != "Buffer Overflow 101" || bof.Points != 300 || !reflect.DeepEqual(bof.Categories, []string{"pwn"}) ||
-		bof.Difficulty != "Hard" || len(bof.Flags) != 2 || bof.Flags[1].Data != "case_insensitive" ||
+		bof.Difficulty != ctf.Hard || len(bof.Flags) != 2 || bof.Flags[1].Data != "case_insensitive" ||
 		!reflect.DeepEqual(bof.Requires, []string{"warmup", "web-login"}) || bof.ConnectionInfo != "nc bof.example.com 1337" ||
 		bof.Hidden || bof.Author != "" {
 		t.Errorf("buffer-overflow-101 loaded as %+v", bof)

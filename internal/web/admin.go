@@ -78,14 +78,14 @@ type challengeForm struct {
 	Categories   string
 	Tags         string
 	Port         string
-	Difficulties []string
+	Difficulties []ctf.Difficulty
 	MaxMiB       int
 	Release      string // the release time as typed (UTC), "" for none
 }
 
 func (h *Handler) challengeFormPage(w http.ResponseWriter, r *http.Request, v platform.Viewer, f challengeForm, p page) {
 	f.All, _ = h.svc.AdminChallenges(r.Context(), v)
-	f.Difficulties = []string{ctf.Easy, ctf.Medium, ctf.Hard, ctf.Insane}
+	f.Difficulties = ctf.Difficulties
 	f.MaxMiB = platform.DefaultMaxFileBytes >> 20
 	if f.Categories == "" {
 		f.Categories = strings.Join(f.In.Categories, ", ")
@@ -151,7 +151,7 @@ func (h *Handler) adminSaveChallenge(w http.ResponseWriter, r *http.Request) {
 	f := challengeForm{New: r.FormValue("id") == "", Categories: r.FormValue("categories"), Tags: r.FormValue("tags"), Port: r.FormValue("dockerPort"),
 		Release: r.FormValue("releaseAt")}
 	in := platform.ChallengeInput{ID: r.FormValue("id"), Slug: r.FormValue("slug"), Title: r.FormValue("title"),
-		Description: r.FormValue("description"), Type: r.FormValue("type"), Difficulty: r.FormValue("difficulty"),
+		Description: r.FormValue("description"), Type: r.FormValue("type"), Difficulty: ctf.Difficulty(r.FormValue("difficulty")),
 		Author: strings.TrimSpace(r.FormValue("author")), HasInstance: r.FormValue("hasInstance") == "1",
 		Hidden: r.FormValue("hidden") == "1", ConnectionInfo: r.FormValue("connectionInfo"), RemoveFile: r.FormValue("removeFile") == "1",
 		Categories: splitList(f.Categories), Tags: splitList(f.Tags), Requires: r.Form["requires"]}
@@ -268,8 +268,9 @@ type newUserForm struct {
 }
 
 type createdUser struct {
-	ID, Username, Role string
-	NoPassword         bool
+	ID, Username string
+	Role         ctf.Role
+	NoPassword   bool
 }
 
 const usersPageSize = 100

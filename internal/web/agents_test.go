@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/flagshipctf/flagship/internal/apitest"
+	"github.com/flagshipctf/flagship/internal/ctf"
 )
 
 // TestAgentsInTheWebApp: a player creates an agent in settings, mints it a
@@ -86,7 +87,7 @@ func TestAgentsInTheWebApp(t *testing.T) {
 		t.Fatalf("pam's history %+v %v", history, err)
 	}
 	for _, h := range history {
-		if h.Door != "web" || h.KeyID != "" {
+		if h.Door != ctf.DoorWeb || h.KeyID != "" {
 			t.Errorf("a web submission recorded as %+v", h)
 		}
 	}

@@ -22,9 +22,9 @@ import (
 type boardData struct {
 	Groups       []boardGroup
 	Categories   []string
-	Difficulties []string
+	Difficulties []ctf.Difficulty
 	Category     string
-	Difficulty   string
+	Difficulty   ctf.Difficulty
 	Unsolved     bool
 	Total        int
 	Shown        int
@@ -109,8 +109,8 @@ func (h *Handler) renderCard(id string, version uint64, sum platform.ChallengeSu
 func (h *Handler) board(w http.ResponseWriter, r *http.Request) {
 	v := h.viewer(w, r)
 	q := r.URL.Query()
-	d := boardData{Category: q.Get("category"), Difficulty: q.Get("difficulty"), Unsolved: q.Get("unsolved") == "1",
-		Difficulties: []string{ctf.Easy, ctf.Medium, ctf.Hard, ctf.Insane}}
+	d := boardData{Category: q.Get("category"), Difficulty: ctf.Difficulty(q.Get("difficulty")), Unsolved: q.Get("unsolved") == "1",
+		Difficulties: ctf.Difficulties}
 	var snap *boardSnap
 	var solved, unlocked []bool
 	for {

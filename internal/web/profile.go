@@ -64,10 +64,10 @@ func (h *Handler) me(w http.ResponseWriter, r *http.Request) {
 	redirect(w, r, "/users/"+v.ID())
 }
 
-func counts(m map[string]int) []countView {
+func counts[K ~string](m map[K]int) []countView {
 	out := make([]countView, 0, len(m))
 	for k, n := range m {
-		out = append(out, countView{k, n})
+		out = append(out, countView{string(k), n})
 	}
 	sort.Slice(out, func(i, j int) bool {
 		if out[i].Count != out[j].Count {

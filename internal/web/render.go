@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"errors"
+	"fmt"
 	"html/template"
 	"io/fs"
 	"net/http"
@@ -70,7 +71,9 @@ func (h *Handler) funcs() template.FuncMap {
 			}
 			return strconv.FormatFloat(*avg, 'f', 1, 64)
 		},
-		"lower":    strings.ToLower,
+		// lower takes any text, a string or a kind (ctf.Difficulty), which
+		// a template may not pass where a string is wanted.
+		"lower":    func(s any) string { return strings.ToLower(fmt.Sprint(s)) },
 		"initials": initials,
 		"str": func(s *string) string {
 			if s == nil {

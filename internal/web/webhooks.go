@@ -13,7 +13,7 @@ import (
 
 type webhooksData struct {
 	Hooks  []platform.Webhook
-	Kinds  []string
+	Kinds  []ctf.WebhookKind
 	Events []string
 	New    webhookForm
 	// Shown is the webhook whose delivery log is open, Log its deliveries.
@@ -22,11 +22,12 @@ type webhooksData struct {
 }
 
 type webhookForm struct {
-	Name, Kind, URL string
-	Events          []string
-	Enabled         bool
-	Error           string
-	Created         *platform.Webhook
+	Name, URL string
+	Kind      ctf.WebhookKind
+	Events    []string
+	Enabled   bool
+	Error     string
+	Created   *platform.Webhook
 }
 
 // deliveryLogSize is how many deliveries the log shows.
@@ -70,7 +71,7 @@ func (h *Handler) adminCreateWebhook(w http.ResponseWriter, r *http.Request) {
 		h.error(w, r, v, ctf.Errorf(ctf.Invalid, "the form could not be read"))
 		return
 	}
-	f := webhookForm{Name: strings.TrimSpace(r.PostFormValue("name")), Kind: r.PostFormValue("kind"),
+	f := webhookForm{Name: strings.TrimSpace(r.PostFormValue("name")), Kind: ctf.WebhookKind(r.PostFormValue("kind")),
 		URL: strings.TrimSpace(r.PostFormValue("url")), Events: r.PostForm["events"], Enabled: r.PostFormValue("enabled") == "1"}
 	hook, err := h.svc.CreateWebhook(r.Context(), v, platform.WebhookInput{Name: f.Name, Kind: f.Kind, URL: f.URL,
 		Secret: r.PostFormValue("secret"), Events: f.Events, Enabled: f.Enabled})

@@ -158,7 +158,7 @@ func (w *Worker) try(ctx context.Context, c store.Claimed) {
 	}
 	end := w.o.Now()
 	ok := err == nil
-	w.o.Observer.WebhookDelivery(c.Webhook.Kind, ok)
+	w.o.Observer.WebhookDelivery(string(c.Webhook.Kind), ok)
 	out := store.Outcome{Status: store.DeliveryDelivered, NextAt: end}
 	if !ok {
 		out = w.retry(c, end)
