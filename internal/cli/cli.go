@@ -253,16 +253,20 @@ func (a *app) print(v any, text string) {
 
 // logger builds the server's logger from FLAGSHIP_LOG_LEVEL and
 // FLAGSHIP_LOG_FORMAT (text or json).
-func (a *app) logger() *slog.Logger {
+func (a *app) logger() *slog.Logger { return a.loggerTo(a.Stderr) }
+
+// loggerTo is the logger of FLAGSHIP_LOG_LEVEL and FLAGSHIP_LOG_FORMAT
+// writing to w.
+func (a *app) loggerTo(w io.Writer) *slog.Logger {
 	var level slog.Level
 	if err := level.UnmarshalText([]byte(a.env("FLAGSHIP_LOG_LEVEL"))); err != nil {
 		level = slog.LevelInfo
 	}
 	opts := &slog.HandlerOptions{Level: level}
 	if strings.EqualFold(a.env("FLAGSHIP_LOG_FORMAT"), "json") || a.json {
-		return slog.New(slog.NewJSONHandler(a.Stderr, opts))
+		return slog.New(slog.NewJSONHandler(w, opts))
 	}
-	return slog.New(slog.NewTextHandler(a.Stderr, opts))
+	return slog.New(slog.NewTextHandler(w, opts))
 }
 
 func envBool(s string) bool {

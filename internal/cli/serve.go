@@ -21,7 +21,7 @@ import (
 )
 
 func (a *app) serve(ctx context.Context, args []string) error {
-	fs := a.flags("serve", "serve [--addr HOST:PORT] [--public-url URL] [--demo] [--metrics-addr HOST:PORT] [--trusted-proxies CIDR,…] [--signup-limit N] [--max-streams N] [--webhooks-allow-private] [--ctftime=false]")
+	fs := a.flags("serve", "serve [--addr HOST:PORT] [--public-url URL] [--demo] [--metrics-addr HOST:PORT] [--trusted-proxies CIDR,…] [--signup-limit N] [--max-streams N] [--webhooks-allow-private] [--ctftime=false] [--access-log=false]")
 	addr := fs.String("addr", envOr(a.env, "FLAGSHIP_ADDR", "127.0.0.1:8080"), "listen address (env FLAGSHIP_ADDR)")
 	publicURL := fs.String("public-url", a.env("FLAGSHIP_PUBLIC_URL"), "public base URL, for file links (env FLAGSHIP_PUBLIC_URL; default http://ADDR)")
 	withDemo := fs.Bool("demo", false, "load the built-in demo event into an empty database and print a demo API key")
@@ -34,6 +34,7 @@ func (a *app) serve(ctx context.Context, args []string) error {
 	trusted := fs.String("trusted-proxies", a.env("FLAGSHIP_TRUSTED_PROXIES"), "reverse proxies whose X-Forwarded-For names the client, CIDR[,CIDR…]; none when empty (env FLAGSHIP_TRUSTED_PROXIES)")
 	maxStreams := fs.Int("max-streams", envInt(a.env, "FLAGSHIP_MAX_STREAMS", events.DefaultMaxStreams), "live streams (/api/events) this server holds open at once; past it 429 (env FLAGSHIP_MAX_STREAMS)")
 	ctftimeOn := fs.Bool("ctftime", envSwitch(a.env, "FLAGSHIP_CTFTIME", true), "serve the CTFtime scoreboard feed at /api/ctftime (env FLAGSHIP_CTFTIME=on|off)")
+	accessLog := fs.Bool("access-log", envSwitch(a.env, "FLAGSHIP_ACCESS_LOG", true), "log one line per request (env FLAGSHIP_ACCESS_LOG=on|off)")
 	hooksPrivate := fs.Bool("webhooks-allow-private", envSwitch(a.env, "FLAGSHIP_WEBHOOKS_ALLOW_PRIVATE", false),
 		"let webhooks reach loopback, private, link-local and metadata addresses (env FLAGSHIP_WEBHOOKS_ALLOW_PRIVATE=on|off)")
 	if err := a.parse(fs, args); err != nil {
@@ -55,7 +56,11 @@ func (a *app) serve(ctx context.Context, args []string) error {
 	if err != nil {
 		return usagef("--trusted-proxies: %v", err)
 	}
-	log := a.logger()
+	// The line per request is written in batches; every other line at once,
+	// after the request lines before it. Closed last: no line is lost.
+	out := server.NewBatchWriter(a.Stderr)
+	defer out.Close()
+	log := a.loggerTo(out.Now())
 	db, err := a.open(ctx)
 	if err != nil {
 		return err
@@ -115,7 +120,7 @@ func (a *app) serve(ctx context.Context, args []string) error {
 	go webhook.New(db, webhook.Options{Observer: svc.Observer(), Logger: log, AllowPrivate: *hooksPrivate}).Run(watchCtx)
 
 	srv := server.New(svc, server.Options{Log: log, SecureCookies: strings.HasPrefix(base, "https://"), Requests: reqs, CTFtimeOff: !*ctftimeOn,
-		Clients: clients, MaxStreams: *maxStreams})
+		Clients: clients, MaxStreams: *maxStreams, AccessLog: a.loggerTo(out), AccessLogOff: !*accessLog})
 	a.announce(base, demoKey)
 	return srv.Serve(ctx, ln)
 }

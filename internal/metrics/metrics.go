@@ -13,6 +13,7 @@ import (
 	"net"
 	"net/http"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -32,6 +33,7 @@ type Metrics struct {
 	reg         *prometheus.Registry
 	requests    *prometheus.CounterVec
 	latency     *prometheus.HistogramVec
+	series      sync.Map // seriesKey → *requestSeries
 	submissions *prometheus.CounterVec
 	solves      *prometheus.CounterVec
 	firstBloods *prometheus.CounterVec
@@ -133,8 +135,38 @@ func (m *Metrics) Handler() http.Handler {
 // bounded set (a matched pattern, never the raw path): every distinct value
 // is a new series kept for the process's life.
 func (m *Metrics) ObserveRequest(route, method string, code int, d time.Duration) {
-	m.requests.WithLabelValues(route, methodLabel(method), strconv.Itoa(code)).Inc()
-	m.latency.WithLabelValues(route).Observe(d.Seconds())
+	s := m.requestSeries(route, method, code)
+	s.count.Inc()
+	s.latency.Observe(d.Seconds())
+}
+
+// seriesKey names a request's series; method is already bounded.
+type seriesKey struct {
+	route, method string
+	code          int
+}
+
+// requestSeries holds the two series one kind of request moves, resolved
+// once: looking them up by label values hashes the labels, formats the
+// code and takes the vector's lock on every request.
+type requestSeries struct {
+	count   prometheus.Counter
+	latency prometheus.Observer
+}
+
+func (m *Metrics) requestSeries(route, method string, code int) *requestSeries {
+	k := seriesKey{route, methodLabel(method), code}
+	if s, ok := m.series.Load(k); ok {
+		return s.(*requestSeries)
+	}
+	s := &requestSeries{
+		count:   m.requests.WithLabelValues(route, k.method, strconv.Itoa(code)),
+		latency: m.latency.WithLabelValues(route),
+	}
+	// Two first requests of a kind may both get here: they resolve the
+	// same series, so either value stored is right.
+	m.series.Store(k, s)
+	return s
 }
 
 // methodLabel keeps the method label bounded: a client may send any token.

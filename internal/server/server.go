@@ -29,6 +29,11 @@ type Options struct {
 	// SecureCookies marks session cookies Secure: the platform is served
 	// over TLS (its public URL is https).
 	SecureCookies bool
+	// AccessLog, when set, receives the line per request (serve writes it
+	// in batches); else Log does.
+	AccessLog *slog.Logger
+	// AccessLogOff turns the line per request off (serve --access-log=false).
+	AccessLogOff bool
 	// Requests, when set, is told of every answered request (metrics).
 	Requests RequestObserver
 	// CTFtimeOff turns the CTFtime feed off: /api/ctftime answers 404.
@@ -43,9 +48,11 @@ type Options struct {
 
 // Server serves every front door of one platform.Service.
 type Server struct {
-	svc  *platform.Service
-	log  *slog.Logger
-	reqs RequestObserver
+	svc *platform.Service
+	log *slog.Logger
+	// access takes the line per request; nil: none.
+	access slog.Handler
+	reqs   RequestObserver
 	// clients resolves the client address before any other middleware,
 	// so the log and every front door see the same one.
 	clients clientaddr.Resolver
@@ -61,6 +68,13 @@ func New(svc *platform.Service, opts Options) *Server {
 		log = slog.New(slog.DiscardHandler)
 	}
 	s := &Server{svc: svc, log: log, reqs: opts.Requests, clients: opts.Clients, mux: http.NewServeMux()}
+	switch {
+	case opts.AccessLogOff:
+	case opts.AccessLog != nil:
+		s.access = opts.AccessLog.Handler()
+	default:
+		s.access = log.Handler()
+	}
 	s.routes(opts)
 	s.http = &http.Server{
 		Handler:           s.Handler(),
@@ -106,7 +120,7 @@ func (s *Server) API() *api.Handler { return s.api }
 func (s *Server) Handler() http.Handler {
 	// Outermost, so that the log and the mux serve one request value (the
 	// log reads the pattern the mux wrote into it).
-	return s.clients.Middleware(logged(s.log, s.reqs, s.mux))
+	return s.clients.Middleware(logged(s.log, s.access, s.reqs, s.mux))
 }
 
 // Serve serves on ln until ctx ends, then stops accepting connections and
