@@ -1,10 +1,8 @@
 package cli
 
 import (
-	"context"
 	"io"
 	"net/http"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -28,17 +26,8 @@ func TestServeAccessLog(t *testing.T) {
 		{"flag over env", []string{"--access-log=true"}, map[string]string{"FLAGSHIP_ACCESS_LOG": "off"}, requests},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			db := "sqlite:" + filepath.Join(t.TempDir(), "event.db")
-			ctx, cancel := context.WithCancel(context.Background())
-			defer cancel()
-			var out, errb syncBuffer
-			done := make(chan int, 1)
-			args := append([]string{"--db", db, "serve", "--addr", "127.0.0.1:0"}, c.args...)
-			env := func(k string) string { return c.env[k] }
-			go func() {
-				done <- Run(ctx, args, env, IO{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb})
-			}()
-			base := waitListening(t, &out, &errb, done)
+			srv := startServe(t, c.args, c.env)
+			base := srv.base
 			var wg sync.WaitGroup
 			for w := range 4 {
 				wg.Go(func() {
@@ -57,9 +46,7 @@ func TestServeAccessLog(t *testing.T) {
 				})
 			}
 			wg.Wait()
-			cancel() // at once: most lines still wait in the batch
-			waitServeExit(t, done, &errb)
-			log := errb.String()
+			log := srv.stop(t) // at once: most lines still wait in the batch
 			if got := strings.Count(log, "msg=request method=GET path=/api/public/challenges status=200 "); got != c.want {
 				t.Errorf("%d request lines for %d requests, want %d", got, requests, c.want)
 			}

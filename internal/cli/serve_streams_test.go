@@ -30,20 +30,11 @@ func TestServeMaxStreams(t *testing.T) {
 		{"env", nil, map[string]string{"FLAGSHIP_MAX_STREAMS": "2"}, 2},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			db := "sqlite:" + filepath.Join(t.TempDir(), "event.db")
-			ctx, cancel := context.WithCancel(context.Background())
-			defer cancel()
-			var out, errb syncBuffer
-			done := make(chan int, 1)
-			args := append([]string{"--db", db, "serve", "--addr", "127.0.0.1:0"}, c.args...)
-			env := func(k string) string { return c.env[k] }
-			go func() {
-				done <- Run(ctx, args, env, IO{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb})
-			}()
-			base := waitListening(t, &out, &errb, done)
+			srv := startServe(t, c.args, c.env)
+			base := srv.base
 
 			open := func() (*http.Response, context.CancelFunc) {
-				sctx, stop := context.WithCancel(ctx)
+				sctx, stop := context.WithCancel(srv.ctx)
 				req, _ := http.NewRequestWithContext(sctx, "GET", base+"/api/events", nil)
 				resp, err := http.DefaultClient.Do(req)
 				if err != nil {
@@ -76,10 +67,45 @@ func TestServeMaxStreams(t *testing.T) {
 			for _, stop := range stops {
 				stop()
 			}
-			cancel()
-			waitServeExit(t, done, &errb)
+			srv.stop(t)
 		})
 	}
+}
+
+// serving is a `flagship serve` run in the test's process, on a fresh
+// SQLite file and a free port of loopback.
+type serving struct {
+	base   string          // http://127.0.0.1:PORT
+	ctx    context.Context // ends when the server is told to stop
+	cancel context.CancelFunc
+	done   chan int // its exit code
+	errb   *syncBuffer
+}
+
+// startServe runs `flagship serve` with args and the environment env, and
+// waits until it listens; the server stops when the test ends.
+func startServe(t *testing.T, args []string, env map[string]string) *serving {
+	t.Helper()
+	db := "sqlite:" + filepath.Join(t.TempDir(), "event.db")
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	s := &serving{ctx: ctx, cancel: cancel, done: make(chan int, 1), errb: &syncBuffer{}}
+	var out syncBuffer
+	all := append([]string{"--db", db, "serve", "--addr", "127.0.0.1:0"}, args...)
+	go func() {
+		s.done <- Run(ctx, all, func(k string) string { return env[k] }, IO{Stdin: strings.NewReader(""), Stdout: &out, Stderr: s.errb})
+	}()
+	s.base = waitListening(t, &out, s.errb, s.done)
+	return s
+}
+
+// stop stops the server as a signal would, waits for it to exit, and
+// returns what it logged.
+func (s *serving) stop(t *testing.T) string {
+	t.Helper()
+	s.cancel()
+	waitServeExit(t, s.done, s.errb)
+	return s.errb.String()
 }
 
 // waitListening waits for serve to print its address and returns it.
