@@ -62,20 +62,7 @@ type client struct {
 // value") and checks the response's headers.
 func connect(t *testing.T, url string, headers ...string) *client {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	req, err := http.NewRequestWithContext(ctx, "GET", url, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, h := range headers {
-		k, v, _ := strings.Cut(h, ":")
-		req.Header.Set(strings.TrimSpace(k), strings.TrimSpace(v))
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		cancel()
-		t.Fatal(err)
-	}
+	resp, cancel := get(t, url, headers...)
 	if resp.StatusCode != 200 {
 		cancel()
 		resp.Body.Close()
@@ -90,6 +77,28 @@ func connect(t *testing.T, url string, headers ...string) *client {
 	go c.read()
 	t.Cleanup(c.close)
 	return c
+}
+
+// get sends GET url with the given headers ("Name: value"); cancel ends
+// the request and its body.
+func get(t *testing.T, url string, headers ...string) (*http.Response, context.CancelFunc) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	req, err := http.NewRequestWithContext(ctx, "GET", url, nil)
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	for _, h := range headers {
+		k, v, _ := strings.Cut(h, ":")
+		req.Header.Set(strings.TrimSpace(k), strings.TrimSpace(v))
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	return resp, cancel
 }
 
 func (c *client) close() {

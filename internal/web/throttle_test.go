@@ -107,13 +107,21 @@ func TestTwoFactorDisableThrottleHoldsUnderParallelTries(t *testing.T) {
 // secret.
 func enableTwoFactor(t *testing.T, b *browser) string {
 	t.Helper()
+	secret := beginTwoFactor(t, b)
+	code, _ := totp.GenerateCode(secret, time.Now())
+	want(t, "2FA on", b.post("/settings/2fa/confirm", url.Values{"code": {code}}), 200, "Two-factor authentication is on")
+	return secret
+}
+
+// beginTwoFactor starts turning two-factor on for b's account and returns
+// the pending secret the page shows.
+func beginTwoFactor(t *testing.T, b *browser) string {
+	t.Helper()
 	begin := b.post("/settings/2fa/begin", url.Values{})
 	secret := regexp.MustCompile(`<code id="secret">([A-Z2-7]+)</code>`).FindStringSubmatch(begin.body)
 	if secret == nil {
 		t.Fatalf("no secret on the page:\n%.2000s", begin.body)
 	}
-	code, _ := totp.GenerateCode(secret[1], time.Now())
-	want(t, "2FA on", b.post("/settings/2fa/confirm", url.Values{"code": {code}}), 200, "Two-factor authentication is on")
 	return secret[1]
 }
 

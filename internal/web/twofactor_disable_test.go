@@ -112,12 +112,8 @@ func TestAccountChangesOutliveASessionReadError(t *testing.T) {
 	for _, b := range []*browser{laptop, phone} {
 		b.post("/login", url.Values{"username": {"pam"}, "password": {"pam-password"}})
 	}
-	begin := laptop.post("/settings/2fa/begin", url.Values{})
-	secret := regexp.MustCompile(`<code id="secret">([A-Z2-7]+)</code>`).FindStringSubmatch(begin.body)
-	if secret == nil {
-		t.Fatalf("no secret on the page:\n%.2000s", begin.body)
-	}
-	code, _ := totp.GenerateCode(secret[1], time.Now())
+	secret := beginTwoFactor(t, laptop)
+	code, _ := totp.GenerateCode(secret, time.Now())
 
 	breakSessions(true)
 	on := laptop.post("/settings/2fa/confirm", url.Values{"code": {code}})
