@@ -113,8 +113,13 @@ func parseHop(s string) (netip.Addr, bool) {
 
 type ctxKey struct{}
 
-// Middleware resolves each request's client address once, for From.
+// Middleware resolves each request's client address once, for From. With
+// no proxy trusted the address is the peer's, which From reads from the
+// request itself: no copy of the request is made on that path.
 func (r Resolver) Middleware(next http.Handler) http.Handler {
+	if !r.Trusts() {
+		return next
+	}
 	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		ctx := context.WithValue(req.Context(), ctxKey{}, r.Address(req))
 		next.ServeHTTP(w, req.WithContext(ctx))
