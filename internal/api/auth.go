@@ -20,11 +20,11 @@ func (h *Handler) viewer(w http.ResponseWriter, r *http.Request, required bool) 
 		return platform.Viewer{}, err
 	}
 	if present {
-		return h.svc.AuthenticateKey(r.Context(), key)
+		return h.svc.Accounts.AuthenticateKey(r.Context(), key)
 	}
 	session := httpx.Session(h.SecureCookies)
 	if token, ok := session.Token(r); ok {
-		v, err := h.svc.AuthenticateSession(r.Context(), token)
+		v, err := h.svc.Accounts.AuthenticateSession(r.Context(), token)
 		if err == nil {
 			if r.Method != http.MethodGet && r.Method != http.MethodHead {
 				// A cookie rides along on cross-site requests; a key does not.

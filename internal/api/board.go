@@ -63,7 +63,7 @@ func newBoardCache(svc *platform.Service) *boardCache {
 func (c *boardCache) get() *boardSnap {
 	// LeaderboardVersion also moves the event's clock if an instant passed
 	// (a freeze starting).
-	if s := c.cur.Load(); s != nil && s.version >= c.svc.LeaderboardVersion() {
+	if s := c.cur.Load(); s != nil && s.version >= c.svc.Scoreboard.LeaderboardVersion() {
 		return s
 	}
 	return c.build()
@@ -108,7 +108,7 @@ func (c *boardCache) setInterval(d time.Duration) {
 func (c *boardCache) build() *boardSnap {
 	c.buildMu.Lock()
 	defer c.buildMu.Unlock()
-	if s := c.cur.Load(); s != nil && s.version >= c.svc.LeaderboardVersion() {
+	if s := c.cur.Load(); s != nil && s.version >= c.svc.Scoreboard.LeaderboardVersion() {
 		return s
 	}
 	c.schedMu.Lock()
@@ -117,7 +117,7 @@ func (c *boardCache) build() *boardSnap {
 	if c.entries == nil {
 		c.entries = map[string]*boardEntry{}
 	}
-	v, rows := c.svc.Leaderboard(func(id string, ver uint64) bool {
+	v, rows := c.svc.Scoreboard.Leaderboard(func(id string, ver uint64) bool {
 		e := c.entries[id]
 		return e != nil && e.version == ver
 	})
@@ -195,7 +195,7 @@ func (c *boardCache) wait(ctx context.Context) error {
 		if s == nil {
 			s = c.build()
 		}
-		if s.version >= c.svc.LeaderboardVersion() {
+		if s.version >= c.svc.Scoreboard.LeaderboardVersion() {
 			return nil
 		}
 		c.kick()

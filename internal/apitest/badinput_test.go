@@ -258,7 +258,7 @@ func TestBadCredentials(t *testing.T) {
 	}
 	for _, k := range keys {
 		if strings.HasPrefix(revoked, k.Prefix+"_") {
-			if _, err := s.Svc.RevokeAPIKey(ctx, platform.Operator, u.ID, k.ID); err != nil {
+			if _, err := s.Svc.Keys.Revoke(ctx, platform.Operator, u.ID, k.ID); err != nil {
 				t.Fatal(err)
 			}
 		}

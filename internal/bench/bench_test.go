@@ -726,7 +726,7 @@ func BenchmarkSubmitCorrectParallel(b *testing.B) {
 	freshRuns++
 	var slugs []string
 	for i := range fresh {
-		c, err := e.Svc.SaveChallenge(ctx, platform.Operator, platform.ChallengeInput{
+		c, err := e.Svc.Content.SaveChallenge(ctx, platform.Operator, platform.ChallengeInput{
 			Slug: fmt.Sprintf("rush-%d-%d", freshRuns, i), Title: fmt.Sprintf("Rush %d %d", freshRuns, i), Description: "A fresh challenge.",
 			Type: "standard", Categories: []string{"misc"}, Difficulty: ctf.Easy, Points: 100,
 			Flags: []ctf.Flag{{Kind: ctf.FlagStatic, Content: fmt.Sprintf("flag{rush_%d}", i)}}})
@@ -758,7 +758,7 @@ func BenchmarkSubmitCorrectParallel(b *testing.B) {
 	}
 	firsts := 0
 	for _, k := range e.Keys {
-		live, rebuilt := e.Svc.Profile(k.UserID), fresh2.Profile(k.UserID)
+		live, rebuilt := e.Svc.Scoreboard.Profile(k.UserID), fresh2.Scoreboard.Profile(k.UserID)
 		if live.FirstBloodCount != rebuilt.FirstBloodCount || live.Top3Count != rebuilt.Top3Count {
 			b.Fatalf("user %s: first bloods %d, top 3 %d live; %d, %d in the database", k.UserID,
 				live.FirstBloodCount, live.Top3Count, rebuilt.FirstBloodCount, rebuilt.Top3Count)

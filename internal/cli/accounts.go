@@ -55,7 +55,7 @@ func (a *app) userCreate(ctx context.Context, args []string) error {
 		return err
 	}
 	defer closeDB()
-	u, err := svc.CreateUser(ctx, platform.Operator, in)
+	u, err := svc.Accounts.CreateUser(ctx, platform.Operator, in)
 	if err != nil {
 		return flagError(err)
 	}
@@ -87,7 +87,7 @@ func (a *app) userList(ctx context.Context, args []string) error {
 		return err
 	}
 	defer closeDB()
-	users, err := svc.Users(ctx, platform.Operator, "")
+	users, err := svc.Admin.Users(ctx, platform.Operator, "")
 	if err != nil {
 		return err
 	}
@@ -107,11 +107,11 @@ func (a *app) userList(ctx context.Context, args []string) error {
 // createKey mints a key for a user and returns it and its secret, shown
 // once.
 func createKey(ctx context.Context, svc *platform.Service, username, name string, readOnly bool) (platform.APIKeyView, string, error) {
-	u, err := svc.UserByName(ctx, platform.Operator, username)
+	u, err := svc.Admin.UserByName(ctx, platform.Operator, username)
 	if err != nil {
 		return platform.APIKeyView{}, "", err
 	}
-	k, key, err := svc.CreateAPIKey(ctx, platform.Operator, platform.NewAPIKey{Owner: u.ID, Name: name, ReadOnly: readOnly})
+	k, key, err := svc.Keys.Create(ctx, platform.Operator, platform.NewAPIKey{Owner: u.ID, Name: name, ReadOnly: readOnly})
 	return k, key, flagError(err)
 }
 
@@ -154,11 +154,11 @@ func (a *app) apikeyList(ctx context.Context, args []string) error {
 		return err
 	}
 	defer closeDB()
-	u, err := svc.UserByName(ctx, platform.Operator, *username)
+	u, err := svc.Admin.UserByName(ctx, platform.Operator, *username)
 	if err != nil {
 		return err
 	}
-	keys, err := svc.APIKeys(ctx, platform.Operator, u.ID)
+	keys, err := svc.Keys.List(ctx, platform.Operator, u.ID)
 	if err != nil {
 		return err
 	}
@@ -194,11 +194,11 @@ func (a *app) apikeyRevoke(ctx context.Context, args []string) error {
 		return err
 	}
 	defer closeDB()
-	u, err := svc.UserByName(ctx, platform.Operator, *username)
+	u, err := svc.Admin.UserByName(ctx, platform.Operator, *username)
 	if err != nil {
 		return err
 	}
-	if _, err := svc.RevokeAPIKey(ctx, platform.Operator, u.ID, *id); err != nil {
+	if _, err := svc.Keys.Revoke(ctx, platform.Operator, u.ID, *id); err != nil {
 		return err
 	}
 	a.print(map[string]any{"id": *id, "revoked": true}, "revoked "+*id)

@@ -53,7 +53,7 @@ func (a *app) load(ctx context.Context, args []string) error {
 	defer db.Close()
 	// A bulk change: the use case needs no hot state here, and running
 	// servers rebuild theirs once.
-	rep, err := platform.New(db, platform.Options{}).Import(ctx, platform.Operator, ds)
+	rep, err := platform.New(db, platform.Options{}).Admin.Import(ctx, platform.Operator, ds)
 	if err != nil {
 		return err
 	}
@@ -100,7 +100,7 @@ func (a *app) dump(ctx context.Context, args []string) error {
 		return err
 	}
 	defer db.Close()
-	ds, err := platform.New(db, platform.Options{}).Export(ctx, platform.Operator)
+	ds, err := platform.New(db, platform.Options{}).Admin.Export(ctx, platform.Operator)
 	if err != nil {
 		return err
 	}

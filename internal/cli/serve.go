@@ -162,7 +162,7 @@ func importDemo(ctx context.Context, svc *platform.Service, db *store.DB) error 
 	if err != nil {
 		return fmt.Errorf("demo dataset: %w", err)
 	}
-	if _, err := svc.Import(ctx, platform.Operator, ds); err != nil {
+	if _, err := svc.Admin.Import(ctx, platform.Operator, ds); err != nil {
 		return fmt.Errorf("load demo: %w", err)
 	}
 	return nil

@@ -72,7 +72,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, r, http.StatusMethodNotAllowed, httpx.ErrorBody("method "+r.Method+" is not allowed here; use GET, HEAD"))
 		return
 	}
-	body, err := json.Marshal(Of(h.svc.Standings()))
+	body, err := json.Marshal(Of(h.svc.Scoreboard.Standings()))
 	if err != nil {
 		// Only plain strings and numbers go in: unreachable, but never a
 		// half-written body.

@@ -204,7 +204,7 @@ func TestFeedFrozen(t *testing.T) {
 	s := apitest.Start(t, event)
 	before := getFeed(t, s)
 	freeze := time.Now().Add(-time.Minute)
-	if _, err := s.Svc.SetEvent(context.Background(), platform.Operator, ctf.Event{Name: "Test", Freeze: &freeze}); err != nil {
+	if _, err := s.Svc.Event.Set(context.Background(), platform.Operator, ctf.Event{Name: "Test", Freeze: &freeze}); err != nil {
 		t.Fatal(err)
 	}
 	key := apitest.Bearer(s.Key("erin"))

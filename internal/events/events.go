@@ -6,7 +6,7 @@
 //
 // A client costs the handler's own goroutine (and net/http's connection
 // reader) and no more: events are read from the replica's shared ring in
-// batches (platform.Service.RecentEvents, memory only: no client makes the
+// batches (platform.Stream.RecentEvents, memory only: no client makes the
 // database work), waiting is on the ring's shared broadcast (WaitEvents),
 // and each event is encoded once for all clients. How many streams a
 // replica holds, and one client address holds, is capped (limits.go).
@@ -90,9 +90,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if after < 0 {
-		after = h.svc.LastEvent()
+		after = h.svc.Stream.LastEvent()
 	} else {
-		after = h.svc.ResumeAfter(after)
+		after = h.svc.Stream.ResumeAfter(after)
 	}
 	addr := clientaddr.Bucket(r)
 	limit := h.MaxStreams
@@ -146,8 +146,8 @@ func (h *Handler) pump(ctx context.Context, s *stream, after int64) error {
 	}
 	nextPing := time.Now().Add(beat)
 	for {
-		last := h.svc.LastEvent()
-		evs := h.svc.RecentEvents(after, batchSize)
+		last := h.svc.Stream.LastEvent()
+		evs := h.svc.Stream.RecentEvents(after, batchSize)
 		if len(evs) == 0 && last > after {
 			// Relayed but no longer kept (the ring started again after a
 			// rebuild of the state): skip them rather than spin on
@@ -174,7 +174,7 @@ func (h *Handler) pump(ctx context.Context, s *stream, after int64) error {
 			continue
 		}
 		wctx, cancel := context.WithDeadline(ctx, nextPing)
-		_, err := h.svc.WaitEvents(wctx, after)
+		_, err := h.svc.Stream.WaitEvents(wctx, after)
 		cancel()
 		switch {
 		case ctx.Err() != nil:
@@ -348,7 +348,7 @@ func challengeOf(c *platform.EventChallenge) *challengeJSON {
 }
 
 // data is ev's JSON payload.
-func data(ev *platform.Event) any {
+func data(ev *platform.StreamEvent) any {
 	at := ctf.FormatTime(ev.At)
 	switch {
 	case ev.Kind == ctf.StreamSolve && ev.Solve != nil:
@@ -368,7 +368,7 @@ func data(ev *platform.Event) any {
 
 // encode is ev as one SSE frame. JSON escapes line breaks inside strings,
 // so the data is one line whatever an announcement's Markdown holds.
-func encode(ev *platform.Event) []byte {
+func encode(ev *platform.StreamEvent) []byte {
 	b, err := json.Marshal(data(ev))
 	if err != nil {
 		b = []byte(`{}`) // plain structs of strings, ints and bools: cannot fail
@@ -392,7 +392,7 @@ type frameCache struct {
 
 const frameSlots = 1024
 
-func (c *frameCache) frame(ev *platform.Event) []byte {
+func (c *frameCache) frame(ev *platform.StreamEvent) []byte {
 	i := ev.Seq % frameSlots
 	c.mu.RLock()
 	slot := c.slots[i]

@@ -159,12 +159,12 @@ func TestReplayIsTheLastThousandFromMemory(t *testing.T) {
 	s := apitest.Start(t, "")
 	ctx := context.Background()
 	for i := range made {
-		if _, err := s.Svc.PostAnnouncement(ctx, platform.Operator, "News "+strconv.Itoa(i), "", ""); err != nil {
+		if _, err := s.Svc.Event.PostAnnouncement(ctx, platform.Operator, "News "+strconv.Itoa(i), "", ""); err != nil {
 			t.Fatal(err)
 		}
 	}
 	s.Sync()
-	head := s.Svc.LastEvent()
+	head := s.Svc.Stream.LastEvent()
 	if head < made {
 		t.Fatalf("head %d after %d announcements", head, made)
 	}

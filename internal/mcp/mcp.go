@@ -84,7 +84,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	var v platform.Viewer
 	if err == nil {
-		v, err = h.svc.AuthenticateKey(r.Context(), key)
+		v, err = h.svc.Accounts.AuthenticateKey(r.Context(), key)
 	}
 	if err != nil {
 		// As the API answers: 401 for a bad key, 503 when the platform

@@ -215,7 +215,7 @@ func TestReadOnlyKey(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, key, err := s.Svc.CreateAPIKey(context.Background(), platform.Operator, platform.NewAPIKey{Owner: u.ID, Name: "ro", ReadOnly: true})
+	_, key, err := s.Svc.Keys.Create(context.Background(), platform.Operator, platform.NewAPIKey{Owner: u.ID, Name: "ro", ReadOnly: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -156,7 +156,7 @@ func schemaFor[T any](enums map[string][]any) *jsonschema.Schema {
 func (h *Handler) listChallenges(ctx context.Context, _ *sdk.CallToolRequest, in listInput) (*sdk.CallToolResult, listOutput, error) {
 	v := viewer(ctx)
 	out := listOutput{Challenges: []challengeItem{}}
-	for _, c := range h.svc.Board(v) {
+	for _, c := range h.svc.Play.Board(v) {
 		switch {
 		case in.Category != "" && !hasFold(c.Categories, in.Category),
 			in.Difficulty != "" && !strings.EqualFold(string(c.Difficulty), in.Difficulty),
@@ -183,11 +183,11 @@ func hasFold(list []string, s string) bool {
 
 func (h *Handler) getChallenge(ctx context.Context, _ *sdk.CallToolRequest, in slugInput) (*sdk.CallToolResult, challengeOutput, error) {
 	v := viewer(ctx)
-	c, err := h.svc.Challenge(in.Slug, v)
+	c, err := h.svc.Play.Challenge(in.Slug, v)
 	if err != nil {
 		return nil, challengeOutput{}, h.toolError(err, in.Slug)
 	}
-	reqs, _ := h.svc.Prerequisites(in.Slug, v)
+	reqs, _ := h.svc.Play.Prerequisites(in.Slug, v)
 	out := challengeOutput{Slug: c.Slug, Title: c.Title, Categories: c.Categories, Difficulty: c.Difficulty, Points: c.Points,
 		Description: c.Description, Solves: c.SolvesCount, Attempts: c.AttemptsCount, Solved: c.Solved,
 		SubmittedFlag: c.SubmittedFlag, Unlocked: c.Unlocked, PrerequisitesLeft: []string{},
@@ -198,7 +198,7 @@ func (h *Handler) getChallenge(ctx context.Context, _ *sdk.CallToolRequest, in s
 		}
 	}
 	out.Unreleased = reqs.Unreleased
-	f, err := h.svc.FileOf(ctx, in.Slug)
+	f, err := h.svc.Play.FileOf(ctx, in.Slug)
 	if err != nil {
 		return nil, challengeOutput{}, h.toolError(err, in.Slug)
 	}
@@ -211,7 +211,7 @@ func (h *Handler) getChallenge(ctx context.Context, _ *sdk.CallToolRequest, in s
 			}
 		}
 	}
-	if conn := h.svc.ConnectionInfo(in.Slug); c.HasInstance || conn != "" {
+	if conn := h.svc.Play.ConnectionInfo(in.Slug); c.HasInstance || conn != "" {
 		out.Instance = &instanceOutput{Port: c.DockerPort, Connection: conn}
 	}
 	return nil, out, nil
@@ -219,7 +219,7 @@ func (h *Handler) getChallenge(ctx context.Context, _ *sdk.CallToolRequest, in s
 
 func (h *Handler) submitFlag(ctx context.Context, _ *sdk.CallToolRequest, in submitInput) (*sdk.CallToolResult, submitOutput, error) {
 	v := viewer(ctx)
-	res, err := h.svc.Submit(ctx, v, in.Slug, in.Flag)
+	res, err := h.svc.Play.Submit(ctx, v, in.Slug, in.Flag)
 	out := submitOutput{NewBadges: []badgeOutput{}}
 	var de *ctf.Error
 	switch {

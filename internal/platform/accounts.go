@@ -27,7 +27,7 @@ type SignUp struct {
 // taken username or email is a Conflict; every rule of ctf's is checked;
 // past Options.SignupLimit accounts from one address within the hour the
 // answer is RateLimited with the wait.
-func (s *Service) SignUp(ctx context.Context, in SignUp) (ctf.User, error) {
+func (s *Accounts) SignUp(ctx context.Context, in SignUp) (ctf.User, error) {
 	if s.opts.RegistrationClosed {
 		return ctf.User{}, ctf.Errorf(ctf.Forbidden, "registration is closed; ask the organisers for an account")
 	}
@@ -36,7 +36,7 @@ func (s *Service) SignUp(ctx context.Context, in SignUp) (ctf.User, error) {
 }
 
 // RegistrationOpen reports whether anyone may sign up.
-func (s *Service) RegistrationOpen() bool { return !s.opts.RegistrationClosed }
+func (s *Accounts) RegistrationOpen() bool { return !s.opts.RegistrationClosed }
 
 // NewUser is an account an admin or the operator creates.
 type NewUser struct {
@@ -48,7 +48,7 @@ type NewUser struct {
 // CreateUser creates an account for an admin or the operator, with the
 // rules of SignUp (the password only if one is given), even when
 // registration is closed.
-func (s *Service) CreateUser(ctx context.Context, v Viewer, in NewUser) (ctf.User, error) {
+func (s *Accounts) CreateUser(ctx context.Context, v Viewer, in NewUser) (ctf.User, error) {
 	if !v.admin() {
 		return ctf.User{}, errNotAdmin
 	}
@@ -61,7 +61,7 @@ func (s *Service) CreateUser(ctx context.Context, v Viewer, in NewUser) (ctf.Use
 // createUser checks and records a new account; signupFrom is the client
 // address of a sign-up (counted against the sign-up limit), "" for an
 // account an admin or the operator creates.
-func (s *Service) createUser(ctx context.Context, in NewUser, needPassword bool, audit *ctf.AuditEntry, signupFrom string) (ctf.User, error) {
+func (s *core) createUser(ctx context.Context, in NewUser, needPassword bool, audit *ctf.AuditEntry, signupFrom string) (ctf.User, error) {
 	in.Username, in.Email, in.Name = strings.TrimSpace(in.Username), strings.TrimSpace(in.Email), strings.TrimSpace(in.Name)
 	checks := []error{ctf.ValidateUsername(in.Username), ctf.ValidateEmail(in.Email), ctf.ValidateDisplayName(in.Name), ctf.ValidateRole(in.Role)}
 	if needPassword {
@@ -100,7 +100,7 @@ func (s *Service) createUser(ctx context.Context, in NewUser, needPassword bool,
 }
 
 // insertUser records a new account and applies it to the hot state.
-func (s *Service) insertUser(ctx context.Context, u ctf.User, audit *ctf.AuditEntry) (ctf.User, error) {
+func (s *core) insertUser(ctx context.Context, u ctf.User, audit *ctf.AuditEntry) (ctf.User, error) {
 	s.gate.RLock()
 	defer s.gate.RUnlock()
 	seqs, err := s.db.CreateUser(ctx, u, audit)
@@ -113,7 +113,7 @@ func (s *Service) insertUser(ctx context.Context, u ctf.User, audit *ctf.AuditEn
 
 // takenName reports whether the hot state knows the username, in any
 // case, or the email already (the database's unique keys decide races).
-func (s *Service) takenName(username, email string) bool {
+func (s *core) takenName(username, email string) bool {
 	st := s.state()
 	if st == nil {
 		return false
@@ -157,7 +157,7 @@ type LoginResult struct {
 // password is checked, per account and per address; past the throttle the
 // answer is RateLimited with the wait. A wrong username and a wrong
 // password read the same.
-func (s *Service) Login(ctx context.Context, in Login) (LoginResult, error) {
+func (s *Accounts) Login(ctx context.Context, in Login) (LoginResult, error) {
 	name := strings.TrimSpace(in.Username)
 	if !loginName(name) {
 		// No account has such a name, and Unicode would fold some of them
@@ -236,7 +236,7 @@ var dummyPasswordHash = sync.OnceValue(func() string { return secret.HashPasswor
 
 // userByLogin finds an account by username (exactly, else ignoring the
 // case of its letters), or by email when the name has an @.
-func (s *Service) userByLogin(name string) *ctf.User {
+func (s *core) userByLogin(name string) *ctf.User {
 	st := s.state()
 	st.mu.RLock()
 	defer st.mu.RUnlock()
@@ -255,7 +255,7 @@ func (s *Service) userByLogin(name string) *ctf.User {
 }
 
 // Logout ends the session that authenticated v.
-func (s *Service) Logout(ctx context.Context, v Viewer) error {
+func (s *Accounts) Logout(ctx context.Context, v Viewer) error {
 	if v.User == nil || v.Session == "" {
 		return nil
 	}
@@ -273,7 +273,7 @@ type SessionView struct {
 }
 
 // Sessions lists the caller's active sessions, newest first.
-func (s *Service) Sessions(ctx context.Context, v Viewer) ([]SessionView, error) {
+func (s *Accounts) Sessions(ctx context.Context, v Viewer) ([]SessionView, error) {
 	if v.User == nil {
 		return nil, errAuthRequired
 	}
@@ -299,7 +299,7 @@ func (s *Service) Sessions(ctx context.Context, v Viewer) ([]SessionView, error)
 }
 
 // RevokeSession ends one of the caller's sessions.
-func (s *Service) RevokeSession(ctx context.Context, v Viewer, id string) error {
+func (s *Accounts) RevokeSession(ctx context.Context, v Viewer, id string) error {
 	if v.User == nil {
 		return errAuthRequired
 	}
@@ -307,14 +307,14 @@ func (s *Service) RevokeSession(ctx context.Context, v Viewer, id string) error 
 }
 
 // RevokeOtherSessions ends every session of the caller but the current one.
-func (s *Service) RevokeOtherSessions(ctx context.Context, v Viewer) error {
+func (s *Accounts) RevokeOtherSessions(ctx context.Context, v Viewer) error {
 	if v.User == nil {
 		return errAuthRequired
 	}
 	return s.revokeSessions(ctx, v.User.ID, v.Session, true)
 }
 
-func (s *Service) revokeSessions(ctx context.Context, userID, idHash string, allBut bool) error {
+func (s *core) revokeSessions(ctx context.Context, userID, idHash string, allBut bool) error {
 	s.gate.RLock()
 	defer s.gate.RUnlock()
 	// The change log's rows are not marked as this process's own: if the
@@ -341,7 +341,7 @@ func (s *Service) revokeSessions(ctx context.Context, userID, idHash string, all
 // the recovery codes, while it is on); the rows are then not marked as
 // this process's own, and the next catch-up applies them, the ended
 // sessions included. The caller holds the gate shared.
-func (s *Service) applyOwnWithSessions(ctx context.Context, u ctf.User, seqs []int64) {
+func (s *core) applyOwnWithSessions(ctx context.Context, u ctf.User, seqs []int64) {
 	e, err := s.db.Entities(context.WithoutCancel(ctx), []store.ChangeRef{{Kind: store.ChangeSessions, Entity: u.ID}})
 	if err != nil {
 		s.log.Warn("read a user's sessions back after a change; the next catch-up applies it", "user", u.ID, "err", err)
@@ -358,7 +358,7 @@ func (s *Service) applyOwnWithSessions(ctx context.Context, u ctf.User, seqs []i
 // ChangePassword sets a new password after checking the current one, and
 // ends every other session of the caller. The check is throttled as a
 // log-in is, on the account's counter.
-func (s *Service) ChangePassword(ctx context.Context, v Viewer, current, next string) error {
+func (s *Accounts) ChangePassword(ctx context.Context, v Viewer, current, next string) error {
 	if v.User == nil {
 		return errAuthRequired
 	}
@@ -400,7 +400,7 @@ func (s *Service) ChangePassword(ctx context.Context, v Viewer, current, next st
 
 // UpdateProfile sets the caller's display name and avatar URL (http or
 // https only).
-func (s *Service) UpdateProfile(ctx context.Context, v Viewer, name, image string) (ctf.User, error) {
+func (s *Accounts) UpdateProfile(ctx context.Context, v Viewer, name, image string) (ctf.User, error) {
 	if v.User == nil {
 		return ctf.User{}, errAuthRequired
 	}
@@ -414,7 +414,7 @@ func (s *Service) UpdateProfile(ctx context.Context, v Viewer, name, image strin
 	return s.updateUser(ctx, v.User.ID, store.UserUpdate{Name: &name, Image: &image}, nil)
 }
 
-func (s *Service) updateUser(ctx context.Context, id string, up store.UserUpdate, audit *ctf.AuditEntry) (ctf.User, error) {
+func (s *core) updateUser(ctx context.Context, id string, up store.UserUpdate, audit *ctf.AuditEntry) (ctf.User, error) {
 	s.gate.RLock()
 	defer s.gate.RUnlock()
 	if up.Role != nil || up.Banned != nil {

@@ -11,7 +11,7 @@ import (
 
 // solvedVisible returns the visible challenge of slug if the caller solved
 // it: NotFound for an unknown or hidden slug, Forbidden before the solve.
-func (s *Service) solvedVisible(v Viewer, slug, what string) (ctf.Challenge, error) {
+func (s *core) solvedVisible(v Viewer, slug, what string) (ctf.Challenge, error) {
 	if v.User == nil {
 		return ctf.Challenge{}, errAuthRequired
 	}
@@ -30,7 +30,7 @@ func (s *Service) solvedVisible(v Viewer, slug, what string) (ctf.Challenge, err
 
 // Review creates or changes the caller's review of a challenge they
 // solved: stars 1–5, difficulty 1–10.
-func (s *Service) Review(ctx context.Context, v Viewer, slug string, stars, difficulty int) (ReviewView, error) {
+func (s *Play) Review(ctx context.Context, v Viewer, slug string, stars, difficulty int) (ReviewView, error) {
 	c, err := s.solvedVisible(v, slug, "review")
 	if err != nil {
 		return ReviewView{}, err
@@ -61,7 +61,7 @@ type WriteupInput struct {
 
 // SaveWriteup creates or edits the caller's writeup of a challenge they
 // solved. Every save puts it back in the moderation queue (pending).
-func (s *Service) SaveWriteup(ctx context.Context, v Viewer, slug string, in WriteupInput) (WriteupView, error) {
+func (s *Play) SaveWriteup(ctx context.Context, v Viewer, slug string, in WriteupInput) (WriteupView, error) {
 	c, err := s.solvedVisible(v, slug, "write up")
 	if err != nil {
 		return WriteupView{}, err
@@ -88,7 +88,7 @@ func (s *Service) SaveWriteup(ctx context.Context, v Viewer, slug string, in Wri
 }
 
 // applyWriteup applies this process's write of w and returns its view.
-func (s *Service) applyWriteup(seqs []int64, w ctf.Writeup) (view WriteupView) {
+func (s *core) applyWriteup(seqs []int64, w ctf.Writeup) (view WriteupView) {
 	s.applyOwn(seqs, func(st *state, _ dirtySet) {
 		st.putWriteup(w)
 		view = st.writeupView(st.writeups[w.ID])
@@ -98,7 +98,7 @@ func (s *Service) applyWriteup(seqs []int64, w ctf.Writeup) (view WriteupView) {
 
 // MyWriteup returns the caller's writeup of a challenge and the reason it
 // was rejected, if it was; NotFound when there is none.
-func (s *Service) MyWriteup(ctx context.Context, v Viewer, slug string) (WriteupView, string, error) {
+func (s *Play) MyWriteup(ctx context.Context, v Viewer, slug string) (WriteupView, string, error) {
 	if v.User == nil {
 		return WriteupView{}, "", errAuthRequired
 	}

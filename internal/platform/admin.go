@@ -20,7 +20,7 @@ import (
 // recorded in the audit log in the same transaction as its change.
 
 // audit returns the audit entry of an admin action.
-func (s *Service) audit(v Viewer, action, target string, detail map[string]any) *ctf.AuditEntry {
+func (s *core) audit(v Viewer, action, target string, detail map[string]any) *ctf.AuditEntry {
 	a := &ctf.AuditEntry{Actor: "operator", Action: action, Target: target, At: ctf.Millis(s.now())}
 	if v.User != nil {
 		a.ActorID, a.Actor = v.User.ID, v.User.Username
@@ -34,7 +34,7 @@ func (s *Service) audit(v Viewer, action, target string, detail map[string]any) 
 
 // AuditLog returns up to limit entries of the audit log, newest first,
 // older than before (0: the newest).
-func (s *Service) AuditLog(ctx context.Context, v Viewer, before int64, limit int) ([]ctf.AuditEntry, error) {
+func (s *Admin) AuditLog(ctx context.Context, v Viewer, before int64, limit int) ([]ctf.AuditEntry, error) {
 	if !v.admin() {
 		return nil, errNotAdmin
 	}
@@ -54,7 +54,7 @@ type UserView struct {
 
 // Users lists the accounts whose username, name or email contains query
 // (all for ""), oldest first.
-func (s *Service) Users(ctx context.Context, v Viewer, query string) ([]UserView, error) {
+func (s *Admin) Users(ctx context.Context, v Viewer, query string) ([]UserView, error) {
 	if !v.admin() {
 		return nil, errNotAdmin
 	}
@@ -81,7 +81,7 @@ func (s *Service) Users(ctx context.Context, v Viewer, query string) ([]UserView
 
 // UserByName returns the account with that username, for admins and the
 // operator.
-func (s *Service) UserByName(ctx context.Context, v Viewer, username string) (UserView, error) {
+func (s *Admin) UserByName(ctx context.Context, v Viewer, username string) (UserView, error) {
 	if !v.admin() {
 		return UserView{}, errNotAdmin
 	}
@@ -98,7 +98,7 @@ func (s *Service) UserByName(ctx context.Context, v Viewer, username string) (Us
 
 // SetBanned bans or unbans a user: a banned user's solves, attempts and
 // reviews leave every public aggregate, and they cannot submit.
-func (s *Service) SetBanned(ctx context.Context, v Viewer, userID string, banned bool) (ctf.User, error) {
+func (s *Admin) SetBanned(ctx context.Context, v Viewer, userID string, banned bool) (ctf.User, error) {
 	u, err := s.adminOnOther(v, userID, "ban or unban")
 	if err != nil {
 		return ctf.User{}, err
@@ -111,7 +111,7 @@ func (s *Service) SetBanned(ctx context.Context, v Viewer, userID string, banned
 }
 
 // SetRole promotes a user to admin or demotes them to player.
-func (s *Service) SetRole(ctx context.Context, v Viewer, userID string, role ctf.Role) (ctf.User, error) {
+func (s *Admin) SetRole(ctx context.Context, v Viewer, userID string, role ctf.Role) (ctf.User, error) {
 	if err := ctf.ValidateRole(role); err != nil {
 		return ctf.User{}, err
 	}
@@ -125,7 +125,7 @@ func (s *Service) SetRole(ctx context.Context, v Viewer, userID string, role ctf
 // adminOnOther checks that v is an admin acting on another account (an
 // admin who banned or demoted themselves would lock the event's admins
 // out) and returns that account.
-func (s *Service) adminOnOther(v Viewer, userID, what string) (*ctf.User, error) {
+func (s *core) adminOnOther(v Viewer, userID, what string) (*ctf.User, error) {
 	if !v.admin() {
 		return nil, errNotAdmin
 	}
@@ -140,7 +140,7 @@ func (s *Service) adminOnOther(v Viewer, userID, what string) (*ctf.User, error)
 }
 
 // ModerationQueue lists the writeups awaiting moderation, oldest first.
-func (s *Service) ModerationQueue(ctx context.Context, v Viewer) ([]WriteupView, error) {
+func (s *Content) ModerationQueue(ctx context.Context, v Viewer) ([]WriteupView, error) {
 	if !v.admin() {
 		return nil, errNotAdmin
 	}
@@ -171,7 +171,7 @@ const MaxReasonChars = 500
 
 // ModerateWriteup approves or rejects a writeup; a rejection may say why,
 // and its author sees it.
-func (s *Service) ModerateWriteup(ctx context.Context, v Viewer, writeupID string, approve bool, reason string) (WriteupView, error) {
+func (s *Content) ModerateWriteup(ctx context.Context, v Viewer, writeupID string, approve bool, reason string) (WriteupView, error) {
 	if !v.admin() {
 		return WriteupView{}, errNotAdmin
 	}
@@ -231,7 +231,7 @@ const DefaultMaxFileBytes = 64 << 20
 // format has (flags that compile and stay anchored, prerequisites that
 // exist and make no cycle, a unique slug) and applies it to the hot
 // state of every replica without a rebuild.
-func (s *Service) SaveChallenge(ctx context.Context, v Viewer, in ChallengeInput) (ctf.Challenge, error) {
+func (s *Content) SaveChallenge(ctx context.Context, v Viewer, in ChallengeInput) (ctf.Challenge, error) {
 	if !v.admin() {
 		return ctf.Challenge{}, errNotAdmin
 	}
@@ -254,7 +254,7 @@ func (s *Service) SaveChallenge(ctx context.Context, v Viewer, in ChallengeInput
 }
 
 // SetChallengeHidden hides or shows a challenge.
-func (s *Service) SetChallengeHidden(ctx context.Context, v Viewer, slug string, hidden bool) (ctf.Challenge, error) {
+func (s *Content) SetChallengeHidden(ctx context.Context, v Viewer, slug string, hidden bool) (ctf.Challenge, error) {
 	in, err := s.ChallengeForEdit(ctx, v, slug)
 	if err != nil {
 		return ctf.Challenge{}, err
@@ -265,7 +265,7 @@ func (s *Service) SetChallengeHidden(ctx context.Context, v Viewer, slug string,
 
 // ChallengeForEdit returns a challenge, hidden or not, as SaveChallenge
 // takes it.
-func (s *Service) ChallengeForEdit(ctx context.Context, v Viewer, slug string) (ChallengeInput, error) {
+func (s *Content) ChallengeForEdit(ctx context.Context, v Viewer, slug string) (ChallengeInput, error) {
 	if !v.admin() {
 		return ChallengeInput{}, errNotAdmin
 	}
@@ -296,7 +296,7 @@ func (s *Service) ChallengeForEdit(ctx context.Context, v Viewer, slug string) (
 
 // checkChallenge validates in against the rules and the hot state, and
 // returns the challenge to store (flags compiled) and the file's bytes.
-func (s *Service) checkChallenge(in ChallengeInput) (ctf.Challenge, []byte, error) {
+func (s *core) checkChallenge(in ChallengeInput) (ctf.Challenge, []byte, error) {
 	c := ctf.Challenge{ID: in.ID, Slug: strings.TrimSpace(in.Slug), Title: strings.TrimSpace(in.Title), Description: in.Description,
 		Difficulty: in.Difficulty, Points: in.Points, Type: strings.TrimSpace(in.Type), HasInstance: in.HasInstance,
 		DockerPort: in.DockerPort, Hidden: in.Hidden, Tags: in.Tags, ConnectionInfo: strings.TrimSpace(in.ConnectionInfo)}
@@ -405,7 +405,7 @@ func (s *Service) checkChallenge(in ChallengeInput) (ctf.Challenge, []byte, erro
 	return c, data, nil
 }
 
-func (s *Service) maxFileBytes() int {
+func (s *core) maxFileBytes() int {
 	if s.opts.MaxFileBytes > 0 {
 		return s.opts.MaxFileBytes
 	}
@@ -480,7 +480,7 @@ type ImportReport struct {
 
 // Import loads a dataset (flagship load): a bulk change, after which every
 // replica rebuilds its state once.
-func (s *Service) Import(ctx context.Context, v Viewer, ds *dataset.Dataset) (ImportReport, error) {
+func (s *Admin) Import(ctx context.Context, v Viewer, ds *dataset.Dataset) (ImportReport, error) {
 	if !v.admin() {
 		return ImportReport{}, errNotAdmin
 	}
@@ -494,7 +494,7 @@ func (s *Service) Import(ctx context.Context, v Viewer, ds *dataset.Dataset) (Im
 		return rep, err
 	}
 	if s.state() != nil {
-		if err := s.Load(ctx); err != nil {
+		if err := s.load(ctx); err != nil {
 			return rep, err
 		}
 	}
@@ -506,7 +506,7 @@ func (s *Service) Import(ctx context.Context, v Viewer, ds *dataset.Dataset) (Im
 // would refuse as naming a private host. They load (a file restores what
 // an operator had, perhaps on a server that allows them), but unless the
 // server allows private targets every delivery to them will be refused.
-func (s *Service) webhookWarnings(ds *dataset.Dataset) []string {
+func (s *core) webhookWarnings(ds *dataset.Dataset) []string {
 	if s.opts.WebhooksAllowPrivate {
 		return nil
 	}
@@ -521,11 +521,11 @@ func (s *Service) webhookWarnings(ds *dataset.Dataset) []string {
 }
 
 // Export reads the whole platform as one dataset (flagship dump).
-func (s *Service) Export(ctx context.Context, v Viewer) (*dataset.Dataset, error) {
+func (s *Admin) Export(ctx context.Context, v Viewer) (*dataset.Dataset, error) {
 	if !v.admin() {
 		return nil, errNotAdmin
 	}
-	s.FlushTouches(ctx)
+	s.flushTouches(ctx)
 	return transfer.Dump(ctx, s.db)
 }
 
@@ -564,7 +564,7 @@ type FirstBlood struct {
 
 // Overview returns the event at a glance: counts, solves per hour, the
 // challenges by solves (most solved first) and the latest first bloods.
-func (s *Service) Overview(ctx context.Context, v Viewer) (Overview, error) {
+func (s *Admin) Overview(ctx context.Context, v Viewer) (Overview, error) {
 	if !v.admin() {
 		return Overview{}, errNotAdmin
 	}
@@ -611,7 +611,7 @@ func (s *Service) Overview(ctx context.Context, v Viewer) (Overview, error) {
 // AdminChallenges lists every challenge, pending and hidden ones included,
 // in list order (pending, then hidden, last): an organiser sets up the
 // event before it opens.
-func (s *Service) AdminChallenges(ctx context.Context, v Viewer) ([]ChallengeCount, error) {
+func (s *Content) AdminChallenges(ctx context.Context, v Viewer) ([]ChallengeCount, error) {
 	if !v.admin() {
 		return nil, errNotAdmin
 	}

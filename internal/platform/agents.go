@@ -22,11 +22,11 @@ type NewAgent struct {
 
 var errAgentsOwnNothing = ctf.Errorf(ctf.Forbidden, "an agent cannot create agents; its owner does")
 
-// CreateAgent creates an agent account owned by a person. An agent has no
+// Create creates an agent account owned by a person. An agent has no
 // password and no email: it plays only under the keys its owner mints for
 // it (CreateAPIKey with Owner set to the agent), on the same board as
 // people. A person runs at most ctf.MaxAgentsPerOwner agents.
-func (s *Service) CreateAgent(ctx context.Context, v Viewer, in NewAgent) (ctf.User, error) {
+func (s *Agents) Create(ctx context.Context, v Viewer, in NewAgent) (ctf.User, error) {
 	if v.User == nil && !v.Operator {
 		return ctf.User{}, errAuthRequired
 	}
@@ -84,9 +84,9 @@ type AgentView struct {
 	Keys []APIKeyView // oldest first, revoked ones included
 }
 
-// Agents lists the agents a person owns (owner "" for the caller), oldest
+// List lists the agents a person owns (owner "" for the caller), oldest
 // first. Only the owner, admins and the operator may list them.
-func (s *Service) Agents(ctx context.Context, v Viewer, owner string) ([]AgentView, error) {
+func (s *Agents) List(ctx context.Context, v Viewer, owner string) ([]AgentView, error) {
 	if owner == "" {
 		if v.User == nil {
 			return nil, errAuthRequired
@@ -112,8 +112,8 @@ func (s *Service) Agents(ctx context.Context, v Viewer, owner string) ([]AgentVi
 	return out, nil
 }
 
-// AllAgents lists every agent account, oldest first: the operator's export.
-func (s *Service) AllAgents(ctx context.Context, v Viewer) ([]ctf.User, error) {
+// All lists every agent account, oldest first: the operator's export.
+func (s *Agents) All(ctx context.Context, v Viewer) ([]ctf.User, error) {
 	if !v.admin() {
 		return nil, errNotAdmin
 	}
@@ -182,14 +182,14 @@ type RunAttempt struct {
 	KeyID   string
 }
 
-// AgentRun returns the run of the agent called username as v sees it. It
+// Run returns the run of the agent called username as v sees it. It
 // reads the agent's submissions from the database (a page few people open,
 // not a hot read); hidden challenges are left out, as from every public
 // read. During a freeze, a viewer who does not see what it holds back
 // (seesHeld: not the agent, its owner or an admin) gets the run as it stood
 // at the freeze: a held solve is no solve there, and the attempts since
 // are left out too, since when an agent stops trying tells what it solved.
-func (s *Service) AgentRun(ctx context.Context, v Viewer, username string) (Run, error) {
+func (s *Agents) Run(ctx context.Context, v Viewer, username string) (Run, error) {
 	st := s.state()
 	st.mu.RLock()
 	u := st.byName[username]

@@ -11,7 +11,7 @@ import (
 // PostAnnouncement posts a message to the players (admins and the
 // operator): a title, a Markdown body and optionally the challenge it is
 // about (by slug). It reaches the live stream and the webhooks.
-func (s *Service) PostAnnouncement(ctx context.Context, v Viewer, title, body, challengeSlug string) (AnnouncementView, error) {
+func (s *Event) PostAnnouncement(ctx context.Context, v Viewer, title, body, challengeSlug string) (AnnouncementView, error) {
 	if !v.admin() {
 		return AnnouncementView{}, errNotAdmin
 	}
@@ -47,13 +47,13 @@ func (s *Service) PostAnnouncement(ctx context.Context, v Viewer, title, body, c
 		st.putAnnouncement(a)
 		view = st.announcementView(a)
 	})
-	s.Wake() // relay its stream event now
+	s.wakeUp() // relay its stream event now
 	return view, nil
 }
 
 // AnnouncementsAfter counts the announcements posted after t: a page's
 // unread mark, counted without building their views.
-func (s *Service) AnnouncementsAfter(t time.Time) int {
+func (s *Event) AnnouncementsAfter(t time.Time) int {
 	st := s.state()
 	st.mu.RLock()
 	defer st.mu.RUnlock()
@@ -65,7 +65,7 @@ func (s *Service) AnnouncementsAfter(t time.Time) int {
 }
 
 // Announcements returns the announcements, newest first.
-func (s *Service) Announcements() []AnnouncementView {
+func (s *Event) Announcements() []AnnouncementView {
 	st := s.state()
 	st.mu.RLock()
 	defer st.mu.RUnlock()

@@ -67,7 +67,7 @@ const (
 // with the same message, so a caller learns nothing about which keys
 // exist. A key made by another process a moment ago is found by one
 // catch-up.
-func (s *Service) AuthenticateKey(ctx context.Context, key string) (Viewer, error) {
+func (s *Accounts) AuthenticateKey(ctx context.Context, key string) (Viewer, error) {
 	prefix, err := parseKey(key)
 	if err != nil {
 		return Viewer{}, errBadKey
@@ -102,7 +102,7 @@ func (s *Service) AuthenticateKey(ctx context.Context, key string) (Viewer, erro
 // unknown here that another process may have made a moment ago. At most
 // one such catch-up runs per missInterval, so a flood of bad keys costs
 // the database nothing much; it reports whether it ran.
-func (s *Service) catchUpOnMiss(ctx context.Context) bool {
+func (s *core) catchUpOnMiss(ctx context.Context) bool {
 	s.missMu.Lock()
 	now := time.Now()
 	if now.Sub(s.lastMiss) < missInterval {
@@ -111,7 +111,7 @@ func (s *Service) catchUpOnMiss(ctx context.Context) bool {
 	}
 	s.lastMiss = now
 	s.missMu.Unlock()
-	if err := s.Refresh(ctx); err != nil {
+	if err := s.refresh(ctx); err != nil {
 		s.log.Warn("catch up for an unknown credential", "err", err)
 		return false
 	}
@@ -123,7 +123,7 @@ const missInterval = 100 * time.Millisecond
 var errBadSession = ctf.Errorf(ctf.Unauthorized, "session expired; please log in again")
 
 // AuthenticateSession resolves a web session cookie value from memory.
-func (s *Service) AuthenticateSession(ctx context.Context, token string) (Viewer, error) {
+func (s *Accounts) AuthenticateSession(ctx context.Context, token string) (Viewer, error) {
 	if token == "" || len(token) > 128 {
 		return Viewer{}, errBadSession
 	}
@@ -171,7 +171,7 @@ type sessionTouch struct {
 
 // touchKey notes a use of k, at most once per keyTouchEvery; the caller
 // holds the state's read lock.
-func (s *Service) touchKey(k *apiKey) {
+func (s *core) touchKey(k *apiKey) {
 	now := s.now().UnixMilli()
 	last := k.lastUsed.Load()
 	if now-last < keyTouchEvery.Milliseconds() || !k.lastUsed.CompareAndSwap(last, now) {
@@ -182,7 +182,7 @@ func (s *Service) touchKey(k *apiKey) {
 	s.touches.mu.Unlock()
 }
 
-func (s *Service) touchSession(x *session, now time.Time) {
+func (s *core) touchSession(x *session, now time.Time) {
 	ms := now.UnixMilli()
 	last := x.lastSeen.Load()
 	if ms-last < sessionTouchEvery.Milliseconds() || !x.lastSeen.CompareAndSwap(last, ms) {
@@ -196,7 +196,7 @@ func (s *Service) touchSession(x *session, now time.Time) {
 // FlushTouches writes the uses of keys and sessions noted since the last
 // flush, in one transaction each, and logs them so every replica shows
 // them. What fails to be written is kept for the next flush.
-func (s *Service) FlushTouches(ctx context.Context) {
+func (s *core) flushTouches(ctx context.Context) {
 	s.touches.mu.Lock()
 	keys, sessions := s.touches.keys, s.touches.sessions
 	if len(keys) == 0 && len(sessions) == 0 {
@@ -260,7 +260,7 @@ func (s *Service) FlushTouches(ctx context.Context) {
 }
 
 // userByID returns a copy of a user from the hot state.
-func (s *Service) userByID(id string) (*ctf.User, bool) {
+func (s *core) userByID(id string) (*ctf.User, bool) {
 	st := s.state()
 	st.mu.RLock()
 	defer st.mu.RUnlock()

@@ -40,7 +40,7 @@ func (st *state) agentsOf(ownerID string) []*user {
 
 // withAgents returns id and the ids of the agents it owns: the users whose
 // player status a change of id's ban or role may move.
-func (s *Service) withAgents(id string) []string {
+func (s *core) withAgents(id string) []string {
 	st := s.state()
 	st.mu.RLock()
 	defer st.mu.RUnlock()
@@ -53,7 +53,7 @@ func (s *Service) withAgents(id string) []string {
 
 // userBanned reports whether the user id is banned (see banned); an unknown
 // id is not.
-func (s *Service) userBanned(id string) bool {
+func (s *core) userBanned(id string) bool {
 	st := s.state()
 	st.mu.RLock()
 	defer st.mu.RUnlock()
@@ -67,7 +67,7 @@ func (s *Service) userBanned(id string) bool {
 var errBannedLogin = ctf.Errorf(ctf.Forbidden, "your account is banned; ask the organisers if you think this is a mistake")
 
 // loginRefusal refuses a session to a user whose credentials were right.
-func (s *Service) loginRefusal(u *ctf.User) error {
+func (s *core) loginRefusal(u *ctf.User) error {
 	if s.userBanned(u.ID) {
 		return errBannedLogin
 	}
@@ -77,7 +77,7 @@ func (s *Service) loginRefusal(u *ctf.User) error {
 // keyRefusal refuses to mint a key for the user id when it is banned, or
 // is an agent of a banned person, whoever asks (the user, its owner, an
 // admin or the operator): unban first.
-func (s *Service) keyRefusal(v Viewer, id string) error {
+func (s *core) keyRefusal(v Viewer, id string) error {
 	if !s.userBanned(id) {
 		return nil
 	}

@@ -52,7 +52,7 @@ type pending struct {
 }
 
 // record records p with the next batch and returns when it is answered.
-func (s *Service) record(p *pending) (SubmitResult, error) {
+func (s *core) record(p *pending) (SubmitResult, error) {
 	p.done = make(chan struct{})
 	p.queued = time.Now()
 	b := &s.batch
@@ -71,7 +71,7 @@ func (s *Service) record(p *pending) (SubmitResult, error) {
 // runBatch commits the queue's first submissions as one batch, then hands
 // the rest to a new goroutine, so that the caller that ran this batch is
 // answered without waiting for the next.
-func (s *Service) runBatch() {
+func (s *core) runBatch() {
 	b := &s.batch
 	b.mu.Lock()
 	n := min(len(b.queue), maxBatch)
@@ -93,7 +93,7 @@ func (s *Service) runBatch() {
 
 // commitBatch records a batch, applies it to the hot state and answers
 // every submission in it.
-func (s *Service) commitBatch(batch []*pending) {
+func (s *core) commitBatch(batch []*pending) {
 	start := time.Now()
 	s.obs.SubmitBatch(len(batch), start.Sub(batch[0].queued))
 	solved, answered := false, false
@@ -110,7 +110,7 @@ func (s *Service) commitBatch(batch []*pending) {
 			close(p.done)
 		}
 		if solved {
-			s.Wake() // relay the solves' stream events now
+			s.wakeUp() // relay the solves' stream events now
 		}
 	}()
 	s.gate.RLock()

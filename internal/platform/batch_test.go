@@ -60,7 +60,7 @@ func TestGroupCommitAnswersEachSubmission(t *testing.T) {
 	pam, pat := f.as("pam"), f.as("pat")
 
 	first := make(chan error, 1)
-	go func() { _, err := svc.Submit(ctx, pat, "a", "flag{first}"); first <- err }()
+	go func() { _, err := svc.Play.Submit(ctx, pat, "a", "flag{first}"); first <- err }()
 	<-held.entered // the first batch (pat's wrong flag) is in the database
 
 	type answer struct {
@@ -74,7 +74,7 @@ func TestGroupCommitAnswersEachSubmission(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			res, err := svc.Submit(ctx, v, slug, flag)
+			res, err := svc.Play.Submit(ctx, v, slug, flag)
 			answers <- answer{label, res, err}
 		}()
 	}
@@ -145,7 +145,7 @@ func TestLoneSubmissionRunsAtOnce(t *testing.T) {
 	spy := &batchSpy{Observer: NopObserver}
 	f := newFixture(t, Options{Observer: spy})
 	for i := range 3 {
-		if _, err := f.svc.Submit(context.Background(), f.as("pat"), "a", "flag{wrong}"); !errors.Is(err, ErrWrongFlag) {
+		if _, err := f.svc.Play.Submit(context.Background(), f.as("pat"), "a", "flag{wrong}"); !errors.Is(err, ErrWrongFlag) {
 			t.Fatalf("submission %d: %v", i, err)
 		}
 	}
@@ -173,10 +173,10 @@ func TestGroupCommitSurvivesABug(t *testing.T) {
 	if err := svc.Load(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := svc.Submit(context.Background(), f.as("pat"), "a", "flag{x}"); ctf.ErrorCode(err) != ctf.Internal {
+	if _, err := svc.Play.Submit(context.Background(), f.as("pat"), "a", "flag{x}"); ctf.ErrorCode(err) != ctf.Internal {
 		t.Fatalf("the batch that panicked answered %v, want an internal error", err)
 	}
-	if _, err := svc.Submit(context.Background(), f.as("pat"), "a", "flag{x}"); !errors.Is(err, ErrWrongFlag) {
+	if _, err := svc.Play.Submit(context.Background(), f.as("pat"), "a", "flag{x}"); !errors.Is(err, ErrWrongFlag) {
 		t.Fatalf("the next batch answered %v, want a wrong flag", err)
 	}
 }

@@ -87,7 +87,7 @@ func BenchmarkAuthenticateKey(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; b.Loop(); i++ {
-		if _, err := svc.AuthenticateKey(ctx, ev.Keys[i%len(ev.Keys)].Secret); err != nil {
+		if _, err := svc.Accounts.AuthenticateKey(ctx, ev.Keys[i%len(ev.Keys)].Secret); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -101,11 +101,11 @@ func BenchmarkAuthenticatedMe(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; b.Loop(); i++ {
-		v, err := svc.AuthenticateKey(ctx, ev.Keys[i%len(ev.Keys)].Secret)
+		v, err := svc.Accounts.AuthenticateKey(ctx, ev.Keys[i%len(ev.Keys)].Secret)
 		if err != nil {
 			b.Fatal(err)
 		}
-		if _, err := svc.Me(ctx, v); err != nil {
+		if _, err := svc.Accounts.Me(ctx, v); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -142,7 +142,7 @@ func (st *state) rearm() {
 // tick moves st's clock when now has passed its next instant. From a read
 // it only tries (a caller may hold the state's lock already); the watcher
 // waits for the lock, so the move is never later than its next round.
-func (s *Service) tick(st *state, wait bool) {
+func (s *core) tick(st *state, wait bool) {
 	now := s.now()
 	if now.UnixMilli() < st.next.Load() {
 		return
@@ -166,19 +166,19 @@ type clockMoves struct {
 	rows []store.StreamRow
 }
 
-func (s *Service) noteClockMoves(rows []store.StreamRow) {
+func (s *core) noteClockMoves(rows []store.StreamRow) {
 	if len(rows) == 0 {
 		return
 	}
 	s.moves.mu.Lock()
 	s.moves.rows = append(s.moves.rows, rows...)
 	s.moves.mu.Unlock()
-	s.Wake()
+	s.wakeUp()
 }
 
 // recordClockMoves records the noted moves in the stream, each once in
 // the cluster: the first replica to get there writes it.
-func (s *Service) recordClockMoves(ctx context.Context) {
+func (s *core) recordClockMoves(ctx context.Context) {
 	s.moves.mu.Lock()
 	rows := s.moves.rows
 	s.moves.rows = nil
@@ -206,18 +206,18 @@ type EventView struct {
 	Now time.Time
 }
 
-// Event returns the event's settings and where its clock stands.
-func (s *Service) Event() EventView {
+// Current returns the event's settings and where its clock stands.
+func (s *Event) Current() EventView {
 	st := s.state()
 	st.mu.RLock()
 	defer st.mu.RUnlock()
 	return EventView{Event: st.event, Phase: st.phase, Frozen: st.frozen, FrozenAt: st.freezeAt, Now: later(s.now(), st.clockAt)}
 }
 
-// SetEvent replaces the event's settings (admins and the operator). The
+// Set replaces the event's settings (admins and the operator). The
 // unfreeze mark survives an edit that keeps the freeze time, and is
 // cleared by a new one.
-func (s *Service) SetEvent(ctx context.Context, v Viewer, e ctf.Event) (ctf.Event, error) {
+func (s *Event) Set(ctx context.Context, v Viewer, e ctf.Event) (ctf.Event, error) {
 	if !v.admin() {
 		return ctf.Event{}, errNotAdmin
 	}
@@ -230,7 +230,7 @@ func (s *Service) SetEvent(ctx context.Context, v Viewer, e ctf.Event) (ctf.Even
 	if err := ctf.ValidateEvent(e); err != nil {
 		return ctf.Event{}, err
 	}
-	cur := s.Event().Event
+	cur := s.Current().Event
 	if e.Unfrozen == nil && cur.Unfrozen != nil && e.Freeze != nil && cur.Freeze != nil && e.Freeze.Equal(*cur.Freeze) {
 		e.Unfrozen = cur.Unfrozen
 	}
@@ -241,11 +241,11 @@ func (s *Service) SetEvent(ctx context.Context, v Viewer, e ctf.Event) (ctf.Even
 }
 
 // Unfreeze lifts the freeze now: the public standings show every solve.
-func (s *Service) Unfreeze(ctx context.Context, v Viewer) error {
+func (s *Event) Unfreeze(ctx context.Context, v Viewer) error {
 	if !v.admin() {
 		return errNotAdmin
 	}
-	ev := s.Event()
+	ev := s.Current()
 	if !ev.Frozen {
 		return ctf.Errorf(ctf.Conflict, "the scoreboard is not frozen")
 	}
@@ -258,7 +258,7 @@ func (s *Service) Unfreeze(ctx context.Context, v Viewer) error {
 	return s.putEvent(ctx, v, e, "event.unfreeze")
 }
 
-func (s *Service) putEvent(ctx context.Context, v Viewer, e ctf.Event, action string) error {
+func (s *core) putEvent(ctx context.Context, v Viewer, e ctf.Event, action string) error {
 	s.gate.RLock()
 	defer s.gate.RUnlock()
 	seqs, err := s.db.PutEvent(ctx, e, s.audit(v, action, "event", eventDetail(e)))

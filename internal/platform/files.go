@@ -23,7 +23,7 @@ var errNoFile = ctf.Errorf(ctf.NotFound, "file not found")
 // from this server's disk cache, copied there from the database on first
 // use with one chunk in memory at a time. Files of hidden challenges, and
 // any other pair, are NotFound.
-func (s *Service) OpenFile(ctx context.Context, sha, name string) (*File, error) {
+func (s *Play) OpenFile(ctx context.Context, sha, name string) (*File, error) {
 	st := s.state()
 	st.mu.RLock()
 	served := false
@@ -60,7 +60,7 @@ func (s *Service) OpenFile(ctx context.Context, sha, name string) (*File, error)
 	return &File{File: f, Name: name, Size: size}, nil
 }
 
-func (s *Service) fileCache() (*filecache.Cache, error) {
+func (s *core) fileCache() (*filecache.Cache, error) {
 	s.files.once.Do(func() {
 		dir := s.opts.FilesDir
 		if dir == "" {

@@ -22,10 +22,10 @@ type NewAPIKey struct {
 // MaxKeyNameChars bounds a key's name.
 const MaxKeyNameChars = 64
 
-// CreateAPIKey mints a key and returns its metadata and its secret, which
+// Create mints a key and returns its metadata and its secret, which
 // is shown this once and never stored. A user holds at most
 // ctf.MaxActiveAPIKeys unrevoked keys.
-func (s *Service) CreateAPIKey(ctx context.Context, v Viewer, in NewAPIKey) (APIKeyView, string, error) {
+func (s *Keys) Create(ctx context.Context, v Viewer, in NewAPIKey) (APIKeyView, string, error) {
 	owner, audit, err := s.keyOwner(v, in.Owner, "apikey.create")
 	if err != nil {
 		return APIKeyView{}, "", err
@@ -48,9 +48,9 @@ func (s *Service) CreateAPIKey(ctx context.Context, v Viewer, in NewAPIKey) (API
 	return s.applyKey(seqs, k), key, nil
 }
 
-// APIKeys lists a user's keys (owner "" for the caller), oldest first,
+// List lists a user's keys (owner "" for the caller), oldest first,
 // revoked ones included.
-func (s *Service) APIKeys(ctx context.Context, v Viewer, owner string) ([]APIKeyView, error) {
+func (s *Keys) List(ctx context.Context, v Viewer, owner string) ([]APIKeyView, error) {
 	owner, _, err := s.keyOwner(v, owner, "")
 	if err != nil {
 		return nil, err
@@ -69,10 +69,10 @@ func (s *Service) APIKeys(ctx context.Context, v Viewer, owner string) ([]APIKey
 	return out, nil
 }
 
-// RevokeAPIKey revokes a user's key (owner "" for the caller): this
+// Revoke revokes a user's key (owner "" for the caller): this
 // process refuses it at once, every other as soon as it has read the
 // change. An unknown key is NotFound.
-func (s *Service) RevokeAPIKey(ctx context.Context, v Viewer, owner, keyID string) (APIKeyView, error) {
+func (s *Keys) Revoke(ctx context.Context, v Viewer, owner, keyID string) (APIKeyView, error) {
 	owner, audit, err := s.keyOwner(v, owner, "apikey.revoke")
 	if err != nil {
 		return APIKeyView{}, err
@@ -87,7 +87,7 @@ func (s *Service) RevokeAPIKey(ctx context.Context, v Viewer, owner, keyID strin
 }
 
 // applyKey applies this process's write of k and returns its view.
-func (s *Service) applyKey(seqs []int64, k ctf.APIKey) (view APIKeyView) {
+func (s *core) applyKey(seqs []int64, k ctf.APIKey) (view APIKeyView) {
 	s.applyOwn(seqs, func(st *state, _ dirtySet) {
 		st.putKey(k)
 		if x := st.keyByID[k.ID]; x != nil {
@@ -99,7 +99,7 @@ func (s *Service) applyKey(seqs []int64, k ctf.APIKey) (view APIKeyView) {
 
 // keyOwner resolves whose keys a call is about, and the audit entry when an
 // admin acts on another user's keys (action "" for a read).
-func (s *Service) keyOwner(v Viewer, owner, action string) (string, *ctf.AuditEntry, error) {
+func (s *core) keyOwner(v Viewer, owner, action string) (string, *ctf.AuditEntry, error) {
 	if owner == "" || (v.User != nil && owner == v.User.ID) {
 		if v.User == nil {
 			return "", nil, errAuthRequired

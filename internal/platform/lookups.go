@@ -10,7 +10,7 @@ import (
 // ProfileByName returns the public profile of the user called username
 // (case-insensitively), or nil when there is none: agents name players by
 // the usernames the leaderboard shows.
-func (s *Service) ProfileByName(username string) *PublicProfile {
+func (s *Scoreboard) ProfileByName(username string) *PublicProfile {
 	st := s.state()
 	st.mu.RLock()
 	defer st.mu.RUnlock()
@@ -34,7 +34,7 @@ func (st *state) userByNameFold(name string) *user {
 
 // RankOf returns the caller's 1-based place on the leaderboard, 0 when the
 // caller is not ranked (no solve yet, an admin or banned).
-func (s *Service) RankOf(userID string) int {
+func (s *Scoreboard) RankOf(userID string) int {
 	st := s.state()
 	st.mu.RLock()
 	defer st.mu.RUnlock()
@@ -53,7 +53,7 @@ type ChallengeFile struct {
 // FileOf returns the file challenge slug serves, nil when it has none. The
 // size of a stored file is read once from the database and remembered: a
 // file is addressed by its SHA-256, so its size never changes.
-func (s *Service) FileOf(ctx context.Context, slug string) (*ChallengeFile, error) {
+func (s *Play) FileOf(ctx context.Context, slug string) (*ChallengeFile, error) {
 	st := s.state()
 	st.mu.RLock()
 	c := st.visibleBySlug(slug)
@@ -94,6 +94,6 @@ type Rules struct {
 }
 
 // Rules returns the event's rules.
-func (s *Service) Rules() Rules {
+func (s *Event) Rules() Rules {
 	return Rules{RateLimit: s.opts.RateLimit.Max, RateWindow: s.opts.RateLimit.Window, MaxFlag: ctf.MaxFlagBytes}
 }

@@ -15,7 +15,7 @@ import (
 
 // LeaderboardVersion is the version of the leaderboard: it moves with any
 // change of order or of an entry.
-func (s *Service) LeaderboardVersion() uint64 {
+func (s *Scoreboard) LeaderboardVersion() uint64 {
 	st := s.state()
 	st.mu.RLock()
 	defer st.mu.RUnlock()
@@ -33,7 +33,7 @@ type LeaderboardRow struct {
 // Leaderboard returns the ranked players in order and the leaderboard's
 // version. have (nil: holds nothing) reports whether the caller holds a
 // user's entry at a version.
-func (s *Service) Leaderboard(have func(userID string, version uint64) bool) (uint64, []LeaderboardRow) {
+func (s *Scoreboard) Leaderboard(have func(userID string, version uint64) bool) (uint64, []LeaderboardRow) {
 	st := s.state()
 	st.mu.RLock()
 	defer st.mu.RUnlock()
@@ -64,20 +64,20 @@ type Who int
 const (
 	Everyone Who = iota
 	People
-	Agents
+	AgentsOnly
 )
 
 func (w Who) includes(u *user) bool { return w.Includes(&u.User) }
 
 // Includes reports whether the view w lists u.
 func (w Who) Includes(u *ctf.User) bool {
-	return w == Everyone || (w == Agents) == u.IsAgent()
+	return w == Everyone || (w == AgentsOnly) == u.IsAgent()
 }
 
 // PlaceAmong returns the 0-based place of a ranked user among the players
 // who picks, -1 when the user is not ranked there: which page of a
 // filtered board holds their row.
-func (s *Service) PlaceAmong(who Who, userID string) int {
+func (s *Scoreboard) PlaceAmong(who Who, userID string) int {
 	st := s.state()
 	st.mu.RLock()
 	defer st.mu.RUnlock()
@@ -102,13 +102,13 @@ func (s *Service) PlaceAmong(who Who, userID string) int {
 // limit of them, and how many are ranked: a page of a board too big to send
 // whole. Without solves, each entry's Solves is empty (TotalSolves says
 // how many): a table needs no timeline.
-func (s *Service) LeaderboardPage(offset, limit int, solves bool) (total int, page []RankedEntry) {
+func (s *Scoreboard) LeaderboardPage(offset, limit int, solves bool) (total int, page []RankedEntry) {
 	return s.LeaderboardPageOf(Everyone, offset, limit, solves)
 }
 
 // LeaderboardPageOf is LeaderboardPage for the players who picks; total
 // counts them, and each keeps its rank on the whole board.
-func (s *Service) LeaderboardPageOf(who Who, offset, limit int, solves bool) (total int, page []RankedEntry) {
+func (s *Scoreboard) LeaderboardPageOf(who Who, offset, limit int, solves bool) (total int, page []RankedEntry) {
 	st := s.state()
 	st.mu.RLock()
 	defer st.mu.RUnlock()
@@ -168,7 +168,7 @@ func (u *user) leaderboardEntry() *LeaderboardEntry {
 
 // ChallengeListVersion is the version of the challenge list: it moves with
 // any change of an entry, of the order or of who sees what solved.
-func (s *Service) ChallengeListVersion() uint64 {
+func (s *Play) ChallengeListVersion() uint64 {
 	st := s.state()
 	st.mu.RLock()
 	defer st.mu.RUnlock()
@@ -185,7 +185,7 @@ type ChallengeListRow struct {
 
 // ChallengeList returns the visible challenges in list order and the
 // list's version; have as for Leaderboard.
-func (s *Service) ChallengeList(have func(challengeID string, version uint64) bool) (uint64, []ChallengeListRow) {
+func (s *Play) ChallengeList(have func(challengeID string, version uint64) bool) (uint64, []ChallengeListRow) {
 	st := s.state()
 	st.mu.RLock()
 	defer st.mu.RUnlock()
@@ -203,7 +203,7 @@ func (s *Service) ChallengeList(have func(challengeID string, version uint64) bo
 // MarksInList appends to solved and unlocked, for each entry of the
 // challenge list in order, whether userID solved it and may submit to it,
 // and returns the list's version (see SolvedInList).
-func (s *Service) MarksInList(userID string, solved, unlocked []bool) (uint64, []bool, []bool) {
+func (s *Play) MarksInList(userID string, solved, unlocked []bool) (uint64, []bool, []bool) {
 	st := s.state()
 	st.mu.RLock()
 	defer st.mu.RUnlock()
@@ -218,7 +218,7 @@ func (s *Service) MarksInList(userID string, solved, unlocked []bool) (uint64, [
 // SolvedInList appends to solved, for each entry of the challenge list in
 // order, whether userID solved it, and returns the list's version: the
 // list as that user sees it is the list of that version with these marks.
-func (s *Service) SolvedInList(userID string, solved []bool) (uint64, []bool) {
+func (s *Play) SolvedInList(userID string, solved []bool) (uint64, []bool) {
 	st := s.state()
 	st.mu.RLock()
 	defer st.mu.RUnlock()
@@ -231,7 +231,7 @@ func (s *Service) SolvedInList(userID string, solved []bool) (uint64, []bool) {
 
 // ConnectionInfo returns how to reach a visible challenge's service ("nc
 // host 1337"), which the contract's views do not carry; "" when none.
-func (s *Service) ConnectionInfo(slug string) string {
+func (s *Play) ConnectionInfo(slug string) string {
 	st := s.state()
 	st.mu.RLock()
 	defer st.mu.RUnlock()
@@ -261,7 +261,7 @@ type Requirements struct {
 }
 
 // Prerequisites returns what the challenge slug requires, as v may know it.
-func (s *Service) Prerequisites(slug string, v Viewer) (Requirements, error) {
+func (s *Play) Prerequisites(slug string, v Viewer) (Requirements, error) {
 	st := s.state()
 	st.mu.RLock()
 	defer st.mu.RUnlock()
@@ -289,7 +289,7 @@ func (s *Service) Prerequisites(slug string, v Viewer) (Requirements, error) {
 
 // Board returns every visible challenge as v sees it, in list order: the
 // web app's board, in one read of the state.
-func (s *Service) Board(v Viewer) []ChallengeDetail {
+func (s *Play) Board(v Viewer) []ChallengeDetail {
 	st := s.state()
 	st.mu.RLock()
 	defer st.mu.RUnlock()
@@ -305,7 +305,7 @@ func (s *Service) Board(v Viewer) []ChallengeDetail {
 // start, before their release), the challenge list as they see it: every
 // challenge that is not hidden, in list order. ok is false for everyone
 // else, and when nothing is pending: their list is the public one.
-func (s *Service) AdminList(v Viewer) (list []ChallengeSummary, ok bool) {
+func (s *Content) AdminList(v Viewer) (list []ChallengeSummary, ok bool) {
 	if !v.admin() {
 		return nil, false
 	}
@@ -343,7 +343,7 @@ func (st *state) listFor(v Viewer) []*chal {
 }
 
 // Challenge returns one visible challenge as v sees it.
-func (s *Service) Challenge(slug string, v Viewer) (ChallengeDetail, error) {
+func (s *Play) Challenge(slug string, v Viewer) (ChallengeDetail, error) {
 	st := s.state()
 	st.mu.RLock()
 	defer st.mu.RUnlock()
@@ -379,7 +379,7 @@ func (st *state) detail(c *chal, v Viewer) ChallengeDetail {
 // Writeups lists a challenge's approved writeups and the caller's own, in
 // any status, oldest first, never twice. The caller must have solved the
 // challenge.
-func (s *Service) Writeups(ctx context.Context, slug string, v Viewer) (Writeups, error) {
+func (s *Play) Writeups(ctx context.Context, slug string, v Viewer) (Writeups, error) {
 	st := s.state()
 	st.mu.RLock()
 	defer st.mu.RUnlock()
@@ -420,7 +420,7 @@ func (st *state) writeupView(w *writeup) WriteupView {
 }
 
 // Profile returns the public profile of a user, or nil when there is none.
-func (s *Service) Profile(userID string) *PublicProfile {
+func (s *Scoreboard) Profile(userID string) *PublicProfile {
 	st := s.state()
 	st.mu.RLock()
 	defer st.mu.RUnlock()
@@ -433,7 +433,7 @@ func (s *Service) Profile(userID string) *PublicProfile {
 }
 
 // Me returns the caller's own profile.
-func (s *Service) Me(ctx context.Context, v Viewer) (MyProfile, error) {
+func (s *Accounts) Me(ctx context.Context, v Viewer) (MyProfile, error) {
 	if v.User == nil {
 		return MyProfile{}, ctf.Errorf(ctf.Unauthorized, "authentication required")
 	}
@@ -565,7 +565,7 @@ func (st *state) badges(u *user) []ctf.Award {
 // LiveLeaderboardPageOf is LeaderboardPageOf as the standings really are,
 // for admins during a freeze: the solves the freeze holds back from the
 // public count here. Ranked the same way; not cached (admins are few).
-func (s *Service) LiveLeaderboardPageOf(v Viewer, who Who, offset, limit int, solves bool) (total int, page []RankedEntry, err error) {
+func (s *Scoreboard) LiveLeaderboardPageOf(v Viewer, who Who, offset, limit int, solves bool) (total int, page []RankedEntry, err error) {
 	if !v.admin() {
 		return 0, nil, errNotAdmin
 	}

@@ -105,8 +105,43 @@ type Options struct {
 	WebhooksAllowPrivate bool
 }
 
-// Service runs one event.
+// Service runs one event: the use cases grouped by area, over the hot state
+// they share. A front door reaches a use case through its area
+// (svc.Play.Submit, svc.Accounts.Login); the Service itself only starts,
+// refreshes and watches the state (docs/architecture.md).
 type Service struct {
+	*core
+
+	Accounts   *Accounts   // sign-up, login, sessions, 2FA, authentication
+	Keys       *Keys       // API keys
+	Agents     *Agents     // AI agents and their runs
+	Play       *Play       // the challenges as players see them, submissions, reviews, writeups
+	Scoreboard *Scoreboard // the leaderboard, profiles, the CTFtime standings
+	Content    *Content    // challenges and writeups as admins edit and moderate them
+	Admin      *Admin      // users, roles, bans, the audit log, import and export
+	Event      *Event      // the event's clock and settings, announcements
+	Stream     *Stream     // the live stream of what happens, from this replica's memory
+	Webhooks   *Webhooks   // outgoing webhooks and their deliveries
+}
+
+// The areas: each is a set of use cases over the shared core.
+type (
+	Accounts   struct{ *core }
+	Keys       struct{ *core }
+	Agents     struct{ *core }
+	Play       struct{ *core }
+	Scoreboard struct{ *core }
+	Content    struct{ *core }
+	Admin      struct{ *core }
+	Event      struct{ *core }
+	Stream     struct{ *core }
+	Webhooks   struct{ *core }
+)
+
+// core is what every area shares: the database, the hot state and the gate
+// that orders this process's writes with its catch-ups, and the machinery
+// around them (batches, touches, password hashing slots, the stream hub).
+type core struct {
 	db   Store
 	opts Options
 	log  *slog.Logger
@@ -159,13 +194,29 @@ func New(db Store, opts Options) *Service {
 	if opts.Observer == nil {
 		opts.Observer = noObserver{}
 	}
-	return &Service{db: db, opts: opts, log: opts.Logger, now: opts.Now, wake: make(chan struct{}, 1), obs: opts.Observer, hub: newHub(),
+	c := &core{db: db, opts: opts, log: opts.Logger, now: opts.Now, wake: make(chan struct{}, 1), obs: opts.Observer, hub: newHub(),
 		touches: touches{keys: map[string]int64{}, sessions: map[string]sessionTouch{}}, hashes: make(chan struct{}, runtime.GOMAXPROCS(0))}
+	return &Service{core: c,
+		Accounts: &Accounts{c}, Keys: &Keys{c}, Agents: &Agents{c}, Play: &Play{c}, Scoreboard: &Scoreboard{c},
+		Content: &Content{c}, Admin: &Admin{c}, Event: &Event{c}, Stream: &Stream{c}, Webhooks: &Webhooks{c}}
 }
+
+// Load builds the hot state from the database.
+func (s *Service) Load(ctx context.Context) error { return s.load(ctx) }
+
+// Refresh brings the hot state up to date with the database: it applies
+// what other processes recorded since the last refresh, or rebuilds the
+// state after a bulk load, or if the change log was pruned past what this
+// process has read.
+func (s *Service) Refresh(ctx context.Context) error { return s.refresh(ctx) }
+
+// FlushTouches writes the uses of keys and sessions noted since the last
+// flush (Watch does it on every tick and once more as it returns).
+func (s *Service) FlushTouches(ctx context.Context) { s.flushTouches(ctx) }
 
 // state returns the hot state, its clock moved to now first if an instant
 // passed (see tick).
-func (s *Service) state() *state {
+func (s *core) state() *state {
 	st := s.st.Load()
 	if st != nil {
 		s.tick(st, false)
@@ -173,8 +224,8 @@ func (s *Service) state() *state {
 	return st
 }
 
-// Load builds the hot state from the database.
-func (s *Service) Load(ctx context.Context) error {
+// load builds the hot state from the database.
+func (s *core) load(ctx context.Context) error {
 	s.reloadMu.Lock()
 	defer s.reloadMu.Unlock()
 	s.gate.Lock()
@@ -223,7 +274,7 @@ func (s *Service) OnLeaderboardChange(fn func()) {
 	s.boardFns.Store(&fns)
 }
 
-func (s *Service) boardMoved() {
+func (s *core) boardMoved() {
 	if fns := s.boardFns.Load(); fns != nil {
 		for _, fn := range *fns {
 			fn()
@@ -236,11 +287,8 @@ func (s *Service) boardMoved() {
 // (flagship load); every other change applies incrementally.
 func (s *Service) Rebuilds() int64 { return s.rebuilds.Load() }
 
-// Refresh brings the hot state up to date with the database: it applies
-// what other processes recorded since the last refresh, or rebuilds the
-// state after a bulk load, or if the change log was pruned past what this
-// process has read.
-func (s *Service) Refresh(ctx context.Context) error {
+// refresh is Refresh.
+func (s *core) refresh(ctx context.Context) error {
 	h, err := s.db.Heads(ctx)
 	if err != nil {
 		return err
@@ -249,7 +297,7 @@ func (s *Service) Refresh(ctx context.Context) error {
 		return s.catchUp(ctx, h)
 	}
 	start := time.Now()
-	if err := s.Load(ctx); err != nil {
+	if err := s.load(ctx); err != nil {
 		return err
 	}
 	s.log.Info("event state rebuilt", "revision", h.Revision, "duration", time.Since(start))
@@ -264,7 +312,7 @@ func (st *state) missedChanges(h store.Heads) bool {
 	return h.OldestChange > st.changeSeqs.max+1 && h.Change > st.changeSeqs.max
 }
 
-func (s *Service) catchUp(ctx context.Context, h store.Heads) error {
+func (s *core) catchUp(ctx context.Context, h store.Heads) error {
 	st := s.state()
 	st.mu.RLock()
 	behind := h.Solve > st.solveSeqs.max || h.Attempt > st.attemptSeqs.max || h.Change > st.changeSeqs.max || h.Stream > st.streamMax ||
@@ -325,7 +373,7 @@ func (s *Service) catchUp(ctx context.Context, h store.Heads) error {
 // of users whose player status is about to change (a ban, a promotion),
 // so the public counts move by exactly their share. Rare, so not read for
 // every user at start.
-func (s *Service) loadBaselines(ctx context.Context, st *state, ids []string) error {
+func (s *core) loadBaselines(ctx context.Context, st *state, ids []string) error {
 	if len(ids) == 0 {
 		return nil
 	}
@@ -354,7 +402,9 @@ func (s *Service) loadBaselines(ctx context.Context, st *state, ids []string) er
 
 // Wake asks the watcher to catch up now rather than at its next tick:
 // called when the database announces another process's write.
-func (s *Service) Wake() {
+func (s *Service) Wake() { s.wakeUp() }
+
+func (s *core) wakeUp() {
 	select {
 	case s.wake <- struct{}{}:
 	default:
@@ -372,13 +422,13 @@ func (s *Service) Watch(ctx context.Context, interval time.Duration) {
 		select {
 		case <-ctx.Done():
 			flushCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-			s.FlushTouches(flushCtx)
+			s.flushTouches(flushCtx)
 			cancel()
 			return
 		case <-t.C:
 		case <-s.wake:
 		}
-		if err := s.Refresh(ctx); err != nil && ctx.Err() == nil {
+		if err := s.refresh(ctx); err != nil && ctx.Err() == nil {
 			s.log.Warn("refresh event state", "err", err)
 		}
 		if err := s.produceWebhookDeliveries(ctx); err != nil && ctx.Err() == nil {
@@ -388,7 +438,7 @@ func (s *Service) Watch(ctx context.Context, interval time.Duration) {
 			s.tick(st, true)
 		}
 		s.recordClockMoves(ctx)
-		s.FlushTouches(ctx)
+		s.flushTouches(ctx)
 		if now := s.now(); now.Sub(lastPrune) > 10*time.Minute {
 			lastPrune = now
 			if err := s.db.PruneChanges(ctx); err != nil && ctx.Err() == nil {
@@ -405,7 +455,7 @@ func (s *Service) Watch(ctx context.Context, interval time.Duration) {
 // applyOwn applies this process's own write to the hot state: seqs are its
 // rows in the change log (skipped when a catch-up reads them), fn the
 // change. The caller holds the gate shared since before its write.
-func (s *Service) applyOwn(seqs []int64, fn func(st *state, dirty dirtySet)) {
+func (s *core) applyOwn(seqs []int64, fn func(st *state, dirty dirtySet)) {
 	st := s.state()
 	if st == nil {
 		return

@@ -24,7 +24,7 @@ type TaskStat struct {
 // ranked players in leaderboard order. It reads exactly what the public
 // leaderboard reads (the ranking and each player's publicly counted
 // solves), so the feed never tells more than the board shows.
-func (s *Service) Standings() (tasks []string, rows []Standing) {
+func (s *Scoreboard) Standings() (tasks []string, rows []Standing) {
 	st := s.state()
 	st.mu.RLock()
 	defer st.mu.RUnlock()

@@ -15,8 +15,8 @@ import (
 // they may see. A front door reads it with RecentEvents (the SSE
 // endpoint) or EventsAfter (webhooks) and waits for more with WaitEvents.
 
-// Event is one event of the stream as this replica renders it.
-type Event struct {
+// StreamEvent is one event of the stream as this replica renders it.
+type StreamEvent struct {
 	Seq  int64
 	Kind ctf.StreamKind
 	At   time.Time
@@ -61,7 +61,7 @@ type AnnouncementView struct {
 // first (an empty list when none yet), reading the database for those
 // older than the replica keeps: for the webhooks' producer, which must
 // miss none; a client of the live stream reads RecentEvents.
-func (s *Service) EventsAfter(ctx context.Context, after int64, limit int) ([]Event, error) {
+func (s *Stream) EventsAfter(ctx context.Context, after int64, limit int) ([]StreamEvent, error) {
 	return s.eventsAfter(ctx, after, limit)
 }
 
@@ -76,7 +76,7 @@ const ReplayWindow = 1000
 // after `after` is sent them: after itself, or, when more than
 // ReplayWindow events were relayed since, the number before the oldest of
 // the newest ReplayWindow.
-func (s *Service) ResumeAfter(after int64) int64 {
+func (s *Stream) ResumeAfter(after int64) int64 {
 	return max(after, s.lastEvent()-ReplayWindow)
 }
 
@@ -85,7 +85,7 @@ func (s *Service) ResumeAfter(after int64) int64 {
 // thousands, more than ReplayWindow): it never reads the database, so
 // events older than those kept are not returned and the list starts at
 // the oldest kept. Empty when none yet.
-func (s *Service) RecentEvents(after int64, limit int) []Event {
+func (s *Stream) RecentEvents(after int64, limit int) []StreamEvent {
 	if limit <= 0 || limit > ringSize {
 		limit = ringSize
 	}
@@ -94,9 +94,9 @@ func (s *Service) RecentEvents(after int64, limit int) []Event {
 
 // WaitEvents blocks until an event numbered after `after` has been relayed
 // or ctx ends, and returns the newest number relayed.
-func (s *Service) WaitEvents(ctx context.Context, after int64) (int64, error) {
+func (s *Stream) WaitEvents(ctx context.Context, after int64) (int64, error) {
 	return s.waitEvents(ctx, after)
 }
 
 // LastEvent is the number of the newest event this replica relayed.
-func (s *Service) LastEvent() int64 { return s.lastEvent() }
+func (s *Stream) LastEvent() int64 { return s.lastEvent() }

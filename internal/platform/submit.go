@@ -18,7 +18,7 @@ type FlagSource func() (string, error)
 func Flag(raw string) FlagSource { return func() (string, error) { return raw, nil } }
 
 // Submit checks a flag for the caller: SubmitFrom with the flag in hand.
-func (s *Service) Submit(ctx context.Context, v Viewer, slug, rawFlag string) (SubmitResult, error) {
+func (s *Play) Submit(ctx context.Context, v Viewer, slug, rawFlag string) (SubmitResult, error) {
 	return s.SubmitFrom(ctx, v, slug, Flag(rawFlag))
 }
 
@@ -32,7 +32,7 @@ func (s *Service) Submit(ctx context.Context, v Viewer, slug, rawFlag string) (S
 // recorded, a right one is a solve — a practice solve after the end, which
 // counts nowhere public. Before the start no challenge exists for players;
 // admins may test any challenge at any time.
-func (s *Service) SubmitFrom(ctx context.Context, v Viewer, slug string, source FlagSource) (SubmitResult, error) {
+func (s *Play) SubmitFrom(ctx context.Context, v Viewer, slug string, source FlagSource) (SubmitResult, error) {
 	if v.User == nil {
 		return SubmitResult{}, ctf.Errorf(ctf.Unauthorized, "authentication required")
 	}
@@ -132,7 +132,7 @@ func (st *state) countAttempt(userID, chalID string, practice bool) *chal {
 // queries: changed entities first (a solve may name a new user), then
 // submissions. The caller excludes this process's own writes between their
 // database write and their state update (gate).
-func (st *state) catchUp(e store.Entities, d *store.Delta, now time.Time, obs Observer) ([]Event, []store.StreamRow) {
+func (st *state) catchUp(e store.Entities, d *store.Delta, now time.Time, obs Observer) ([]StreamEvent, []store.StreamRow) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	dirty := dirtySet{}

@@ -35,7 +35,7 @@ type TwoFactorEnrolment struct {
 
 // BeginTwoFactor starts enrolling the caller: a new secret, kept pending
 // until ConfirmTwoFactor sees a code of it.
-func (s *Service) BeginTwoFactor(ctx context.Context, v Viewer) (TwoFactorEnrolment, error) {
+func (s *Accounts) BeginTwoFactor(ctx context.Context, v Viewer) (TwoFactorEnrolment, error) {
 	if v.User == nil {
 		return TwoFactorEnrolment{}, errAuthRequired
 	}
@@ -56,7 +56,7 @@ func (s *Service) BeginTwoFactor(ctx context.Context, v Viewer) (TwoFactorEnrolm
 // ConfirmTwoFactor turns two-factor authentication on once code is right
 // for the pending secret, and returns the recovery codes: shown this once.
 // Every other session of the caller ends, as with a password change.
-func (s *Service) ConfirmTwoFactor(ctx context.Context, v Viewer, code string) ([]string, error) {
+func (s *Accounts) ConfirmTwoFactor(ctx context.Context, v Viewer, code string) ([]string, error) {
 	if v.User == nil {
 		return nil, errAuthRequired
 	}
@@ -98,7 +98,7 @@ func (s *Service) ConfirmTwoFactor(ctx context.Context, v Viewer, code string) (
 // account's login counter (as Login's and ChangePassword's do), the code's
 // on the caller's code throttle: the form is no better a password oracle
 // for a stolen session than the login form.
-func (s *Service) DisableTwoFactor(ctx context.Context, v Viewer, password, code string) error {
+func (s *Accounts) DisableTwoFactor(ctx context.Context, v Viewer, password, code string) error {
 	if v.User == nil {
 		return errAuthRequired
 	}
@@ -109,7 +109,7 @@ func (s *Service) DisableTwoFactor(ctx context.Context, v Viewer, password, code
 	if !u.TwoFactor {
 		return ctf.Errorf(ctf.Conflict, "two-factor authentication is off already")
 	}
-	pw := &try{s: s}
+	pw := &try{s: s.core}
 	if u.PasswordHash != "" {
 		var err error
 		if pw, err = s.reserve(ctx, u.ID, ""); err != nil {
@@ -167,7 +167,7 @@ var errWrongPasswordOrCode = ctf.Errorf(ctf.Invalid, "wrong password or code (ea
 func codeAccount(v Viewer) string { return "2fa:" + v.User.ID }
 
 // RecoveryCodesLeft counts the caller's unused recovery codes.
-func (s *Service) RecoveryCodesLeft(ctx context.Context, v Viewer) (int, error) {
+func (s *Accounts) RecoveryCodesLeft(ctx context.Context, v Viewer) (int, error) {
 	if v.User == nil {
 		return 0, errAuthRequired
 	}
@@ -177,7 +177,7 @@ func (s *Service) RecoveryCodesLeft(ctx context.Context, v Viewer) (int, error) 
 // checkSecondFactor accepts a TOTP code of the user's secret whose step was
 // not used yet, or an unused recovery code, and uses it up; the database
 // decides, so a code is good once across replicas.
-func (s *Service) checkSecondFactor(ctx context.Context, userID, code string) (bool, error) {
+func (s *core) checkSecondFactor(ctx context.Context, userID, code string) (bool, error) {
 	code = strings.TrimSpace(code)
 	tf, err := s.db.TwoFactorOf(ctx, userID)
 	if err != nil {

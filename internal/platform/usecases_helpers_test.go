@@ -129,7 +129,7 @@ func wantCode(t *testing.T, label string, err error, code ctf.Code) {
 // boardJSON is the leaderboard's rows as JSON, for comparisons (the API's
 // bytes are built in package api).
 func boardJSON(s *Service) string {
-	_, rows := s.Leaderboard(nil)
+	_, rows := s.Scoreboard.Leaderboard(nil)
 	entries := make([]*LeaderboardEntry, len(rows))
 	for i, r := range rows {
 		entries[i] = r.Entry
@@ -140,7 +140,7 @@ func boardJSON(s *Service) string {
 
 // listJSON is the challenge list's rows as JSON.
 func listJSON(s *Service) string {
-	_, rows := s.ChallengeList(nil)
+	_, rows := s.Play.ChallengeList(nil)
 	sums := make([]*ChallengeSummary, len(rows))
 	for i, r := range rows {
 		sums[i] = r.Summary

@@ -28,7 +28,7 @@ func TestAgentRunKeepsTheFreeze(t *testing.T) {
 	ctx := context.Background()
 	bot := s.Key("pam-bot")
 	freeze := clk.now().Add(-time.Hour)
-	if _, err := s.Svc.SetEvent(ctx, platform.Operator, ctf.Event{Freeze: &freeze}); err != nil {
+	if _, err := s.Svc.Event.Set(ctx, platform.Operator, ctf.Event{Freeze: &freeze}); err != nil {
 		t.Fatal(err)
 	}
 	postFlag(t, s, bot, "warmup", "flag{nope}", 400)
@@ -59,7 +59,7 @@ func TestAgentRunKeepsTheFreeze(t *testing.T) {
 		}
 	}
 
-	if err := s.Svc.Unfreeze(ctx, platform.Operator); err != nil {
+	if err := s.Svc.Event.Unfreeze(ctx, platform.Operator); err != nil {
 		t.Fatal(err)
 	}
 	want(t, "a visitor after the unfreeze", visitor.get(profile), 200, "✓ yes")

@@ -30,7 +30,7 @@ func (h *Handler) agents(w http.ResponseWriter, r *http.Request) {
 
 func (h *Handler) agentsPage(w http.ResponseWriter, r *http.Request, v platform.Viewer, p page, d agentsData) {
 	var err error
-	if d.Agents, err = h.svc.Agents(r.Context(), v, ""); err != nil {
+	if d.Agents, err = h.svc.Agents.List(r.Context(), v, ""); err != nil {
 		h.error(w, r, v, err)
 		return
 	}
@@ -65,7 +65,7 @@ func (h *Handler) agentsForm(fn func(r *http.Request, v platform.Viewer, d *agen
 func (h *Handler) createAgent(r *http.Request, v platform.Viewer, d *agentsData) (string, error) {
 	d.Form = platform.NewAgent{Username: r.PostFormValue("username"), Name: r.PostFormValue("name"),
 		Model: r.PostFormValue("model"), Harness: r.PostFormValue("harness")}
-	a, err := h.svc.CreateAgent(r.Context(), v, d.Form)
+	a, err := h.svc.Agents.Create(r.Context(), v, d.Form)
 	if err != nil {
 		return "", err
 	}
@@ -75,7 +75,7 @@ func (h *Handler) createAgent(r *http.Request, v platform.Viewer, d *agentsData)
 
 func (h *Handler) createAgentKey(r *http.Request, v platform.Viewer, d *agentsData) (string, error) {
 	agent := r.PostFormValue("agent")
-	k, secret, err := h.svc.CreateAPIKey(r.Context(), v, platform.NewAPIKey{Owner: agent, Name: r.PostFormValue("name"),
+	k, secret, err := h.svc.Keys.Create(r.Context(), v, platform.NewAPIKey{Owner: agent, Name: r.PostFormValue("name"),
 		ReadOnly: r.PostFormValue("readonly") == "1"})
 	if err != nil {
 		return "", err
@@ -85,7 +85,7 @@ func (h *Handler) createAgentKey(r *http.Request, v platform.Viewer, d *agentsDa
 }
 
 func (h *Handler) revokeAgentKey(r *http.Request, v platform.Viewer, _ *agentsData) (string, error) {
-	_, err := h.svc.RevokeAPIKey(r.Context(), v, r.PostFormValue("agent"), r.PostFormValue("id"))
+	_, err := h.svc.Keys.Revoke(r.Context(), v, r.PostFormValue("agent"), r.PostFormValue("id"))
 	return "Key revoked.", err
 }
 

@@ -103,7 +103,7 @@ func TestBanCoversThePersonAndTheirAgents(t *testing.T) {
 		{"the operator for pam", platform.Operator, pamID},
 		{"the operator for pam's agent", platform.Operator, botID},
 	} {
-		if _, _, err := a.Svc.CreateAPIKey(ctx, c.v, platform.NewAPIKey{Owner: c.owner, Name: "k"}); ctf.ErrorCode(err) != ctf.Forbidden {
+		if _, _, err := a.Svc.Keys.Create(ctx, c.v, platform.NewAPIKey{Owner: c.owner, Name: "k"}); ctf.ErrorCode(err) != ctf.Forbidden {
 			t.Errorf("%s mints a key during the ban: %v", c.who, err)
 		}
 	}

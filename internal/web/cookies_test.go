@@ -90,7 +90,7 @@ func TestHTTPSCookiesAndHSTS(t *testing.T) {
 			if p := anon.do("GET", "/", nil, "Cookie: "+theme+"=light"); !strings.Contains(p.body, `data-theme="light"`) {
 				t.Errorf("the %s cookie does not choose the theme", theme)
 			}
-			if _, err := s.Svc.PostAnnouncement(context.Background(), platform.Operator, "Hello", "Welcome.", ""); err != nil {
+			if _, err := s.Svc.Event.PostAnnouncement(context.Background(), platform.Operator, "Hello", "Welcome.", ""); err != nil {
 				t.Fatal(err)
 			}
 			ann := anon.get("/announcements")

@@ -27,10 +27,10 @@ func TestRefusalsWithAWaitSayIt(t *testing.T) {
 	if err := svc.Load(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := svc.CreateUser(ctx, platform.Operator, platform.NewUser{Username: "pam", Email: "pam@example.com", Password: "pam-password"}); err != nil {
+	if _, err := svc.Accounts.CreateUser(ctx, platform.Operator, platform.NewUser{Username: "pam", Email: "pam@example.com", Password: "pam-password"}); err != nil {
 		t.Fatal(err)
 	}
-	res, err := svc.Login(ctx, platform.Login{Username: "pam", Password: "pam-password"})
+	res, err := svc.Accounts.Login(ctx, platform.Login{Username: "pam", Password: "pam-password"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -87,7 +87,7 @@ func (h *Handler) funcs() template.FuncMap {
 		"add":       func(a, b int) int { return a + b },
 		// liveAfter is the live stream's position a page is rendered at, so
 		// that live.js resumes from it (data-live-after).
-		"liveAfter": h.svc.LastEvent,
+		"liveAfter": h.svc.Stream.LastEvent,
 		"hasString": func(list []string, s string) bool {
 			for _, x := range list {
 				if x == s {
@@ -127,7 +127,7 @@ func (h *Handler) render(w http.ResponseWriter, r *http.Request, name string, p 
 	p.Path = r.URL.RequestURI()
 	p.Clock = h.clock()
 	if !p.allRead {
-		p.Unread = h.svc.AnnouncementsAfter(time.UnixMilli(h.seenAt(r)))
+		p.Unread = h.svc.Event.AnnouncementsAfter(time.UnixMilli(h.seenAt(r)))
 	}
 	var buf bytes.Buffer
 	if err := t.Execute(&buf, p); err != nil {

@@ -37,34 +37,34 @@ func (h *Handler) scoreboard(w http.ResponseWriter, r *http.Request) {
 	case "people":
 		who, whoName = platform.People, "people"
 	case "agents":
-		who, whoName = platform.Agents, "agents"
+		who, whoName = platform.AgentsOnly, "agents"
 	}
 	// During a freeze admins see the live standings (the use case says
 	// who may), and the page says so. Their graph is drawn for them: the
 	// cached one is the public, frozen one.
-	live := v.IsAdmin() && h.svc.Event().Frozen
+	live := v.IsAdmin() && h.svc.Event.Current().Frozen
 	var total int
 	var rows []platform.RankedEntry
 	if live {
 		var err error
-		if total, rows, err = h.svc.LiveLeaderboardPageOf(v, who, (pageNo-1)*scorePageSize, scorePageSize, false); err != nil {
+		if total, rows, err = h.svc.Scoreboard.LiveLeaderboardPageOf(v, who, (pageNo-1)*scorePageSize, scorePageSize, false); err != nil {
 			h.error(w, r, v, err)
 			return
 		}
 	} else {
-		total, rows = h.svc.LeaderboardPageOf(who, (pageNo-1)*scorePageSize, scorePageSize, false)
+		total, rows = h.svc.Scoreboard.LeaderboardPageOf(who, (pageNo-1)*scorePageSize, scorePageSize, false)
 	}
 	d := scoreboardData{Who: whoName, Rows: rows, Page: pageNo, Total: total, Pages: max((total+scorePageSize-1)/scorePageSize, 1), Live: live}
 	if v.User != nil && who.Includes(v.User) {
 		// The caller's row is on the page of their place among those listed.
-		if rank := h.svc.RankOf(v.User.ID); rank > 0 {
+		if rank := h.svc.Scoreboard.RankOf(v.User.ID); rank > 0 {
 			d.MyRank = rank
-			d.MyPage = h.svc.PlaceAmong(who, v.User.ID)/scorePageSize + 1
+			d.MyPage = h.svc.Scoreboard.PlaceAmong(who, v.User.ID)/scorePageSize + 1
 		}
 	}
 	d.Top, d.Graph = h.graph[who].get(h.svc, who)
 	if live {
-		if _, top, err := h.svc.LiveLeaderboardPageOf(v, who, 0, graphSeries, true); err == nil {
+		if _, top, err := h.svc.Scoreboard.LiveLeaderboardPageOf(v, who, 0, graphSeries, true); err == nil {
 			d.Top, d.Graph = top, scoreGraph(top)
 		}
 	}
@@ -82,11 +82,11 @@ type graphCache struct {
 }
 
 func (c *graphCache) get(svc *platform.Service, who platform.Who) ([]platform.RankedEntry, template.HTML) {
-	v := svc.LeaderboardVersion()
+	v := svc.Scoreboard.LeaderboardVersion()
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if !c.valid || c.version != v {
-		_, c.top = svc.LeaderboardPageOf(who, 0, graphSeries, true)
+		_, c.top = svc.Scoreboard.LeaderboardPageOf(who, 0, graphSeries, true)
 		c.svg, c.version, c.valid = scoreGraph(c.top), v, true
 	}
 	return c.top, c.svg

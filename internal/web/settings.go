@@ -57,14 +57,14 @@ func (h *Handler) settings(w http.ResponseWriter, r *http.Request) {
 func (h *Handler) settingsPage(w http.ResponseWriter, r *http.Request, v platform.Viewer, p page, d settingsData) {
 	ctx := r.Context()
 	var err error
-	if d.Me, err = h.svc.Me(ctx, v); err != nil {
+	if d.Me, err = h.svc.Accounts.Me(ctx, v); err != nil {
 		h.error(w, r, v, err)
 		return
 	}
-	d.Sessions, _ = h.svc.Sessions(ctx, v)
-	d.Keys, _ = h.svc.APIKeys(ctx, v, "")
+	d.Sessions, _ = h.svc.Accounts.Sessions(ctx, v)
+	d.Keys, _ = h.svc.Keys.List(ctx, v, "")
 	if d.Me.TwoFactorEnabled {
-		d.CodesLeft, _ = h.svc.RecoveryCodesLeft(ctx, v)
+		d.CodesLeft, _ = h.svc.Accounts.RecoveryCodesLeft(ctx, v)
 	}
 	d.BaseURL = h.baseURL(r)
 	p.Title, p.Viewer, p.Data = "Settings", v, d
@@ -85,7 +85,7 @@ func (h *Handler) settingsForm(fn func(r *http.Request, v platform.Viewer, d *se
 			h.settingsPage(w, r, v, h.refused(w, r, err), d)
 			return
 		}
-		if v2, err := h.svc.AuthenticateSession(r.Context(), h.cookieValue(r)); err == nil {
+		if v2, err := h.svc.Accounts.AuthenticateSession(r.Context(), h.cookieValue(r)); err == nil {
 			v = v2 // the user as the change left them (2FA on, a new name)
 		}
 		h.settingsPage(w, r, v, page{Notice: notice}, d)
@@ -98,7 +98,7 @@ func (h *Handler) cookieValue(r *http.Request) string {
 }
 
 func (h *Handler) saveProfile(r *http.Request, v platform.Viewer, _ *settingsData) (string, error) {
-	_, err := h.svc.UpdateProfile(r.Context(), v, r.PostFormValue("name"), r.PostFormValue("image"))
+	_, err := h.svc.Accounts.UpdateProfile(r.Context(), v, r.PostFormValue("name"), r.PostFormValue("image"))
 	return "Profile saved.", err
 }
 
@@ -106,11 +106,11 @@ func (h *Handler) changePassword(r *http.Request, v platform.Viewer, _ *settings
 	if r.PostFormValue("new") != r.PostFormValue("new2") {
 		return "", ctf.FieldErrorf("new password", "and its repetition differ")
 	}
-	return "Password changed; your other sessions are logged out.", h.svc.ChangePassword(r.Context(), v, r.PostFormValue("current"), r.PostFormValue("new"))
+	return "Password changed; your other sessions are logged out.", h.svc.Accounts.ChangePassword(r.Context(), v, r.PostFormValue("current"), r.PostFormValue("new"))
 }
 
 func (h *Handler) beginTwoFactor(r *http.Request, v platform.Viewer, d *settingsData) (string, error) {
-	e, err := h.svc.BeginTwoFactor(r.Context(), v)
+	e, err := h.svc.Accounts.BeginTwoFactor(r.Context(), v)
 	if err != nil {
 		return "", err
 	}
@@ -119,7 +119,7 @@ func (h *Handler) beginTwoFactor(r *http.Request, v platform.Viewer, d *settings
 }
 
 func (h *Handler) confirmTwoFactor(r *http.Request, v platform.Viewer, d *settingsData) (string, error) {
-	codes, err := h.svc.ConfirmTwoFactor(r.Context(), v, r.PostFormValue("code"))
+	codes, err := h.svc.Accounts.ConfirmTwoFactor(r.Context(), v, r.PostFormValue("code"))
 	if err != nil {
 		return "", err
 	}
@@ -129,19 +129,19 @@ func (h *Handler) confirmTwoFactor(r *http.Request, v platform.Viewer, d *settin
 
 func (h *Handler) disableTwoFactor(r *http.Request, v platform.Viewer, _ *settingsData) (string, error) {
 	return "Two-factor authentication is off. Your other sessions are logged out.",
-		h.svc.DisableTwoFactor(r.Context(), v, r.PostFormValue("password"), r.PostFormValue("code"))
+		h.svc.Accounts.DisableTwoFactor(r.Context(), v, r.PostFormValue("password"), r.PostFormValue("code"))
 }
 
 func (h *Handler) revokeSession(r *http.Request, v platform.Viewer, _ *settingsData) (string, error) {
-	return "Session ended.", h.svc.RevokeSession(r.Context(), v, r.PostFormValue("id"))
+	return "Session ended.", h.svc.Accounts.RevokeSession(r.Context(), v, r.PostFormValue("id"))
 }
 
 func (h *Handler) revokeOtherSessions(r *http.Request, v platform.Viewer, _ *settingsData) (string, error) {
-	return "Your other sessions are logged out.", h.svc.RevokeOtherSessions(r.Context(), v)
+	return "Your other sessions are logged out.", h.svc.Accounts.RevokeOtherSessions(r.Context(), v)
 }
 
 func (h *Handler) createKey(r *http.Request, v platform.Viewer, d *settingsData) (string, error) {
-	k, secret, err := h.svc.CreateAPIKey(r.Context(), v, platform.NewAPIKey{Name: r.PostFormValue("name"), ReadOnly: r.PostFormValue("readonly") == "1"})
+	k, secret, err := h.svc.Keys.Create(r.Context(), v, platform.NewAPIKey{Name: r.PostFormValue("name"), ReadOnly: r.PostFormValue("readonly") == "1"})
 	if err != nil {
 		return "", err
 	}
@@ -150,7 +150,7 @@ func (h *Handler) createKey(r *http.Request, v platform.Viewer, d *settingsData)
 }
 
 func (h *Handler) revokeKey(r *http.Request, v platform.Viewer, _ *settingsData) (string, error) {
-	_, err := h.svc.RevokeAPIKey(r.Context(), v, "", r.PostFormValue("id"))
+	_, err := h.svc.Keys.Revoke(r.Context(), v, "", r.PostFormValue("id"))
 	return "Key revoked.", err
 }
 

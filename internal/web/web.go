@@ -226,7 +226,7 @@ func (h *Handler) viewer(w http.ResponseWriter, r *http.Request) platform.Viewer
 	if !ok {
 		return platform.Viewer{}
 	}
-	v, err := h.svc.AuthenticateSession(r.Context(), token)
+	v, err := h.svc.Accounts.AuthenticateSession(r.Context(), token)
 	if err != nil {
 		h.session.Clear(w)
 		return platform.Viewer{}
