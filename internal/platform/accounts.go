@@ -61,7 +61,7 @@ func (s *Accounts) CreateUser(ctx context.Context, v Viewer, in NewUser) (ctf.Us
 // createUser checks and records a new account; signupFrom is the client
 // address of a sign-up (counted against the sign-up limit), "" for an
 // account an admin or the operator creates.
-func (s *core) createUser(ctx context.Context, in NewUser, needPassword bool, audit *ctf.AuditEntry, signupFrom string) (ctf.User, error) {
+func (s *Accounts) createUser(ctx context.Context, in NewUser, needPassword bool, audit *ctf.AuditEntry, signupFrom string) (ctf.User, error) {
 	in.Username, in.Email, in.Name = strings.TrimSpace(in.Username), strings.TrimSpace(in.Email), strings.TrimSpace(in.Name)
 	checks := []error{ctf.ValidateUsername(in.Username), ctf.ValidateEmail(in.Email), ctf.ValidateDisplayName(in.Name), ctf.ValidateRole(in.Role)}
 	if needPassword {
@@ -100,7 +100,7 @@ func (s *core) createUser(ctx context.Context, in NewUser, needPassword bool, au
 }
 
 // insertUser records a new account and applies it to the hot state.
-func (s *core) insertUser(ctx context.Context, u ctf.User, audit *ctf.AuditEntry) (ctf.User, error) {
+func (s *Accounts) insertUser(ctx context.Context, u ctf.User, audit *ctf.AuditEntry) (ctf.User, error) {
 	s.gate.RLock()
 	defer s.gate.RUnlock()
 	seqs, err := s.db.CreateUser(ctx, u, audit)
@@ -113,7 +113,7 @@ func (s *core) insertUser(ctx context.Context, u ctf.User, audit *ctf.AuditEntry
 
 // takenName reports whether the hot state knows the username, in any
 // case, or the email already (the database's unique keys decide races).
-func (s *core) takenName(username, email string) bool {
+func (s *Accounts) takenName(username, email string) bool {
 	st := s.state()
 	if st == nil {
 		return false
@@ -236,7 +236,7 @@ var dummyPasswordHash = sync.OnceValue(func() string { return secret.HashPasswor
 
 // userByLogin finds an account by username (exactly, else ignoring the
 // case of its letters), or by email when the name has an @.
-func (s *core) userByLogin(name string) *ctf.User {
+func (s *Accounts) userByLogin(name string) *ctf.User {
 	st := s.state()
 	st.mu.RLock()
 	defer st.mu.RUnlock()
@@ -314,7 +314,7 @@ func (s *Accounts) RevokeOtherSessions(ctx context.Context, v Viewer) error {
 	return s.revokeSessions(ctx, v.User.ID, v.Session, true)
 }
 
-func (s *core) revokeSessions(ctx context.Context, userID, idHash string, allBut bool) error {
+func (s *Accounts) revokeSessions(ctx context.Context, userID, idHash string, allBut bool) error {
 	s.gate.RLock()
 	defer s.gate.RUnlock()
 	// The change log's rows are not marked as this process's own: if the
@@ -341,7 +341,7 @@ func (s *core) revokeSessions(ctx context.Context, userID, idHash string, allBut
 // the recovery codes, while it is on); the rows are then not marked as
 // this process's own, and the next catch-up applies them, the ended
 // sessions included. The caller holds the gate shared.
-func (s *core) applyOwnWithSessions(ctx context.Context, u ctf.User, seqs []int64) {
+func (s *Accounts) applyOwnWithSessions(ctx context.Context, u ctf.User, seqs []int64) {
 	e, err := s.db.Entities(context.WithoutCancel(ctx), []store.ChangeRef{{Kind: store.ChangeSessions, Entity: u.ID}})
 	if err != nil {
 		s.log.Warn("read a user's sessions back after a change; the next catch-up applies it", "user", u.ID, "err", err)
@@ -414,7 +414,7 @@ func (s *Accounts) UpdateProfile(ctx context.Context, v Viewer, name, image stri
 	return s.updateUser(ctx, v.User.ID, store.UserUpdate{Name: &name, Image: &image}, nil)
 }
 
-func (s *core) updateUser(ctx context.Context, id string, up store.UserUpdate, audit *ctf.AuditEntry) (ctf.User, error) {
+func (s *Accounts) updateUser(ctx context.Context, id string, up store.UserUpdate, audit *ctf.AuditEntry) (ctf.User, error) {
 	s.gate.RLock()
 	defer s.gate.RUnlock()
 	if up.Role != nil || up.Banned != nil {

@@ -107,7 +107,7 @@ func (s *Admin) SetBanned(ctx context.Context, v Viewer, userID string, banned b
 	if banned {
 		action = "user.ban"
 	}
-	return s.updateUser(ctx, u.ID, store.UserUpdate{Banned: &banned}, s.audit(v, action, u.Username, nil))
+	return s.accounts.updateUser(ctx, u.ID, store.UserUpdate{Banned: &banned}, s.audit(v, action, u.Username, nil))
 }
 
 // SetRole promotes a user to admin or demotes them to player.
@@ -119,7 +119,7 @@ func (s *Admin) SetRole(ctx context.Context, v Viewer, userID string, role ctf.R
 	if err != nil {
 		return ctf.User{}, err
 	}
-	return s.updateUser(ctx, u.ID, store.UserUpdate{Role: &role}, s.audit(v, "user.role", u.Username, map[string]any{"role": role}))
+	return s.accounts.updateUser(ctx, u.ID, store.UserUpdate{Role: &role}, s.audit(v, "user.role", u.Username, map[string]any{"role": role}))
 }
 
 // adminOnOther checks that v is an admin acting on another account (an

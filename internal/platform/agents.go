@@ -70,12 +70,12 @@ func (s *Agents) Create(ctx context.Context, v Viewer, in NewAgent) (ctf.User, e
 		return ctf.User{}, ctf.Errorf(ctf.Forbidden, "a banned account cannot create agents")
 	case agents >= ctf.MaxAgentsPerOwner:
 		return ctf.User{}, ctf.Errorf(ctf.Conflict, "you already run %d agents, the most one person may", ctf.MaxAgentsPerOwner)
-	case s.takenName(in.Username, ""):
+	case s.accounts.takenName(in.Username, ""):
 		return ctf.User{}, ctf.Errorf(ctf.Conflict, "that username is already taken")
 	}
 	u := ctf.User{ID: ctf.NewID(), Username: in.Username, Name: in.Name, Role: ctf.RolePlayer, CreatedAt: ctf.Millis(s.now()),
 		Kind: ctf.KindAgent, OwnerID: owner, Model: in.Model, Harness: in.Harness}
-	return s.insertUser(ctx, u, audit)
+	return s.accounts.insertUser(ctx, u, audit)
 }
 
 // AgentView is an agent as its owner's settings list it.

@@ -258,7 +258,7 @@ func (s *Event) Unfreeze(ctx context.Context, v Viewer) error {
 	return s.putEvent(ctx, v, e, "event.unfreeze")
 }
 
-func (s *core) putEvent(ctx context.Context, v Viewer, e ctf.Event, action string) error {
+func (s *Event) putEvent(ctx context.Context, v Viewer, e ctf.Event, action string) error {
 	s.gate.RLock()
 	defer s.gate.RUnlock()
 	seqs, err := s.db.PutEvent(ctx, e, s.audit(v, action, "event", eventDetail(e)))

@@ -20,66 +20,6 @@ import (
 	"github.com/flagshipctf/flagship/internal/store"
 )
 
-// Store is the database as the use cases use it: *store.DB.
-type Store interface {
-	Snapshot(ctx context.Context) (*store.Snapshot, error)
-	Heads(ctx context.Context) (store.Heads, error)
-	Since(ctx context.Context, c store.Cursor) (*store.Delta, error)
-	Entities(ctx context.Context, refs []store.ChangeRef) (store.Entities, error)
-	SolvesSince(ctx context.Context, after int64, gaps []int64) ([]ctf.Solve, error)
-	WrongBaseline(ctx context.Context, userID string, max int64, unseen []int64) (map[string]int64, error)
-	RecordSubmissions(ctx context.Context, subs []store.Submission, limit store.RateLimit) ([]store.SubmitOutcome, error)
-	Submissions(ctx context.Context, userID string) ([]store.SubmissionRecord, error)
-	PruneChanges(ctx context.Context) error
-	PruneSignups(ctx context.Context, before time.Time) error
-	FileSize(ctx context.Context, sha string) (int64, error)
-	FileChunks(ctx context.Context, sha string, fn func([]byte) error) error
-	Probe(ctx context.Context, write bool) error
-
-	CreateUser(ctx context.Context, u ctf.User, audit *ctf.AuditEntry) ([]int64, error)
-	UpdateUser(ctx context.Context, id string, up store.UserUpdate, keepSession string, audit *ctf.AuditEntry) (ctf.User, []int64, error)
-	TwoFactorOf(ctx context.Context, userID string) (store.TwoFactor, error)
-	BeginTwoFactor(ctx context.Context, userID, secret string) error
-	EnableTwoFactor(ctx context.Context, userID, secret string, step int64, codeHashes []string, keepSession string) (ctf.User, []int64, error)
-	DisableTwoFactor(ctx context.Context, userID, keepSession string) (ctf.User, []int64, error)
-	UseTOTPStep(ctx context.Context, userID string, step int64) (bool, error)
-	UseRecoveryCode(ctx context.Context, userID, codeHash string, at time.Time) (bool, error)
-	RecoveryCodesLeft(ctx context.Context, userID string) (int, error)
-	ReserveLoginAttempt(ctx context.Context, th store.Throttle, at time.Time) (int64, store.LoginFailures, error)
-	ForgiveLoginAttempt(ctx context.Context, id int64) error
-	ReserveSignup(ctx context.Context, address string, max int, since, at time.Time) (int64, time.Time, error)
-	ForgiveSignup(ctx context.Context, id int64) error
-	ClearLoginFailures(ctx context.Context, account string, before time.Time) error
-
-	CreateAPIKey(ctx context.Context, k ctf.APIKey, audit *ctf.AuditEntry) ([]int64, error)
-	RevokeAPIKey(ctx context.Context, userID, keyID string, at time.Time, audit *ctf.AuditEntry) (ctf.APIKey, []int64, error)
-	TouchAPIKeys(ctx context.Context, touches []store.Touch) ([]int64, error)
-	CreateSession(ctx context.Context, s ctf.Session) ([]int64, error)
-	RevokeSessions(ctx context.Context, userID, idHash string, all bool, at time.Time) ([]int64, error)
-	TouchSessions(ctx context.Context, touches []store.Touch, users []string) ([]int64, error)
-
-	PutReview(ctx context.Context, r ctf.Review) (ctf.Review, []int64, error)
-	PutWriteup(ctx context.Context, w ctf.Writeup) (ctf.Writeup, []int64, error)
-	ModerateWriteup(ctx context.Context, id string, status ctf.WriteupStatus, reason string, audit *ctf.AuditEntry) (ctf.Writeup, []int64, error)
-	PutChallenge(ctx context.Context, c ctf.Challenge, file []byte, audit *ctf.AuditEntry) ([]int64, error)
-	AuditLog(ctx context.Context, before int64, limit int) ([]ctf.AuditEntry, error)
-	AddAudit(ctx context.Context, a ctf.AuditEntry) error
-	PutEvent(ctx context.Context, e ctf.Event, audit *ctf.AuditEntry) ([]int64, error)
-	PostAnnouncement(ctx context.Context, a ctf.Announcement, audit *ctf.AuditEntry) ([]int64, error)
-	AppendStreamOnce(ctx context.Context, r store.StreamRow) (bool, error)
-	StreamAfter(ctx context.Context, after int64, limit int) ([]store.StreamRow, error)
-	Webhooks(ctx context.Context) ([]store.Webhook, error)
-	Webhook(ctx context.Context, id string) (store.Webhook, error)
-	CreateWebhook(ctx context.Context, w store.Webhook, audit *ctf.AuditEntry) (store.Webhook, error)
-	SetWebhookEnabled(ctx context.Context, id string, enabled bool, audit *ctf.AuditEntry) error
-	DeleteWebhook(ctx context.Context, id string, audit *ctf.AuditEntry) error
-	Deliveries(ctx context.Context, webhookID string, limit int) ([]store.Delivery, error)
-	ProduceDeliveries(ctx context.Context, upTo int64, build func(after int64, hooks []store.Webhook) ([]store.NewDelivery, int64, error)) (int, error)
-	// InLoad and InDump run a dataset's load and dump (package transfer).
-	InLoad(ctx context.Context, fn func(*store.LoadTx) error) error
-	InDump(ctx context.Context, fn func(*store.DumpTx) error) error
-}
-
 // Options configure a Service.
 type Options struct {
 	PublicURL string          // base of file links, without trailing slash
@@ -126,23 +66,49 @@ type Service struct {
 
 // The areas: each is a set of use cases over the shared core.
 type (
-	Accounts   struct{ *core }
-	Keys       struct{ *core }
-	Agents     struct{ *core }
-	Play       struct{ *core }
+	Accounts struct {
+		*core
+		db accountStore
+	}
+	Keys struct {
+		*core
+		db keyStore
+	}
+	Agents struct {
+		*core
+		db       agentStore
+		accounts *Accounts
+	}
+	Play struct {
+		*core
+		db playStore
+	}
 	Scoreboard struct{ *core }
-	Content    struct{ *core }
-	Admin      struct{ *core }
-	Event      struct{ *core }
-	Stream     struct{ *core }
-	Webhooks   struct{ *core }
+	Content    struct {
+		*core
+		db contentStore
+	}
+	Admin struct {
+		*core
+		db       adminStore
+		accounts *Accounts
+	}
+	Event struct {
+		*core
+		db eventStore
+	}
+	Stream   struct{ *core }
+	Webhooks struct {
+		*core
+		db webhookStore
+	}
 )
 
 // core is what every area shares: the database, the hot state and the gate
 // that orders this process's writes with its catch-ups, and the machinery
 // around them (batches, touches, password hashing slots, the stream hub).
 type core struct {
-	db   Store
+	db   coreStore
 	opts Options
 	log  *slog.Logger
 	now  func() time.Time
@@ -196,9 +162,10 @@ func New(db Store, opts Options) *Service {
 	}
 	c := &core{db: db, opts: opts, log: opts.Logger, now: opts.Now, wake: make(chan struct{}, 1), obs: opts.Observer, hub: newHub(),
 		touches: touches{keys: map[string]int64{}, sessions: map[string]sessionTouch{}}, hashes: make(chan struct{}, runtime.GOMAXPROCS(0))}
-	return &Service{core: c,
-		Accounts: &Accounts{c}, Keys: &Keys{c}, Agents: &Agents{c}, Play: &Play{c}, Scoreboard: &Scoreboard{c},
-		Content: &Content{c}, Admin: &Admin{c}, Event: &Event{c}, Stream: &Stream{c}, Webhooks: &Webhooks{c}}
+	accounts := &Accounts{c, db}
+	return &Service{core: c, Accounts: accounts, Keys: &Keys{c, db}, Agents: &Agents{c, db, accounts}, Play: &Play{c, db},
+		Scoreboard: &Scoreboard{c}, Content: &Content{c, db}, Admin: &Admin{c, db, accounts}, Event: &Event{c, db},
+		Stream: &Stream{c}, Webhooks: &Webhooks{c, db}}
 }
 
 // Load builds the hot state from the database.
@@ -472,5 +439,3 @@ func (s *core) applyOwn(seqs []int64, fn func(st *state, dirty dirtySet)) {
 
 // ErrNoChallenge is the answer for unknown and hidden challenges alike.
 var ErrNoChallenge = ctf.Errorf(ctf.NotFound, "challenge not found")
-
-var _ Store = (*store.DB)(nil)

@@ -109,7 +109,7 @@ func (s *Accounts) DisableTwoFactor(ctx context.Context, v Viewer, password, cod
 	if !u.TwoFactor {
 		return ctf.Errorf(ctf.Conflict, "two-factor authentication is off already")
 	}
-	pw := &try{s: s.core}
+	pw := &try{s: s}
 	if u.PasswordHash != "" {
 		var err error
 		if pw, err = s.reserve(ctx, u.ID, ""); err != nil {
@@ -177,7 +177,7 @@ func (s *Accounts) RecoveryCodesLeft(ctx context.Context, v Viewer) (int, error)
 // checkSecondFactor accepts a TOTP code of the user's secret whose step was
 // not used yet, or an unused recovery code, and uses it up; the database
 // decides, so a code is good once across replicas.
-func (s *core) checkSecondFactor(ctx context.Context, userID, code string) (bool, error) {
+func (s *Accounts) checkSecondFactor(ctx context.Context, userID, code string) (bool, error) {
 	code = strings.TrimSpace(code)
 	tf, err := s.db.TwoFactorOf(ctx, userID)
 	if err != nil {
