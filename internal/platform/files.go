@@ -70,3 +70,44 @@ func (s *core) fileCache() (*filecache.Cache, error) {
 	})
 	return s.files.cache, s.files.err
 }
+
+// ChallengeFile describes the file a visible challenge serves.
+type ChallengeFile struct {
+	Name   string
+	URL    string // where to download it
+	SHA256 string // "" for a link elsewhere
+	Size   int64  // bytes; -1 for a link elsewhere
+}
+
+// FileOf returns the file challenge slug serves, nil when it has none. The
+// size of a stored file is read once from the database and remembered: a
+// file is addressed by its SHA-256, so its size never changes.
+func (s *Play) FileOf(ctx context.Context, slug string) (*ChallengeFile, error) {
+	st := s.state()
+	st.mu.RLock()
+	c := st.visibleBySlug(slug)
+	var f *ChallengeFile
+	if c != nil {
+		if u := c.fileURL(st.publicURL); u != "" {
+			f = &ChallengeFile{Name: c.FileName, URL: u, SHA256: c.FileSHA256, Size: -1}
+		}
+	}
+	st.mu.RUnlock()
+	switch {
+	case c == nil:
+		return nil, ErrNoChallenge
+	case f == nil || f.SHA256 == "":
+		return f, nil
+	}
+	if size, ok := s.fileSizes.Load(f.SHA256); ok {
+		f.Size = size.(int64)
+		return f, nil
+	}
+	size, err := s.db.FileSize(ctx, f.SHA256)
+	if err != nil {
+		return nil, err
+	}
+	s.fileSizes.Store(f.SHA256, size)
+	f.Size = size
+	return f, nil
+}

@@ -150,3 +150,13 @@ func (s *Accounts) hashPassword(ctx context.Context, password string) (string, e
 	defer release()
 	return secret.HashPassword(password), nil
 }
+
+// Login throttle (docs/product.md#login-throttling): 5 failures of an account or 50 from one
+// address within loginWindow refuse further tries for loginWindow.
+const (
+	loginWindow          = 15 * time.Minute
+	maxAccountFailures   = 5
+	maxAddressFailures   = 50
+	loginFailureMessage  = "wrong username or password"
+	loginThrottleMessage = "too many failed logins; wait before trying again"
+)
