@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/flagshipctf/flagship/internal/ctf"
+	"github.com/flagshipctf/flagship/internal/live"
 	"github.com/flagshipctf/flagship/internal/platform"
 )
 
@@ -208,7 +209,7 @@ func (c *boardCache) wait(ctx context.Context) error {
 }
 
 // appendLeaderboardEntry writes the contract's LeaderboardEntry by hand.
-func appendLeaderboardEntry(b []byte, e *platform.LeaderboardEntry) []byte {
+func appendLeaderboardEntry(b []byte, e *live.LeaderboardEntry) []byte {
 	b = append(b, `{"id":`...)
 	b = appendString(b, e.ID)
 	b = append(b, `,"name":`...)

@@ -13,7 +13,7 @@ import (
 
 	"github.com/flagshipctf/flagship/internal/ctf"
 	"github.com/flagshipctf/flagship/internal/httpx"
-	"github.com/flagshipctf/flagship/internal/platform"
+	"github.com/flagshipctf/flagship/internal/live"
 )
 
 func (h *Handler) listChallenges(w http.ResponseWriter, r *http.Request) {
@@ -28,7 +28,7 @@ func (h *Handler) listChallenges(w http.ResponseWriter, r *http.Request) {
 	}
 	if list, ok := h.svc.Content.AdminList(v); ok {
 		writeValue(w, r, caller, http.StatusOK, struct {
-			Challenges []platform.ChallengeSummary `json:"challenges"`
+			Challenges []live.ChallengeSummary `json:"challenges"`
 		}{list})
 		return
 	}

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/flagshipctf/flagship/internal/live"
 	"github.com/flagshipctf/flagship/internal/platform"
 )
 
@@ -92,7 +93,7 @@ func (c *listCache) get(svc *platform.Service) *listSnap {
 
 var solvedFalse = []byte(`"solved":false`)
 
-func newFragment(id string, version uint64, sum *platform.ChallengeSummary, first bool) *fragment {
+func newFragment(id string, version uint64, sum *live.ChallengeSummary, first bool) *fragment {
 	b, err := json.Marshal(sum)
 	if err != nil {
 		panic("api: marshal a challenge summary: " + err.Error()) // plain data: cannot fail

@@ -12,7 +12,6 @@ import (
 
 	"github.com/flagshipctf/flagship/internal/ctf"
 	"github.com/flagshipctf/flagship/internal/dataset"
-	"github.com/flagshipctf/flagship/internal/platform"
 )
 
 // TestIntegrationDumpLoadRoundTripEvent: the event's clock survives
@@ -42,11 +41,11 @@ func TestIntegrationDumpLoadRoundTripEvent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := a.Svc.Admin.Import(ctx, platform.Operator, waves); err != nil {
+	if _, err := a.Svc.Admin.Import(ctx, ctf.Operator, waves); err != nil {
 		t.Fatal(err)
 	}
 	at := func(s int) *time.Time { v := t0.Add(time.Duration(s) * time.Second); return &v }
-	if _, err := a.Svc.Event.Set(ctx, platform.Operator, ctf.Event{Name: "Round Trip CTF", Start: at(-3600), End: at(30), Freeze: at(10),
+	if _, err := a.Svc.Event.Set(ctx, ctf.Operator, ctf.Event{Name: "Round Trip CTF", Start: at(-3600), End: at(30), Freeze: at(10),
 		UnfreezeAtEnd: true, Practice: true, FlagFormat: "flag{...}"}); err != nil {
 		t.Fatal(err)
 	}
@@ -64,7 +63,7 @@ func TestIntegrationDumpLoadRoundTripEvent(t *testing.T) {
 	tick(1)
 	submit("erin", "warmup", "flag{warmup}", 200)
 	tick(2)
-	if _, err := a.Svc.Event.PostAnnouncement(ctx, platform.Operator, "Welcome", "Have *fun*.", ""); err != nil {
+	if _, err := a.Svc.Event.PostAnnouncement(ctx, ctf.Operator, "Welcome", "Have *fun*.", ""); err != nil {
 		t.Fatal(err)
 	}
 	tick(6)
@@ -75,7 +74,7 @@ func TestIntegrationDumpLoadRoundTripEvent(t *testing.T) {
 	tick(11) // frozen
 	submit("dave", "lost-packets", "flag{pcap}", 200)
 	tick(20)
-	if err := a.Svc.Event.Unfreeze(ctx, platform.Operator); err != nil {
+	if err := a.Svc.Event.Unfreeze(ctx, ctf.Operator); err != nil {
 		t.Fatal(err)
 	}
 	tick(31) // ended, practice mode

@@ -13,6 +13,7 @@ import (
 	"github.com/pquerna/otp"
 	"github.com/pquerna/otp/totp"
 
+	"github.com/flagshipctf/flagship/internal/ctf"
 	"github.com/flagshipctf/flagship/internal/dataset"
 	"github.com/flagshipctf/flagship/internal/openapi/contract"
 	"github.com/flagshipctf/flagship/internal/platform"
@@ -78,7 +79,7 @@ func TestIntegrationDumpLoadRoundTrip(t *testing.T) {
 	}
 	revoked := itRevokedKey(t, a, "alice")
 	// What the use cases add: a read-only key, a rejected writeup's reason.
-	_, readOnly, err := a.Svc.Keys.Create(ctx, platform.Operator, platform.NewAPIKey{Owner: itUID(t, a, "bob"), Name: "agent", ReadOnly: true})
+	_, readOnly, err := a.Svc.Keys.Create(ctx, ctf.Operator, platform.NewAPIKey{Owner: itUID(t, a, "bob"), Name: "agent", ReadOnly: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +91,7 @@ func TestIntegrationDumpLoadRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := a.Svc.Content.ModerateWriteup(ctx, platform.Operator, w.ID, false, "Too short"); err != nil {
+	if _, err := a.Svc.Content.ModerateWriteup(ctx, ctf.Operator, w.ID, false, "Too short"); err != nil {
 		t.Fatal(err)
 	}
 	// Live play: wrong attempts and solves, a regex flag, an Insane first blood.
@@ -198,7 +199,7 @@ func itTwoFactorUser(t *testing.T, s *Server, now func() time.Time) itTwoFactor 
 	t.Helper()
 	ctx := context.Background()
 	tf := itTwoFactor{username: "tess", password: "correct horse battery"}
-	u, err := s.Svc.Accounts.CreateUser(ctx, platform.Operator, platform.NewUser{Username: tf.username, Email: "tess@example.com", Password: tf.password})
+	u, err := s.Svc.Accounts.CreateUser(ctx, ctf.Operator, platform.NewUser{Username: tf.username, Email: "tess@example.com", Password: tf.password})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -238,7 +239,7 @@ func itWebhooks(t *testing.T, s *Server) []platform.Webhook {
 		{Name: "Discord", Kind: platform.WebhookDiscord, URL: "https://discord.com/api/webhooks/1/token",
 			Events: []string{platform.HookFirstBlood, platform.HookAnnouncement}},
 	} {
-		if _, err := s.Svc.Webhooks.Create(ctx, platform.Operator, in); err != nil {
+		if _, err := s.Svc.Webhooks.Create(ctx, ctf.Operator, in); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -250,7 +251,7 @@ func itWebhooks(t *testing.T, s *Server) []platform.Webhook {
 // stream they start.
 func itWebhooksOf(t *testing.T, s *Server) []platform.Webhook {
 	t.Helper()
-	hooks, err := s.Svc.Webhooks.List(context.Background(), platform.Operator)
+	hooks, err := s.Svc.Webhooks.List(context.Background(), ctf.Operator)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -38,11 +38,11 @@ func (a *app) agentCreate(ctx context.Context, args []string) error {
 		return err
 	}
 	defer closeDB()
-	o, err := svc.Admin.UserByName(ctx, platform.Operator, *owner)
+	o, err := svc.Admin.UserByName(ctx, ctf.Operator, *owner)
 	if err != nil {
 		return err
 	}
-	u, err := svc.Agents.Create(ctx, platform.Operator, platform.NewAgent{Owner: o.ID, Username: *username, Name: *name,
+	u, err := svc.Agents.Create(ctx, ctf.Operator, platform.NewAgent{Owner: o.ID, Username: *username, Name: *name,
 		Model: *model, Harness: *harness})
 	if err != nil {
 		return flagError(err)
@@ -63,7 +63,7 @@ func (a *app) agentList(ctx context.Context, args []string) error {
 		return err
 	}
 	defer closeDB()
-	agents, err := svc.Agents.All(ctx, platform.Operator)
+	agents, err := svc.Agents.All(ctx, ctf.Operator)
 	if err != nil {
 		return err
 	}

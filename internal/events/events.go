@@ -26,6 +26,7 @@ import (
 	"github.com/flagshipctf/flagship/internal/clientaddr"
 	"github.com/flagshipctf/flagship/internal/ctf"
 	"github.com/flagshipctf/flagship/internal/httpx"
+	"github.com/flagshipctf/flagship/internal/live"
 	"github.com/flagshipctf/flagship/internal/platform"
 )
 
@@ -73,7 +74,7 @@ func New(svc *platform.Service, log *slog.Logger) *Handler {
 }
 
 // ServeHTTP streams the public events after the client's resume point (at
-// most the newest platform.ReplayWindow of them), or from now on, until
+// most the newest live.ReplayWindow of them), or from now on, until
 // the client leaves or the server shuts down. Over the caps of open
 // streams (the handler's, the client address's) it answers 429.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -340,7 +341,7 @@ type (
 	}
 )
 
-func challengeOf(c *platform.EventChallenge) *challengeJSON {
+func challengeOf(c *live.EventChallenge) *challengeJSON {
 	if c == nil {
 		return nil
 	}
@@ -348,7 +349,7 @@ func challengeOf(c *platform.EventChallenge) *challengeJSON {
 }
 
 // data is ev's JSON payload.
-func data(ev *platform.StreamEvent) any {
+func data(ev *live.StreamEvent) any {
 	at := ctf.FormatTime(ev.At)
 	switch {
 	case ev.Kind == ctf.StreamSolve && ev.Solve != nil:
@@ -368,7 +369,7 @@ func data(ev *platform.StreamEvent) any {
 
 // encode is ev as one SSE frame. JSON escapes line breaks inside strings,
 // so the data is one line whatever an announcement's Markdown holds.
-func encode(ev *platform.StreamEvent) []byte {
+func encode(ev *live.StreamEvent) []byte {
 	b, err := json.Marshal(data(ev))
 	if err != nil {
 		b = []byte(`{}`) // plain structs of strings, ints and bools: cannot fail
@@ -392,7 +393,7 @@ type frameCache struct {
 
 const frameSlots = 1024
 
-func (c *frameCache) frame(ev *platform.StreamEvent) []byte {
+func (c *frameCache) frame(ev *live.StreamEvent) []byte {
 	i := ev.Seq % frameSlots
 	c.mu.RLock()
 	slot := c.slots[i]

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/flagshipctf/flagship/internal/ctf"
 	"github.com/flagshipctf/flagship/internal/platform"
 	"github.com/flagshipctf/flagship/internal/store"
 )
@@ -49,7 +50,7 @@ func TestKeysAreCheckedBeforeAnyMessage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Svc.Keys.Revoke(context.Background(), platform.Operator, me.ID, me.McpAPIKeys[1].ID); err != nil {
+	if _, err := s.Svc.Keys.Revoke(context.Background(), ctf.Operator, me.ID, me.McpAPIKeys[1].ID); err != nil {
 		t.Fatal(err)
 	}
 	for _, c := range []struct {
@@ -86,7 +87,7 @@ func TestKeysAreCheckedBeforeAnyMessage(t *testing.T) {
 	if res := call(t, cs, "my_profile", nil, nil); res.IsError {
 		t.Fatal(text(res))
 	}
-	if _, err := s.Svc.Keys.Revoke(context.Background(), platform.Operator, me.ID, me.McpAPIKeys[0].ID); err != nil {
+	if _, err := s.Svc.Keys.Revoke(context.Background(), ctf.Operator, me.ID, me.McpAPIKeys[0].ID); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := cs.CallTool(context.Background(), toolParams("my_profile", nil)); err == nil {
@@ -114,7 +115,7 @@ func TestLastUsedAt(t *testing.T) {
 	}
 }
 
-func mustAuth(t *testing.T, svc *platform.Service, key string) platform.Viewer {
+func mustAuth(t *testing.T, svc *platform.Service, key string) ctf.Viewer {
 	t.Helper()
 	v, err := svc.Accounts.AuthenticateKey(context.Background(), key)
 	if err != nil {

@@ -8,7 +8,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/flagshipctf/flagship/internal/ctf"
-	"github.com/flagshipctf/flagship/internal/platform"
+	"github.com/flagshipctf/flagship/internal/live"
 )
 
 type writeupOutput struct {
@@ -91,7 +91,7 @@ func (h *Handler) leaderboard(ctx context.Context, _ *sdk.CallToolRequest, in le
 	return nil, out, nil
 }
 
-func ranked(page []platform.RankedEntry) []rankedPlayer {
+func ranked(page []live.RankedEntry) []rankedPlayer {
 	out := make([]rankedPlayer, len(page))
 	for i, e := range page {
 		out[i] = rankedPlayer{Rank: e.Rank, Username: e.Username, Name: e.Name, Points: e.TotalPoints, Solves: e.TotalSolves,
@@ -153,7 +153,7 @@ func (h *Handler) getProfile(ctx context.Context, _ *sdk.CallToolRequest, in pro
 	return nil, profile(*p), nil
 }
 
-func profile(p platform.PublicProfile) profileOutput {
+func profile(p live.PublicProfile) profileOutput {
 	out := profileOutput{ID: p.ID, Username: deref(p.Username), Name: deref(p.Name), Rank: p.Rank, Points: p.TotalPoints,
 		FirstBloods: p.FirstBloodCount, Top3: p.Top3Count, Solves: make([]solveOutput, len(p.SolvedChallenges)),
 		Badges: make([]badgeHeld, len(p.Badges)), CategoryCounts: p.CategoryCounts, DifficultyCounts: p.DifficultyCounts}

@@ -234,7 +234,7 @@ func (h *Handler) submitFlag(ctx context.Context, _ *sdk.CallToolRequest, in sub
 		}
 	case errors.Is(err, platform.ErrWrongFlag):
 		out.Outcome, out.Message = outcomeWrong, "Wrong flag; this try was recorded."
-	case errors.Is(err, platform.ErrNoChallenge):
+	case errors.Is(err, ctf.ErrNoChallenge):
 		out.Outcome, out.Message = outcomeNotFound, fmt.Sprintf("No challenge has the slug %q; list_challenges gives the slugs.", in.Slug)
 	case errors.Is(err, platform.ErrLocked):
 		out.Outcome, out.Message = outcomeLocked, "This challenge is locked: get_challenge lists the prerequisites to solve first."
@@ -254,7 +254,7 @@ func (h *Handler) submitFlag(ctx context.Context, _ *sdk.CallToolRequest, in sub
 // the caller's to fix is logged and said plainly.
 func (h *Handler) toolError(err error, slug string) error {
 	switch {
-	case errors.Is(err, platform.ErrNoChallenge):
+	case errors.Is(err, ctf.ErrNoChallenge):
 		return fmt.Errorf("no challenge has the slug %q; list_challenges gives the slugs", slug)
 	case errors.Is(err, platform.ErrReadOnlyKey):
 		return errors.New("this API key is read-only: it can call every read tool but cannot submit flags; use a key without the read-only mark")

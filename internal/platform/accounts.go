@@ -2,10 +2,10 @@ package platform
 
 import (
 	"context"
-	"sort"
 	"strings"
 
 	"github.com/flagshipctf/flagship/internal/ctf"
+	"github.com/flagshipctf/flagship/internal/live"
 	"github.com/flagshipctf/flagship/internal/store"
 )
 
@@ -45,9 +45,9 @@ type NewUser struct {
 // CreateUser creates an account for an admin or the operator, with the
 // rules of SignUp (the password only if one is given), even when
 // registration is closed.
-func (s *Accounts) CreateUser(ctx context.Context, v Viewer, in NewUser) (ctf.User, error) {
-	if !v.admin() {
-		return ctf.User{}, errNotAdmin
+func (s *Accounts) CreateUser(ctx context.Context, v ctf.Viewer, in NewUser) (ctf.User, error) {
+	if !v.IsAdmin() {
+		return ctf.User{}, ctf.ErrNotAdmin
 	}
 	if in.Role == "" {
 		in.Role = ctf.RolePlayer
@@ -98,38 +98,32 @@ func (s *Accounts) createUser(ctx context.Context, in NewUser, needPassword bool
 
 // insertUser records a new account and applies it to the hot state.
 func (s *Accounts) insertUser(ctx context.Context, u ctf.User, audit *ctf.AuditEntry) (ctf.User, error) {
-	s.gate.RLock()
-	defer s.gate.RUnlock()
+	defer s.live.Write()()
 	seqs, err := s.db.CreateUser(ctx, u, audit)
 	if err != nil {
 		return ctf.User{}, err
 	}
-	s.applyOwn(seqs, func(st *state, dirty dirtySet) { st.putUser(u, dirty) })
+	s.live.Apply(seqs, func(tx *live.Tx) { tx.PutUser(u) })
 	return u, nil
 }
 
 // takenName reports whether the hot state knows the username, in any
 // case, or the email already (the database's unique keys decide races).
 func (s *Accounts) takenName(username, email string) bool {
-	st := s.state()
-	if st == nil {
-		return false
-	}
-	st.mu.RLock()
-	defer st.mu.RUnlock()
-	return st.byFold[ctf.FoldUsername(username)] != nil || (email != "" && st.byEmail[strings.ToLower(email)] != nil)
+	st := s.live.State()
+	return st != nil && st.Accounts().NameTaken(username, email)
 }
 
 // ChangePassword sets a new password after checking the current one, and
 // ends every other session of the caller. The check is throttled as a
 // log-in is, on the account's counter.
-func (s *Accounts) ChangePassword(ctx context.Context, v Viewer, current, next string) error {
+func (s *Accounts) ChangePassword(ctx context.Context, v ctf.Viewer, current, next string) error {
 	if v.User == nil {
-		return errAuthRequired
+		return ctf.ErrAuthRequired
 	}
 	u, ok := s.userByID(v.User.ID)
 	if !ok {
-		return errAuthRequired
+		return ctf.ErrAuthRequired
 	}
 	if err := ctf.ValidatePassword(next, u.Username); err != nil {
 		return err
@@ -153,8 +147,7 @@ func (s *Accounts) ChangePassword(ctx context.Context, v Viewer, current, next s
 	if err != nil {
 		return err
 	}
-	s.gate.RLock()
-	defer s.gate.RUnlock()
+	defer s.live.Write()()
 	nu, seqs, err := s.db.UpdateUser(ctx, u.ID, store.UserUpdate{PasswordHash: &hash}, v.Session, nil)
 	if err != nil {
 		return err
@@ -165,9 +158,9 @@ func (s *Accounts) ChangePassword(ctx context.Context, v Viewer, current, next s
 
 // UpdateProfile sets the caller's display name and avatar URL (http or
 // https only).
-func (s *Accounts) UpdateProfile(ctx context.Context, v Viewer, name, image string) (ctf.User, error) {
+func (s *Accounts) UpdateProfile(ctx context.Context, v ctf.Viewer, name, image string) (ctf.User, error) {
 	if v.User == nil {
-		return ctf.User{}, errAuthRequired
+		return ctf.User{}, ctf.ErrAuthRequired
 	}
 	name, image = strings.TrimSpace(name), strings.TrimSpace(image)
 	if err := ctf.ValidateDisplayName(name); err != nil {
@@ -180,10 +173,9 @@ func (s *Accounts) UpdateProfile(ctx context.Context, v Viewer, name, image stri
 }
 
 func (s *Accounts) updateUser(ctx context.Context, id string, up store.UserUpdate, audit *ctf.AuditEntry) (ctf.User, error) {
-	s.gate.RLock()
-	defer s.gate.RUnlock()
+	defer s.live.Write()()
 	if up.Role != nil || up.Banned != nil {
-		if err := s.loadBaselines(ctx, s.state(), s.withAgents(id)); err != nil {
+		if err := s.live.BeforeStatusChange(ctx, id); err != nil {
 			return ctf.User{}, err
 		}
 	}
@@ -191,14 +183,9 @@ func (s *Accounts) updateUser(ctx context.Context, id string, up store.UserUpdat
 	if err != nil {
 		return ctf.User{}, err
 	}
-	s.applyOwn(seqs, func(st *state, dirty dirtySet) { st.putUser(nu, dirty) })
+	s.live.Apply(seqs, func(tx *live.Tx) { tx.PutUser(nu) })
 	return nu, nil
 }
-
-var (
-	errAuthRequired = ctf.Errorf(ctf.Unauthorized, "authentication required")
-	errNotAdmin     = ctf.Errorf(ctf.Forbidden, "only admins may do this")
-)
 
 func truncate(s string, n int) string {
 	if len(s) <= n {
@@ -208,48 +195,13 @@ func truncate(s string, n int) string {
 }
 
 // Me returns the caller's own profile.
-func (s *Accounts) Me(ctx context.Context, v Viewer) (MyProfile, error) {
+func (s *Accounts) Me(ctx context.Context, v ctf.Viewer) (live.MyProfile, error) {
 	if v.User == nil {
-		return MyProfile{}, ctf.Errorf(ctf.Unauthorized, "authentication required")
+		return live.MyProfile{}, ctf.ErrAuthRequired
 	}
-	st := s.state()
-	st.mu.RLock()
-	defer st.mu.RUnlock()
-	u := st.users[v.User.ID]
-	if u == nil {
-		return MyProfile{}, ctf.Errorf(ctf.Unauthorized, "authentication required")
-	}
-	me := MyProfile{PublicProfile: st.profile(u), Email: strPtr(u.Email), TwoFactorEnabled: u.TwoFactor,
-		McpAPIKeys: make([]APIKeyView, 0, len(u.keys))}
-	for _, k := range u.keys {
-		me.McpAPIKeys = append(me.McpAPIKeys, keyView(k))
-	}
-	// A player sees their own solves that count nowhere public: those a
-	// freeze holds, and practice solves. Totals and ranks stay public.
-	var own []*solve
-	for _, x := range u.solved {
-		if !x.attached && x.chal.shown() {
-			own = append(own, x)
-		}
-	}
-	if len(own) > 0 {
-		for _, x := range own {
-			me.SolvedChallenges = append(me.SolvedChallenges, ProfileSolve{SolvedAt: ctf.FormatTime(x.At), Challenge: profileChallenge(x.chal)})
-		}
-		sort.SliceStable(me.SolvedChallenges, func(i, j int) bool {
-			return me.SolvedChallenges[i].SolvedAt > me.SolvedChallenges[j].SolvedAt
-		})
+	me, ok := s.live.State().Accounts().Me(v.User.ID)
+	if !ok {
+		return live.MyProfile{}, ctf.ErrAuthRequired
 	}
 	return me, nil
-}
-
-func keyView(k *apiKey) APIKeyView {
-	kv := APIKeyView{ID: k.ID, Name: k.Name, KeyPrefix: k.Prefix, CreatedAt: ctf.FormatTime(k.CreatedAt)}
-	if t := msTime(k.lastUsed.Load()); t != nil {
-		kv.LastUsedAt = strPtr(ctf.FormatTime(*t))
-	}
-	if k.RevokedAt != nil {
-		kv.RevokedAt = strPtr(ctf.FormatTime(*k.RevokedAt))
-	}
-	return kv
 }

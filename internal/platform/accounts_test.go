@@ -46,7 +46,7 @@ func TestSignUpRules(t *testing.T) {
 	// Admins and the operator still create accounts, with the same rules.
 	_, err = closed.svc.Accounts.CreateUser(ctx, closed.as("root"), NewUser{Username: "newbie", Email: "newbie@example.com", Password: "a long password"})
 	wantCode(t, "admin creates", err, "")
-	_, err = closed.svc.Accounts.CreateUser(ctx, Operator, NewUser{Username: "x y", Email: "xy@example.com"})
+	_, err = closed.svc.Accounts.CreateUser(ctx, ctf.Operator, NewUser{Username: "x y", Email: "xy@example.com"})
 	wantCode(t, "operator, bad username", err, ctf.Invalid)
 	_, err = closed.svc.Accounts.CreateUser(ctx, closed.as("pam"), NewUser{Username: "sneaky", Email: "s@example.com"})
 	wantCode(t, "player creates", err, ctf.Forbidden)

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/flagshipctf/flagship/internal/ctf"
+	"github.com/flagshipctf/flagship/internal/live"
 )
 
 // TestAgents: a person creates agents and mints their keys; the rules of
@@ -23,16 +24,16 @@ func TestAgents(t *testing.T) {
 
 	for _, c := range []struct {
 		label string
-		v     Viewer
+		v     ctf.Viewer
 		in    NewAgent
 		code  ctf.Code
 	}{
-		{"anonymous", Viewer{}, NewAgent{Username: "bot", Model: "m"}, ctf.Unauthorized},
+		{"anonymous", ctf.Viewer{}, NewAgent{Username: "bot", Model: "m"}, ctf.Unauthorized},
 		{"no model", pam, NewAgent{Username: "bot"}, ctf.Invalid},
 		{"bad username", pam, NewAgent{Username: "b", Model: "m"}, ctf.Invalid},
 		{"taken username", pam, NewAgent{Username: "pat", Model: "m"}, ctf.Conflict},
 		{"for another person", pat, NewAgent{Owner: pam.ID(), Username: "bot", Model: "m"}, ctf.Forbidden},
-		{"an operator needs an owner", Operator, NewAgent{Username: "bot", Model: "m"}, ctf.Invalid},
+		{"an operator needs an owner", ctf.Operator, NewAgent{Username: "bot", Model: "m"}, ctf.Invalid},
 	} {
 		_, err := f.svc.Agents.Create(ctx, c.v, c.in)
 		wantCode(t, c.label, err, c.code)
@@ -82,7 +83,7 @@ func TestAgents(t *testing.T) {
 	if _, err := f.svc.Play.Submit(ctx, v, "a", "flag{a}"); err != nil {
 		t.Fatal(err)
 	}
-	run, err := f.svc.Agents.Run(ctx, Viewer{}, "pam-bot")
+	run, err := f.svc.Agents.Run(ctx, ctf.Viewer{}, "pam-bot")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,19 +96,19 @@ func TestAgents(t *testing.T) {
 		run.Attempts[1].KeyID != v.KeyID {
 		t.Fatalf("attempts %+v", run.Attempts)
 	}
-	_, err = f.svc.Agents.Run(ctx, Viewer{}, "pam")
+	_, err = f.svc.Agents.Run(ctx, ctf.Viewer{}, "pam")
 	wantCode(t, "a person's run", err, ctf.NotFound)
 
 	// On the board like a player; filtered views keep the board's ranks.
-	total, page := f.svc.Scoreboard.LeaderboardPageOf(AgentsOnly, 0, 10, false)
+	total, page := f.svc.Scoreboard.LeaderboardPageOf(live.AgentsOnly, 0, 10, false)
 	if total != 1 || page[0].Username != "pam-bot" || !page[0].Agent {
 		t.Fatalf("agents board %d %+v", total, page)
 	}
-	total, page = f.svc.Scoreboard.LeaderboardPageOf(People, 0, 10, false)
+	total, page = f.svc.Scoreboard.LeaderboardPageOf(live.People, 0, 10, false)
 	if total != 1 || page[0].Username != "pam" || page[0].Agent {
 		t.Fatalf("people board %d %+v", total, page)
 	}
-	if place := f.svc.Scoreboard.PlaceAmong(AgentsOnly, bot.ID); place != 0 {
+	if place := f.svc.Scoreboard.PlaceAmong(live.AgentsOnly, bot.ID); place != 0 {
 		t.Errorf("the agent's place among agents: %d", place)
 	}
 
@@ -119,9 +120,9 @@ func TestAgents(t *testing.T) {
 	_, err = f.svc.Agents.Create(ctx, pam, NewAgent{Username: "one-too-many", Model: "m"})
 	wantCode(t, "one agent too many", err, ctf.Conflict)
 	// The operator makes agents for anyone, audited.
-	_, err = f.svc.Agents.Create(ctx, Operator, NewAgent{Owner: pat.ID(), Username: "pat-bot", Model: "m"})
+	_, err = f.svc.Agents.Create(ctx, ctf.Operator, NewAgent{Owner: pat.ID(), Username: "pat-bot", Model: "m"})
 	wantCode(t, "operator", err, "")
-	log, err := f.svc.Admin.AuditLog(ctx, Operator, 0, 10)
+	log, err := f.svc.Admin.AuditLog(ctx, ctf.Operator, 0, 10)
 	if err != nil || len(log) == 0 || log[0].Action != "agent.create" || log[0].Target != "pat-bot" {
 		t.Fatalf("audit log %+v %v", log, err)
 	}
@@ -155,22 +156,22 @@ func TestAgentRunDuringAFreeze(t *testing.T) {
 
 	for _, c := range []struct {
 		who  string
-		v    Viewer
+		v    ctf.Viewer
 		sees bool
 	}{
-		{"anonymous", Viewer{}, false},
+		{"anonymous", ctf.Viewer{}, false},
 		{"another player", f.as("pat"), false},
 		{"the agent", botV, true},
 		{"its owner", pam, true},
 		{"an admin", root, true},
-		{"the operator", Operator, true},
+		{"the operator", ctf.Operator, true},
 	} {
 		run, err := f.svc.Agents.Run(ctx, c.v, "pam-bot")
 		wantCode(t, c.who, err, "")
 		a := run.Challenges[0]
-		want := RunChallenge{Attempts: 1}
+		want := live.RunChallenge{Attempts: 1}
 		if c.sees {
-			want = RunChallenge{Solved: true, Attempts: 3}
+			want = live.RunChallenge{Solved: true, Attempts: 3}
 		}
 		if a.Solved != want.Solved || a.Attempts != want.Attempts || (a.SolvedAt != nil) != want.Solved ||
 			(a.TimeToSolve != nil) != want.Solved || len(run.Attempts) != want.Attempts {
@@ -178,7 +179,7 @@ func TestAgentRunDuringAFreeze(t *testing.T) {
 		}
 	}
 	wantCode(t, "unfreeze", f.svc.Event.Unfreeze(ctx, root), "")
-	if run, _ := f.svc.Agents.Run(ctx, Viewer{}, "pam-bot"); !run.Challenges[0].Solved || len(run.Attempts) != 3 {
+	if run, _ := f.svc.Agents.Run(ctx, ctf.Viewer{}, "pam-bot"); !run.Challenges[0].Solved || len(run.Attempts) != 3 {
 		t.Errorf("after the unfreeze: %+v", run.Challenges[0])
 	}
 }

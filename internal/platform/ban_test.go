@@ -32,7 +32,7 @@ func TestBanCoversAgents(t *testing.T) {
 	_, err = f.svc.Play.Submit(ctx, botV, "a", "flag{nope}")
 	wantCode(t, "the agent's wrong flag", err, ctf.Invalid)
 	for _, p := range []struct {
-		v          Viewer
+		v          ctf.Viewer
 		slug, flag string
 	}{{botV, "a", "flag{a}"}, {botV, "b", "flag{b}"}, {pat, "a", "flag{a}"}, {pat, "b", "flag{b}"}} {
 		f.clock.Add(time.Minute)
@@ -78,9 +78,9 @@ func TestBanCoversAgents(t *testing.T) {
 		banned, _ := s.userByID(pam.ID())
 		for _, c := range []struct {
 			who   string
-			v     Viewer
+			v     ctf.Viewer
 			owner string
-		}{{"pam", Viewer{User: banned}, ""}, {"pam for her agent", Viewer{User: banned}, bot.ID}, {"the operator for the agent", Operator, bot.ID}} {
+		}{{"pam", ctf.Viewer{User: banned}, ""}, {"pam for her agent", ctf.Viewer{User: banned}, bot.ID}, {"the operator for the agent", ctf.Operator, bot.ID}} {
 			_, _, err := s.Keys.Create(ctx, c.v, NewAPIKey{Owner: c.owner, Name: "k"})
 			wantCode(t, name+": "+c.who+" mints a key", err, ctf.Forbidden)
 		}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/flagshipctf/flagship/internal/ctf"
+	"github.com/flagshipctf/flagship/internal/live"
 	"github.com/flagshipctf/flagship/internal/store"
 	"github.com/flagshipctf/flagship/internal/testtime"
 )
@@ -65,12 +66,12 @@ func TestGroupCommitAnswersEachSubmission(t *testing.T) {
 
 	type answer struct {
 		label string
-		res   SubmitResult
+		res   live.SubmitResult
 		err   error
 	}
 	var wg sync.WaitGroup
 	answers := make(chan answer, 14)
-	send := func(label string, v Viewer, slug, flag string) {
+	send := func(label string, v ctf.Viewer, slug, flag string) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()

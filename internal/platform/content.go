@@ -5,66 +5,38 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"sort"
 	"strings"
 	"time"
 
 	"github.com/flagshipctf/flagship/internal/ctf"
 	"github.com/flagshipctf/flagship/internal/dataset"
+	"github.com/flagshipctf/flagship/internal/live"
 )
-
-// ModerationQueue lists the writeups awaiting moderation, oldest first.
-func (s *Content) ModerationQueue(ctx context.Context, v Viewer) ([]WriteupView, error) {
-	if !v.admin() {
-		return nil, errNotAdmin
-	}
-	st := s.state()
-	st.mu.RLock()
-	defer st.mu.RUnlock()
-	var pending []*writeup
-	for _, w := range st.writeups {
-		if w.Status == ctf.WriteupPending {
-			pending = append(pending, w)
-		}
-	}
-	sort.Slice(pending, func(i, j int) bool {
-		if !pending[i].UpdatedAt.Equal(pending[j].UpdatedAt) {
-			return pending[i].UpdatedAt.Before(pending[j].UpdatedAt)
-		}
-		return pending[i].ID < pending[j].ID
-	})
-	out := make([]WriteupView, 0, len(pending))
-	for _, w := range pending {
-		out = append(out, st.writeupView(w))
-	}
-	return out, nil
-}
 
 // MaxReasonChars bounds a rejection's reason.
 const MaxReasonChars = 500
 
 // ModerateWriteup approves or rejects a writeup; a rejection may say why,
 // and its author sees it.
-func (s *Content) ModerateWriteup(ctx context.Context, v Viewer, writeupID string, approve bool, reason string) (WriteupView, error) {
-	if !v.admin() {
-		return WriteupView{}, errNotAdmin
+func (s *Content) ModerateWriteup(ctx context.Context, v ctf.Viewer, writeupID string, approve bool, reason string) (live.WriteupView, error) {
+	if !v.IsAdmin() {
+		return live.WriteupView{}, ctf.ErrNotAdmin
 	}
 	status, reason := ctf.WriteupApproved, strings.TrimSpace(reason)
 	if !approve {
 		status = ctf.WriteupRejected
 	}
 	if len([]rune(reason)) > MaxReasonChars {
-		return WriteupView{}, ctf.FieldErrorf("reason", "must be at most %d characters", MaxReasonChars)
+		return live.WriteupView{}, ctf.FieldErrorf("reason", "must be at most %d characters", MaxReasonChars)
 	}
 	if approve {
 		reason = ""
 	}
-	s.gate.RLock()
-	defer s.gate.RUnlock()
+	defer s.live.Write()()
 	w, seqs, err := s.db.ModerateWriteup(ctx, writeupID, status, reason,
 		s.audit(v, "writeup."+map[bool]string{true: "approve", false: "reject"}[approve], writeupID, map[string]any{"reason": reason}))
 	if err != nil {
-		return WriteupView{}, err
+		return live.WriteupView{}, err
 	}
 	return s.applyWriteup(seqs, w), nil
 }
@@ -105,9 +77,9 @@ const DefaultMaxFileBytes = 64 << 20
 // format has (flags that compile and stay anchored, prerequisites that
 // exist and make no cycle, a unique slug) and applies it to the hot
 // state of every replica without a rebuild.
-func (s *Content) SaveChallenge(ctx context.Context, v Viewer, in ChallengeInput) (ctf.Challenge, error) {
-	if !v.admin() {
-		return ctf.Challenge{}, errNotAdmin
+func (s *Content) SaveChallenge(ctx context.Context, v ctf.Viewer, in ChallengeInput) (ctf.Challenge, error) {
+	if !v.IsAdmin() {
+		return ctf.Challenge{}, ctf.ErrNotAdmin
 	}
 	c, file, err := s.checkChallenge(in)
 	if err != nil {
@@ -117,18 +89,17 @@ func (s *Content) SaveChallenge(ctx context.Context, v Viewer, in ChallengeInput
 	if in.ID == "" {
 		action = "challenge.create"
 	}
-	s.gate.RLock()
-	defer s.gate.RUnlock()
+	defer s.live.Write()()
 	seqs, err := s.db.PutChallenge(ctx, c, file, s.audit(v, action, c.Slug, map[string]any{"points": c.Points, "hidden": c.Hidden}))
 	if err != nil {
 		return ctf.Challenge{}, err
 	}
-	s.applyOwn(seqs, func(st *state, dirty dirtySet) { st.putChallenge(c, dirty) })
+	s.live.Apply(seqs, func(tx *live.Tx) { tx.PutChallenge(c) })
 	return c, nil
 }
 
 // SetChallengeHidden hides or shows a challenge.
-func (s *Content) SetChallengeHidden(ctx context.Context, v Viewer, slug string, hidden bool) (ctf.Challenge, error) {
+func (s *Content) SetChallengeHidden(ctx context.Context, v ctf.Viewer, slug string, hidden bool) (ctf.Challenge, error) {
 	in, err := s.ChallengeForEdit(ctx, v, slug)
 	if err != nil {
 		return ctf.Challenge{}, err
@@ -139,16 +110,13 @@ func (s *Content) SetChallengeHidden(ctx context.Context, v Viewer, slug string,
 
 // ChallengeForEdit returns a challenge, hidden or not, as SaveChallenge
 // takes it.
-func (s *Content) ChallengeForEdit(ctx context.Context, v Viewer, slug string) (ChallengeInput, error) {
-	if !v.admin() {
-		return ChallengeInput{}, errNotAdmin
+func (s *Content) ChallengeForEdit(ctx context.Context, v ctf.Viewer, slug string) (ChallengeInput, error) {
+	if !v.IsAdmin() {
+		return ChallengeInput{}, ctf.ErrNotAdmin
 	}
-	st := s.state()
-	st.mu.RLock()
-	defer st.mu.RUnlock()
-	c := st.bySlug[slug]
-	if c == nil {
-		return ChallengeInput{}, ErrNoChallenge
+	c, requires, author, ok := s.live.State().ChallengeForEdit(slug)
+	if !ok {
+		return ChallengeInput{}, ctf.ErrNoChallenge
 	}
 	in := ChallengeInput{ID: c.ID, Slug: c.Slug, Title: c.Title, Description: c.Description, Type: c.Type,
 		Categories: append([]string(nil), c.Categories...), Difficulty: c.Difficulty, Points: c.Points,
@@ -157,14 +125,7 @@ func (s *Content) ChallengeForEdit(ctx context.Context, v Viewer, slug string) (
 	for _, f := range c.Flags {
 		in.Flags = append(in.Flags, ctf.Flag{Kind: f.Kind, Content: f.Content, CaseInsensitive: f.CaseInsensitive})
 	}
-	for _, id := range c.Requires {
-		if p := st.chals[id]; p != nil {
-			in.Requires = append(in.Requires, p.Slug)
-		}
-	}
-	if c.creator != nil {
-		in.Author = c.creator.Username
-	}
+	in.Requires, in.Author = requires, author
 	return in, nil
 }
 
@@ -215,32 +176,30 @@ func (s *core) checkChallenge(in ChallengeInput) (ctf.Challenge, []byte, error) 
 		c.Flags = append(c.Flags, f)
 	}
 
-	st := s.state()
-	st.mu.RLock()
-	defer st.mu.RUnlock()
-	var old *chal
+	st := s.live.State()
 	if c.ID != "" {
-		if old = st.chals[c.ID]; old == nil {
-			return c, nil, ErrNoChallenge
+		old, ok := st.ChallengeByID(c.ID)
+		if !ok {
+			return c, nil, ctf.ErrNoChallenge
 		}
 		c.CreatedAt = old.CreatedAt
 		c.FileName, c.FileSHA256, c.FileURL = old.FileName, old.FileSHA256, old.FileURL
 	} else {
 		c.ID, c.CreatedAt = ctf.NewID(), ctf.Millis(s.now())
 	}
-	if other := st.bySlug[c.Slug]; other != nil && other.ID != c.ID {
+	if other, ok := st.ChallengeBySlug(c.Slug); ok && other.ID != c.ID {
 		return c, nil, ctf.Errorf(ctf.Conflict, "another challenge has the slug %q", c.Slug)
 	}
 	if in.Author != "" {
-		u := st.byName[in.Author]
-		if u == nil {
+		id, ok := st.Accounts().UserIDByName(in.Author)
+		if !ok {
 			return c, nil, ctf.FieldErrorf("author", "names no user: %q", in.Author)
 		}
-		c.AuthorID = u.ID
+		c.AuthorID = id
 	}
 	for _, slug := range in.Requires {
-		p := st.bySlug[strings.TrimSpace(slug)]
-		if p == nil {
+		p, ok := st.ChallengeBySlug(strings.TrimSpace(slug))
+		if !ok {
 			return c, nil, ctf.FieldErrorf("requires", "names no challenge: %q", slug)
 		}
 		if p.ID == c.ID {
@@ -250,7 +209,7 @@ func (s *core) checkChallenge(in ChallengeInput) (ctf.Challenge, []byte, error) 
 			c.Requires = append(c.Requires, p.ID)
 		}
 	}
-	if path := st.requiresPath(c.ID, c.Requires); path != nil {
+	if path := st.RequiresPath(c.ID, c.Requires); path != nil {
 		return c, nil, ctf.FieldErrorf("requires", "would make a cycle: %s", strings.Join(path, " -> "))
 	}
 	var data []byte
@@ -286,53 +245,6 @@ func (s *core) maxFileBytes() int {
 	return DefaultMaxFileBytes
 }
 
-// requiresPath returns a cycle that giving id the prerequisites reqs would
-// make (slugs, from id back to id), or nil.
-func (st *state) requiresPath(id string, reqs []string) []string {
-	edges := func(x string) []string {
-		if x == id {
-			return reqs
-		}
-		if c := st.chals[x]; c != nil {
-			return c.Requires
-		}
-		return nil
-	}
-	seen := map[string]bool{}
-	var path []string
-	var visit func(x string) bool
-	visit = func(x string) bool {
-		for _, y := range edges(x) {
-			if y == id {
-				path = append(path, x)
-				return true
-			}
-			if !seen[y] {
-				seen[y] = true
-				if visit(y) {
-					path = append(path, x)
-					return true
-				}
-			}
-		}
-		return false
-	}
-	if !visit(id) {
-		return nil
-	}
-	out := []string{}
-	slug := func(x string) string {
-		if c := st.chals[x]; c != nil {
-			return c.Slug
-		}
-		return x
-	}
-	for i := len(path) - 1; i >= 0; i-- {
-		out = append(out, slug(path[i]))
-	}
-	return append(out, slug(id))
-}
-
 func hasString(list []string, s string) bool {
 	for _, x := range list {
 		if x == s {
@@ -342,52 +254,17 @@ func hasString(list []string, s string) bool {
 	return false
 }
 
-// AdminChallenges lists every challenge, pending and hidden ones included,
-// in list order (pending, then hidden, last): an organiser sets up the
-// event before it opens.
-func (s *Content) AdminChallenges(ctx context.Context, v Viewer) ([]ChallengeCount, error) {
-	if !v.admin() {
-		return nil, errNotAdmin
-	}
-	st := s.state()
-	st.mu.RLock()
-	defer st.mu.RUnlock()
-	out := []ChallengeCount{}
-	for _, c := range st.visible {
-		out = append(out, ChallengeCount{Slug: c.Slug, Title: c.Title, Solves: len(c.playerSolves), Attempts: c.attempts(), ReleaseAt: c.ReleaseAt})
-	}
-	var pending, hidden []ChallengeCount
-	for _, c := range st.chals {
-		switch {
-		case c.Hidden:
-			hidden = append(hidden, ChallengeCount{Slug: c.Slug, Title: c.Title, Hidden: true, Attempts: c.wrong, ReleaseAt: c.ReleaseAt})
-		case c.pending:
-			pending = append(pending, ChallengeCount{Slug: c.Slug, Title: c.Title, Pending: true, Attempts: c.wrong, ReleaseAt: c.ReleaseAt})
-		}
-	}
-	sort.Slice(pending, func(i, j int) bool { return pending[i].Slug < pending[j].Slug })
-	sort.Slice(hidden, func(i, j int) bool { return hidden[i].Slug < hidden[j].Slug })
-	return append(append(out, pending...), hidden...), nil
+// AdminChallenges is live.State.AdminChallenges.
+func (s *Content) AdminChallenges(ctx context.Context, v ctf.Viewer) ([]live.ChallengeCount, error) {
+	return s.live.State().AdminChallenges(ctx, v)
 }
 
-// AdminList returns, for an admin while challenges are pending (before the
-// start, before their release), the challenge list as they see it: every
-// challenge that is not hidden, in list order. ok is false for everyone
-// else, and when nothing is pending: their list is the public one.
-func (s *Content) AdminList(v Viewer) (list []ChallengeSummary, ok bool) {
-	if !v.admin() {
-		return nil, false
-	}
-	st := s.state()
-	st.mu.RLock()
-	defer st.mu.RUnlock()
-	chals := st.listFor(v)
-	if len(chals) == len(st.visible) {
-		return nil, false
-	}
-	u := st.users[v.ID()]
-	for _, c := range chals {
-		list = append(list, c.summary(u != nil && u.solved[c.ID] != nil, st.publicURL))
-	}
-	return list, true
+// AdminList is live.State.AdminList.
+func (s *Content) AdminList(v ctf.Viewer) (list []live.ChallengeSummary, ok bool) {
+	return s.live.State().AdminList(v)
+}
+
+// ModerationQueue is live.State.ModerationQueue.
+func (s *Content) ModerationQueue(ctx context.Context, v ctf.Viewer) ([]live.WriteupView, error) {
+	return s.live.State().ModerationQueue(ctx, v)
 }

@@ -5,35 +5,18 @@ import (
 	"time"
 
 	"github.com/flagshipctf/flagship/internal/ctf"
-	"github.com/flagshipctf/flagship/internal/store"
+	"github.com/flagshipctf/flagship/internal/live"
 )
 
-// EventView is the event's clock as everyone may see it.
-type EventView struct {
-	ctf.Event
-	Phase  ctf.Phase
-	Frozen bool // the public standings are frozen now
-	// FrozenAt is the freeze time in force when Frozen.
-	FrozenAt time.Time
-	// Now is the service's clock at the read (never before the state's
-	// last move), for countdowns computed server-side.
-	Now time.Time
-}
-
 // Current returns the event's settings and where its clock stands.
-func (s *Event) Current() EventView {
-	st := s.state()
-	st.mu.RLock()
-	defer st.mu.RUnlock()
-	return EventView{Event: st.event, Phase: st.phase, Frozen: st.frozen, FrozenAt: st.freezeAt, Now: later(s.now(), st.clockAt)}
-}
+func (s *Event) Current() live.EventView { return s.live.State().EventView(s.now()) }
 
 // Set replaces the event's settings (admins and the operator). The
 // unfreeze mark survives an edit that keeps the freeze time, and is
 // cleared by a new one.
-func (s *Event) Set(ctx context.Context, v Viewer, e ctf.Event) (ctf.Event, error) {
-	if !v.admin() {
-		return ctf.Event{}, errNotAdmin
+func (s *Event) Set(ctx context.Context, v ctf.Viewer, e ctf.Event) (ctf.Event, error) {
+	if !v.IsAdmin() {
+		return ctf.Event{}, ctf.ErrNotAdmin
 	}
 	for _, t := range []**time.Time{&e.Start, &e.End, &e.Freeze, &e.Unfrozen} {
 		if *t != nil {
@@ -55,9 +38,9 @@ func (s *Event) Set(ctx context.Context, v Viewer, e ctf.Event) (ctf.Event, erro
 }
 
 // Unfreeze lifts the freeze now: the public standings show every solve.
-func (s *Event) Unfreeze(ctx context.Context, v Viewer) error {
-	if !v.admin() {
-		return errNotAdmin
+func (s *Event) Unfreeze(ctx context.Context, v ctf.Viewer) error {
+	if !v.IsAdmin() {
+		return ctf.ErrNotAdmin
 	}
 	ev := s.Current()
 	if !ev.Frozen {
@@ -72,20 +55,14 @@ func (s *Event) Unfreeze(ctx context.Context, v Viewer) error {
 	return s.putEvent(ctx, v, e, "event.unfreeze")
 }
 
-func (s *Event) putEvent(ctx context.Context, v Viewer, e ctf.Event, action string) error {
-	s.gate.RLock()
-	defer s.gate.RUnlock()
+func (s *Event) putEvent(ctx context.Context, v ctf.Viewer, e ctf.Event, action string) error {
+	defer s.live.Write()()
 	seqs, err := s.db.PutEvent(ctx, e, s.audit(v, action, "event", eventDetail(e)))
 	s.noteWrite(err)
 	if err != nil {
 		return err
 	}
-	var moves []store.StreamRow
-	s.applyOwn(seqs, func(st *state, dirty dirtySet) {
-		st.event = e
-		moves = st.advanceClock(s.now(), dirty)
-	})
-	s.noteClockMoves(moves)
+	s.live.Apply(seqs, func(tx *live.Tx) { tx.SetEvent(e) })
 	return nil
 }
 

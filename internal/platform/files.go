@@ -24,17 +24,7 @@ var errNoFile = ctf.Errorf(ctf.NotFound, "file not found")
 // use with one chunk in memory at a time. Files of hidden challenges, and
 // any other pair, are NotFound.
 func (s *Play) OpenFile(ctx context.Context, sha, name string) (*File, error) {
-	st := s.state()
-	st.mu.RLock()
-	served := false
-	for _, c := range st.visible {
-		if c.FileSHA256 == sha && c.FileName == name {
-			served = true
-			break
-		}
-	}
-	st.mu.RUnlock()
-	if !served {
+	if !s.live.State().Serves(sha, name) {
 		return nil, errNoFile
 	}
 	size, err := s.db.FileSize(ctx, sha)
@@ -83,19 +73,14 @@ type ChallengeFile struct {
 // size of a stored file is read once from the database and remembered: a
 // file is addressed by its SHA-256, so its size never changes.
 func (s *Play) FileOf(ctx context.Context, slug string) (*ChallengeFile, error) {
-	st := s.state()
-	st.mu.RLock()
-	c := st.visibleBySlug(slug)
 	var f *ChallengeFile
-	if c != nil {
-		if u := c.fileURL(st.publicURL); u != "" {
-			f = &ChallengeFile{Name: c.FileName, URL: u, SHA256: c.FileSHA256, Size: -1}
-		}
+	name, url, sha, ok := s.live.State().FileOf(slug)
+	if url != "" {
+		f = &ChallengeFile{Name: name, URL: url, SHA256: sha, Size: -1}
 	}
-	st.mu.RUnlock()
 	switch {
-	case c == nil:
-		return nil, ErrNoChallenge
+	case !ok:
+		return nil, ctf.ErrNoChallenge
 	case f == nil || f.SHA256 == "":
 		return f, nil
 	}

@@ -45,11 +45,11 @@ func TestReplicaAppliesChangesIncrementally(t *testing.T) {
 	wantCode(t, "sign up", err, "")
 	seen("sign-up", func() bool { return b.Scoreboard.Profile(u.ID) != nil })
 
-	_, key, err := a.Keys.Create(ctx, Viewer{User: &u}, NewAPIKey{Name: "laptop"})
+	_, key, err := a.Keys.Create(ctx, ctf.Viewer{User: &u}, NewAPIKey{Name: "laptop"})
 	wantCode(t, "create key", err, "")
 	seen("new key", func() bool { _, err := b.Accounts.AuthenticateKey(ctx, key); return err == nil })
-	keys, _ := a.Keys.List(ctx, Viewer{User: &u}, "")
-	_, err = a.Keys.Revoke(ctx, Viewer{User: &u}, "", keys[0].ID)
+	keys, _ := a.Keys.List(ctx, ctf.Viewer{User: &u}, "")
+	_, err = a.Keys.Revoke(ctx, ctf.Viewer{User: &u}, "", keys[0].ID)
 	wantCode(t, "revoke key", err, "")
 	if _, err := a.Accounts.AuthenticateKey(ctx, key); ctf.ErrorCode(err) != ctf.Unauthorized {
 		t.Fatalf("the revoking replica still accepts the key: %v", err)
@@ -65,7 +65,10 @@ func TestReplicaAppliesChangesIncrementally(t *testing.T) {
 
 	_, err = a.Play.Review(ctx, pam, "a", 5, 4)
 	wantCode(t, "review", err, "")
-	seen("review", func() bool { d, _ := b.Play.Challenge("a", Viewer{}); return d.TotalReviews == 1 && *d.AvgStars == 5 })
+	seen("review", func() bool {
+		d, _ := b.Play.Challenge("a", ctf.Viewer{})
+		return d.TotalReviews == 1 && *d.AvgStars == 5
+	})
 
 	w, err := a.Play.SaveWriteup(ctx, pam, "a", WriteupInput{Title: "How", Content: "Like this"})
 	wantCode(t, "writeup", err, "")
@@ -81,7 +84,7 @@ func TestReplicaAppliesChangesIncrementally(t *testing.T) {
 	_, err = a.Content.SaveChallenge(ctx, root, edit)
 	wantCode(t, "challenge edit", err, "")
 	seen("challenge edit", func() bool {
-		d, _ := b.Play.Challenge("a", Viewer{})
+		d, _ := b.Play.Challenge("a", ctf.Viewer{})
 		return d.Points == 175 && d.Title == "A, revised" && b.Scoreboard.Profile(pam.ID()).TotalPoints == 175
 	})
 

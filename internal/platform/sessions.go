@@ -2,12 +2,12 @@ package platform
 
 import (
 	"context"
-	"sort"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/flagshipctf/flagship/internal/ctf"
+	"github.com/flagshipctf/flagship/internal/live"
 	"github.com/flagshipctf/flagship/internal/secret"
 	"github.com/flagshipctf/flagship/internal/store"
 )
@@ -93,13 +93,12 @@ func (s *Accounts) Login(ctx context.Context, in Login) (LoginResult, error) {
 	token, idHash := secret.NewSessionToken()
 	sess := ctf.Session{IDHash: idHash, UserID: u.ID, CreatedAt: ctf.Millis(now), ExpiresAt: ctf.Millis(now.Add(ctf.SessionLifetime)),
 		LastSeenAt: ctf.Millis(now), UserAgent: truncate(in.UserAgent, 256)}
-	s.gate.RLock()
-	defer s.gate.RUnlock()
+	defer s.live.Write()()
 	seqs, err := s.db.CreateSession(ctx, sess)
 	if err != nil {
 		return LoginResult{}, err
 	}
-	s.applyOwn(seqs, func(st *state, _ dirtySet) { st.addSession(sess) })
+	s.live.Apply(seqs, func(tx *live.Tx) { tx.AddSession(sess) })
 	return LoginResult{Token: token, ExpiresAt: sess.ExpiresAt, User: *u}, nil
 }
 
@@ -115,87 +114,46 @@ var dummyPasswordHash = sync.OnceValue(func() string { return secret.HashPasswor
 
 // userByLogin finds an account by username (exactly, else ignoring the
 // case of its letters), or by email when the name has an @.
-func (s *Accounts) userByLogin(name string) *ctf.User {
-	st := s.state()
-	st.mu.RLock()
-	defer st.mu.RUnlock()
-	u := st.byName[name]
-	if u == nil && strings.Contains(name, "@") {
-		u = st.byEmail[strings.ToLower(name)]
-	}
-	if u == nil {
-		u = st.userByNameFold(name)
-	}
-	if u == nil {
-		return nil
-	}
-	cp := u.User
-	return &cp
-}
+func (s *Accounts) userByLogin(name string) *ctf.User { return s.live.State().Accounts().UserByLogin(name) }
 
 // Logout ends the session that authenticated v.
-func (s *Accounts) Logout(ctx context.Context, v Viewer) error {
+func (s *Accounts) Logout(ctx context.Context, v ctf.Viewer) error {
 	if v.User == nil || v.Session == "" {
 		return nil
 	}
 	return s.revokeSessions(ctx, v.User.ID, v.Session, false)
 }
 
-// SessionView is a web session as its owner sees it in settings.
-type SessionView struct {
-	ID         string // the session's id hash: what RevokeSession takes
-	CreatedAt  time.Time
-	LastSeenAt time.Time
-	ExpiresAt  time.Time
-	UserAgent  string
-	Current    bool // the session of this call
-}
-
 // Sessions lists the caller's active sessions, newest first.
-func (s *Accounts) Sessions(ctx context.Context, v Viewer) ([]SessionView, error) {
+func (s *Accounts) Sessions(ctx context.Context, v ctf.Viewer) ([]live.SessionView, error) {
 	if v.User == nil {
-		return nil, errAuthRequired
+		return nil, ctf.ErrAuthRequired
 	}
-	st := s.state()
-	st.mu.RLock()
-	defer st.mu.RUnlock()
-	u := st.users[v.User.ID]
-	if u == nil {
-		return nil, errAuthRequired
+	out, ok := s.live.State().Accounts().SessionsOf(v.User.ID, v.Session, s.now())
+	if !ok {
+		return nil, ctf.ErrAuthRequired
 	}
-	now := s.now()
-	out := []SessionView{}
-	for _, x := range u.sessions {
-		sess := x.Session
-		sess.LastSeenAt = time.UnixMilli(x.lastSeen.Load()).UTC()
-		if sess.Active(now) {
-			out = append(out, SessionView{ID: x.IDHash, CreatedAt: sess.CreatedAt, LastSeenAt: sess.LastSeenAt,
-				ExpiresAt: sess.ExpiresAt, UserAgent: sess.UserAgent, Current: x.IDHash == v.Session})
-		}
-	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].CreatedAt.After(out[j].CreatedAt) })
 	return out, nil
 }
 
 // RevokeSession ends one of the caller's sessions.
-func (s *Accounts) RevokeSession(ctx context.Context, v Viewer, id string) error {
+func (s *Accounts) RevokeSession(ctx context.Context, v ctf.Viewer, id string) error {
 	if v.User == nil {
-		return errAuthRequired
+		return ctf.ErrAuthRequired
 	}
 	return s.revokeSessions(ctx, v.User.ID, id, false)
 }
 
 // RevokeOtherSessions ends every session of the caller but the current one.
-func (s *Accounts) RevokeOtherSessions(ctx context.Context, v Viewer) error {
+func (s *Accounts) RevokeOtherSessions(ctx context.Context, v ctf.Viewer) error {
 	if v.User == nil {
-		return errAuthRequired
+		return ctf.ErrAuthRequired
 	}
 	return s.revokeSessions(ctx, v.User.ID, v.Session, true)
 }
 
 func (s *Accounts) revokeSessions(ctx context.Context, userID, idHash string, allBut bool) error {
-	s.gate.RLock()
-	defer s.gate.RUnlock()
+	defer s.live.Write()()
 	// The change log's rows are not marked as this process's own: if the
 	// read below fails, the next catch-up applies them.
 	if _, err := s.db.RevokeSessions(ctx, userID, idHash, allBut, s.now()); err != nil {
@@ -208,7 +166,7 @@ func (s *Accounts) revokeSessions(ctx context.Context, userID, idHash string, al
 		s.log.Warn("read a user's sessions back after ending some; the next catch-up applies it", "user", userID, "err", err)
 		return nil
 	}
-	s.applyOwn(nil, func(st *state, _ dirtySet) { st.putSessions(userID, e.Sessions[userID]) })
+	s.live.Apply(nil, func(tx *live.Tx) { tx.PutSessions(userID, e.Sessions[userID]) })
 	return nil
 }
 
@@ -219,17 +177,17 @@ func (s *Accounts) revokeSessions(ctx context.Context, userID, idHash string, al
 // error would tell the caller that turning two-factor on failed, and lose
 // the recovery codes, while it is on); the rows are then not marked as
 // this process's own, and the next catch-up applies them, the ended
-// sessions included. The caller holds the gate shared.
+// sessions included. The caller holds live.Write.
 func (s *Accounts) applyOwnWithSessions(ctx context.Context, u ctf.User, seqs []int64) {
 	e, err := s.db.Entities(context.WithoutCancel(ctx), []store.ChangeRef{{Kind: store.ChangeSessions, Entity: u.ID}})
 	if err != nil {
 		s.log.Warn("read a user's sessions back after a change; the next catch-up applies it", "user", u.ID, "err", err)
 		seqs = nil
 	}
-	s.applyOwn(seqs, func(st *state, dirty dirtySet) {
-		st.putUser(u, dirty)
+	s.live.Apply(seqs, func(tx *live.Tx) {
+		tx.PutUser(u)
 		if err == nil {
-			st.putSessions(u.ID, e.Sessions[u.ID])
+			tx.PutSessions(u.ID, e.Sessions[u.ID])
 		}
 	})
 }

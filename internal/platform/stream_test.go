@@ -8,11 +8,12 @@ import (
 	"time"
 
 	"github.com/flagshipctf/flagship/internal/ctf"
+	"github.com/flagshipctf/flagship/internal/live"
 	"github.com/flagshipctf/flagship/internal/testtime"
 )
 
 // streamOf reads every event after 0 as svc relays them.
-func streamOf(t *testing.T, svc *Service) []StreamEvent {
+func streamOf(t *testing.T, svc *Service) []live.StreamEvent {
 	t.Helper()
 	if err := svc.Refresh(context.Background()); err != nil {
 		t.Fatal(err)
@@ -24,7 +25,7 @@ func streamOf(t *testing.T, svc *Service) []StreamEvent {
 	return evs
 }
 
-func describe(evs []StreamEvent) []string {
+func describe(evs []live.StreamEvent) []string {
 	var out []string
 	for _, e := range evs {
 		s := fmt.Sprintf("%d %s", e.Seq, e.Kind)
@@ -52,7 +53,7 @@ func TestStreamIsOneOrderOnEveryReplica(t *testing.T) {
 	a, b := f.svc, f.replica()
 	ctx := context.Background()
 	start := f.clock.Now().Add(time.Minute)
-	if _, err := a.Event.Set(ctx, Operator, ctf.Event{Start: &start}); err != nil {
+	if _, err := a.Event.Set(ctx, ctf.Operator, ctf.Event{Start: &start}); err != nil {
 		t.Fatal(err)
 	}
 	if err := b.Refresh(ctx); err != nil {
@@ -61,8 +62,7 @@ func TestStreamIsOneOrderOnEveryReplica(t *testing.T) {
 	// Both replicas notice the start; it is recorded once.
 	f.clock.Add(2 * time.Minute)
 	for _, svc := range []*Service{a, b} {
-		svc.tick(svc.state(), true)
-		svc.recordClockMoves(ctx)
+		svc.live.Tick(ctx)
 	}
 	// Players on both replicas at once.
 	var wg sync.WaitGroup
@@ -82,7 +82,7 @@ func TestStreamIsOneOrderOnEveryReplica(t *testing.T) {
 	if _, err := b.Play.Submit(ctx, f.as("root"), "a", "flag{a}"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := b.Event.PostAnnouncement(ctx, Operator, "Hint for B", "Look **closer**.", "b"); err != nil {
+	if _, err := b.Event.PostAnnouncement(ctx, ctf.Operator, "Hint for B", "Look **closer**.", "b"); err != nil {
 		t.Fatal(err)
 	}
 	// A freeze, then a solve it holds.
@@ -90,15 +90,15 @@ func TestStreamIsOneOrderOnEveryReplica(t *testing.T) {
 	now := f.clock.Now()
 	ev := a.Event.Current().Event
 	ev.Freeze = &now
-	if _, err := a.Event.Set(ctx, Operator, ev); err != nil {
+	if _, err := a.Event.Set(ctx, ctf.Operator, ev); err != nil {
 		t.Fatal(err)
 	}
-	a.recordClockMoves(ctx)
+	a.live.Tick(ctx)
 	f.clock.Add(time.Second)
 	if err := b.Refresh(ctx); err != nil {
 		t.Fatal(err)
 	}
-	b.recordClockMoves(ctx)
+	b.live.Tick(ctx)
 	if _, err := b.Play.Submit(ctx, f.as("pat"), "b", "flag{b}"); err != nil {
 		t.Fatal(err)
 	}
@@ -164,7 +164,7 @@ func TestWaitEventsWakes(t *testing.T) {
 		n, _ := f.svc.Stream.WaitEvents(ctx, last)
 		done <- n
 	}()
-	if _, err := f.svc.Event.PostAnnouncement(ctx, Operator, "Welcome", "", ""); err != nil {
+	if _, err := f.svc.Event.PostAnnouncement(ctx, ctf.Operator, "Welcome", "", ""); err != nil {
 		t.Fatal(err)
 	}
 	if err := f.svc.Refresh(ctx); err != nil {

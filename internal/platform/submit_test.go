@@ -25,20 +25,20 @@ func TestSubmitFromKeepsTheOrderOfChecks(t *testing.T) {
 	bad := ctf.Errorf(ctf.Invalid, "request body is not valid JSON")
 	tests := []struct {
 		name  string
-		v     Viewer
+		v     ctf.Viewer
 		slug  string
 		src   FlagSource
 		want  error
 		code  ctf.Code
 		reads int
 	}{
-		{"anonymous", Viewer{}, "a", source("flag{a}", nil), nil, ctf.Unauthorized, 0},
-		{"unknown slug, bad body", pat, "nope", source("", bad), ErrNoChallenge, ctf.NotFound, 0},
+		{"anonymous", ctf.Viewer{}, "a", source("flag{a}", nil), nil, ctf.Unauthorized, 0},
+		{"unknown slug, bad body", pat, "nope", source("", bad), ctf.ErrNoChallenge, ctf.NotFound, 0},
 		{"bad body", pat, "a", source("", bad), bad, ctf.Invalid, 1},
 		{"empty once trimmed", pat, "a", source("  \t ", nil), nil, ctf.Invalid, 1},
 		{"too long", pat, "a", source(strings.Repeat("x", ctf.MaxFlagBytes+1), nil), nil, ctf.Invalid, 1},
 	}
-	attempts := func() int64 { d, _ := f.svc.Play.Challenge("a", Viewer{}); return d.AttemptsCount }
+	attempts := func() int64 { d, _ := f.svc.Play.Challenge("a", ctf.Viewer{}); return d.AttemptsCount }
 	before := attempts()
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -66,9 +66,9 @@ func TestAPIKeys(t *testing.T) {
 	_, _, err = f.svc.Keys.Create(ctx, pam, NewAPIKey{Name: "one too many"})
 	wantCode(t, "21st active key", err, ctf.Conflict)
 	// The operator mints for anyone, and the audit log says so.
-	_, _, err = f.svc.Keys.Create(ctx, Operator, NewAPIKey{Owner: pat.ID(), Name: "from the CLI"})
+	_, _, err = f.svc.Keys.Create(ctx, ctf.Operator, NewAPIKey{Owner: pat.ID(), Name: "from the CLI"})
 	wantCode(t, "operator", err, "")
-	log, err := f.svc.Admin.AuditLog(ctx, Operator, 0, 10)
+	log, err := f.svc.Admin.AuditLog(ctx, ctf.Operator, 0, 10)
 	if err != nil || len(log) != 1 || log[0].Action != "apikey.create" || log[0].Actor != "operator" || log[0].Target != "pat" {
 		t.Fatalf("audit log %+v %v", log, err)
 	}
@@ -222,14 +222,14 @@ func TestAdminUseCases(t *testing.T) {
 	if strings.Contains(board(), `"username":"pam"`) {
 		t.Fatal("a banned player is on the board")
 	}
-	if d, _ := f.svc.Play.Challenge("a", Viewer{}); d.SolvesCount != 0 {
+	if d, _ := f.svc.Play.Challenge("a", ctf.Viewer{}); d.SolvesCount != 0 {
 		t.Fatalf("solvesCount %d after the ban", d.SolvesCount)
 	}
 	_, err = f.svc.Play.Submit(ctx, f.as("pam"), "b", "flag{b}")
 	wantCode(t, "a banned player submits", err, ctf.Forbidden)
 	_, err = f.svc.Admin.SetBanned(ctx, root, pam.ID(), false)
 	wantCode(t, "unban", err, "")
-	if d, _ := f.svc.Play.Challenge("a", Viewer{}); d.SolvesCount != 1 || !strings.Contains(board(), `"username":"pam"`) {
+	if d, _ := f.svc.Play.Challenge("a", ctf.Viewer{}); d.SolvesCount != 1 || !strings.Contains(board(), `"username":"pam"`) {
 		t.Fatalf("after the unban: solvesCount %d, board %s", d.SolvesCount, board())
 	}
 	_, err = f.svc.Admin.SetRole(ctx, root, pat.ID(), ctf.RoleAdmin)
@@ -296,7 +296,7 @@ func TestAdminUseCases(t *testing.T) {
 	// Hide: gone from the list, 404, its points off the board; show again.
 	_, err = f.svc.Content.SetChallengeHidden(ctx, root, "a", true)
 	wantCode(t, "hide", err, "")
-	if _, err := f.svc.Play.Challenge("a", Viewer{}); ctf.ErrorCode(err) != ctf.NotFound {
+	if _, err := f.svc.Play.Challenge("a", ctf.Viewer{}); ctf.ErrorCode(err) != ctf.NotFound {
 		t.Fatalf("hidden challenge: %v", err)
 	}
 	if p := f.svc.Scoreboard.Profile(pam.ID()); p.TotalPoints != 0 || len(p.SolvedChallenges) != 0 {
@@ -350,7 +350,7 @@ func TestImportWarnsOfPrivateWebhooks(t *testing.T) {
 	}}
 	for _, allow := range []bool{false, true} {
 		f := newFixture(t, Options{WebhooksAllowPrivate: allow})
-		rep, err := f.svc.Admin.Import(context.Background(), Operator, ds)
+		rep, err := f.svc.Admin.Import(context.Background(), ctf.Operator, ds)
 		if err != nil || rep.Created["webhooks"] != 3 {
 			t.Fatalf("allow %v: import: %+v %v", allow, rep, err)
 		}
@@ -377,14 +377,14 @@ func TestImportIsAudited(t *testing.T) {
 	ds := &dataset.Dataset{Users: []dataset.User{{Username: "imported", Email: "imported@example.com"}}}
 	_, err := f.svc.Admin.Import(ctx, f.as("pam"), ds)
 	wantCode(t, "a player imports", err, ctf.Forbidden)
-	rep, err := f.svc.Admin.Import(ctx, Operator, ds)
+	rep, err := f.svc.Admin.Import(ctx, ctf.Operator, ds)
 	if err != nil || rep.Created["users"] != 1 {
 		t.Fatalf("import: %+v %v", rep, err)
 	}
-	if f.svc.Scoreboard.Profile(f.svc.state().byName["imported"].ID) == nil {
+	if f.svc.Scoreboard.ProfileByName("imported") == nil {
 		t.Fatal("the importing service does not show the imported user")
 	}
-	log, _ := f.svc.Admin.AuditLog(ctx, Operator, 0, 5)
+	log, _ := f.svc.Admin.AuditLog(ctx, ctf.Operator, 0, 5)
 	if len(log) != 1 || log[0].Action != "event.load" || log[0].Actor != "operator" {
 		t.Fatalf("audit log %+v", log)
 	}
@@ -401,7 +401,7 @@ func TestBanMovesExactlyTheUsersAttempts(t *testing.T) {
 	ctx := context.Background()
 	other := f.replica()
 	root, pat := f.as("root"), f.as("pat")
-	attempts := func(s *Service) int64 { d, _ := s.Play.Challenge("a", Viewer{}); return d.AttemptsCount }
+	attempts := func(s *Service) int64 { d, _ := s.Play.Challenge("a", ctf.Viewer{}); return d.AttemptsCount }
 	// 2 of pat's loaded, 1 of pam's solve; root's is an admin's.
 	if got := attempts(f.svc); got != 3 {
 		t.Fatalf("attemptsCount %d, want 3", got)
@@ -443,7 +443,7 @@ func TestBanMovesExactlyTheUsersAttempts(t *testing.T) {
 	}
 	check("demoted", 5)
 	// root, an admin, demoted: their loaded attempt joins the count.
-	_, err = other.Admin.SetRole(ctx, Operator, root.ID(), ctf.RolePlayer)
+	_, err = other.Admin.SetRole(ctx, ctf.Operator, root.ID(), ctf.RolePlayer)
 	wantCode(t, "demote root", err, "")
 	if err := f.svc.Refresh(ctx); err != nil {
 		t.Fatal(err)

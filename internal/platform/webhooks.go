@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/flagshipctf/flagship/internal/ctf"
+	"github.com/flagshipctf/flagship/internal/live"
 	"github.com/flagshipctf/flagship/internal/store"
 )
 
@@ -102,9 +103,9 @@ type WebhookChallenge struct {
 }
 
 // Create adds a webhook (admins).
-func (s *Webhooks) Create(ctx context.Context, v Viewer, in WebhookInput) (Webhook, error) {
-	if !v.admin() {
-		return Webhook{}, errNotAdmin
+func (s *Webhooks) Create(ctx context.Context, v ctf.Viewer, in WebhookInput) (Webhook, error) {
+	if !v.IsAdmin() {
+		return Webhook{}, ctf.ErrNotAdmin
 	}
 	w, err := validWebhook(in, s.opts.WebhooksAllowPrivate)
 	if err != nil {
@@ -142,18 +143,18 @@ func validWebhook(in WebhookInput, allowPrivate bool) (Webhook, error) {
 
 // List lists the webhooks, oldest first, with their deliveries counted
 // by status (admins).
-func (s *Webhooks) List(ctx context.Context, v Viewer) ([]Webhook, error) {
-	if !v.admin() {
-		return nil, errNotAdmin
+func (s *Webhooks) List(ctx context.Context, v ctf.Viewer) ([]Webhook, error) {
+	if !v.IsAdmin() {
+		return nil, ctf.ErrNotAdmin
 	}
 	return s.db.Webhooks(ctx)
 }
 
 // SetEnabled turns a webhook on or off (admins). Off, it gets no
 // deliveries for what happens meanwhile, and its pending ones wait.
-func (s *Webhooks) SetEnabled(ctx context.Context, v Viewer, id string, enabled bool) error {
-	if !v.admin() {
-		return errNotAdmin
+func (s *Webhooks) SetEnabled(ctx context.Context, v ctf.Viewer, id string, enabled bool) error {
+	if !v.IsAdmin() {
+		return ctf.ErrNotAdmin
 	}
 	w, err := s.db.Webhook(ctx, id)
 	if err != nil {
@@ -168,9 +169,9 @@ func (s *Webhooks) SetEnabled(ctx context.Context, v Viewer, id string, enabled 
 
 // Delete deletes a webhook with its deliveries and their log
 // (admins).
-func (s *Webhooks) Delete(ctx context.Context, v Viewer, id string) error {
-	if !v.admin() {
-		return errNotAdmin
+func (s *Webhooks) Delete(ctx context.Context, v ctf.Viewer, id string) error {
+	if !v.IsAdmin() {
+		return ctf.ErrNotAdmin
 	}
 	w, err := s.db.Webhook(ctx, id)
 	if err != nil {
@@ -182,9 +183,9 @@ func (s *Webhooks) Delete(ctx context.Context, v Viewer, id string) error {
 // Deliveries returns a webhook and its newest deliveries, newest first,
 // each with its tries (admins); limit ≤ 0 is 50. A failed try shows the
 // class of its failure only (TryRefused, TryTimeout, …, TryStatus).
-func (s *Webhooks) Deliveries(ctx context.Context, v Viewer, webhookID string, limit int) (Webhook, []Delivery, error) {
-	if !v.admin() {
-		return Webhook{}, nil, errNotAdmin
+func (s *Webhooks) Deliveries(ctx context.Context, v ctf.Viewer, webhookID string, limit int) (Webhook, []Delivery, error) {
+	if !v.IsAdmin() {
+		return Webhook{}, nil, ctf.ErrNotAdmin
 	}
 	if limit <= 0 {
 		limit = 50
@@ -207,9 +208,9 @@ const produceEventsBatch = 1000
 // the store holds the webhooks' cursor locked meanwhile, so whichever
 // comes first does the work and the others find it done.
 func (s *core) produceWebhookDeliveries(ctx context.Context) error {
-	upTo := s.lastEvent()
+	upTo := s.live.LastEvent()
 	_, err := s.db.ProduceDeliveries(ctx, upTo, func(after int64, hooks []store.Webhook) ([]store.NewDelivery, int64, error) {
-		evs, err := s.eventsAfter(ctx, after, produceEventsBatch)
+		evs, err := s.live.EventsAfter(ctx, after, produceEventsBatch)
 		if err != nil {
 			return nil, after, err
 		}
@@ -244,7 +245,7 @@ func (s *core) produceWebhookDeliveries(ctx context.Context) error {
 
 // webhookPayload is the payload of an event, and whether webhooks get it
 // at all: only public events, and of the solves only first bloods.
-func webhookPayload(ev StreamEvent) (WebhookPayload, bool) {
+func webhookPayload(ev live.StreamEvent) (WebhookPayload, bool) {
 	if !ev.Public {
 		return WebhookPayload{}, false
 	}

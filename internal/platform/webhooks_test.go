@@ -46,7 +46,7 @@ func TestCreateWebhookValidation(t *testing.T) {
 		{"json secret", with(func(in *WebhookInput) { in.Kind, in.Secret = WebhookJSON, "a-long-enough-secret" }), ""},
 	}
 	for _, tc := range cases {
-		w, err := f.svc.Webhooks.Create(ctx, Operator, tc.in)
+		w, err := f.svc.Webhooks.Create(ctx, ctf.Operator, tc.in)
 		if tc.field == "" {
 			if err != nil {
 				t.Errorf("%s: %v", tc.name, err)
@@ -61,7 +61,7 @@ func TestCreateWebhookValidation(t *testing.T) {
 			t.Errorf("%s: a refused webhook has an id", tc.name)
 		}
 	}
-	hooks, err := f.svc.Webhooks.List(ctx, Operator)
+	hooks, err := f.svc.Webhooks.List(ctx, ctf.Operator)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +75,7 @@ func TestCreateWebhookValidation(t *testing.T) {
 	if hooks[3].Secret != "a-long-enough-secret" {
 		t.Errorf("a json webhook's secret as given: %q", hooks[3].Secret)
 	}
-	w, err := f.svc.Webhooks.Create(ctx, Operator, WebhookInput{Name: "x", Kind: WebhookJSON, URL: "https://example.com/x",
+	w, err := f.svc.Webhooks.Create(ctx, ctf.Operator, WebhookInput{Name: "x", Kind: WebhookJSON, URL: "https://example.com/x",
 		Events: []string{HookEnded, HookFirstBlood, HookEnded}})
 	if err != nil {
 		t.Fatal(err)
@@ -106,18 +106,18 @@ func TestWebhookUseCasesAreAdminOnly(t *testing.T) {
 		"delete":  func() error { return f.svc.Webhooks.Delete(ctx, pam, w.ID) },
 		"log":     func() error { _, _, err := f.svc.Webhooks.Deliveries(ctx, pam, w.ID, 10); return err },
 		"anonymous": func() error {
-			_, err := f.svc.Webhooks.List(ctx, Viewer{})
+			_, err := f.svc.Webhooks.List(ctx, ctf.Viewer{})
 			return err
 		},
 	}
 	for name, call := range calls {
 		wantCode(t, name, call(), ctf.Forbidden)
 	}
-	hooks, _ := f.svc.Webhooks.List(ctx, Operator)
+	hooks, _ := f.svc.Webhooks.List(ctx, ctf.Operator)
 	if len(hooks) != 1 || !hooks[0].Enabled || hooks[0].Name != "mine" {
 		t.Errorf("after a player's calls: %+v", hooks)
 	}
-	log, _ := f.svc.Admin.AuditLog(ctx, Operator, 0, 100)
+	log, _ := f.svc.Admin.AuditLog(ctx, ctf.Operator, 0, 100)
 	var actions []string
 	for _, a := range log {
 		if strings.HasPrefix(a.Action, "webhook.") {
@@ -132,9 +132,9 @@ func TestWebhookUseCasesAreAdminOnly(t *testing.T) {
 	wantCode(t, "disable", f.svc.Webhooks.SetEnabled(ctx, f.as("root"), w.ID, false), "")
 	wantCode(t, "delete", f.svc.Webhooks.Delete(ctx, f.as("root"), w.ID), "")
 	wantCode(t, "delete again", f.svc.Webhooks.Delete(ctx, f.as("root"), w.ID), ctf.NotFound)
-	_, _, err = f.svc.Webhooks.Deliveries(ctx, Operator, "nope", 10)
+	_, _, err = f.svc.Webhooks.Deliveries(ctx, ctf.Operator, "nope", 10)
 	wantCode(t, "log of nothing", err, ctf.NotFound)
-	log, _ = f.svc.Admin.AuditLog(ctx, Operator, 0, 2)
+	log, _ = f.svc.Admin.AuditLog(ctx, ctf.Operator, 0, 2)
 	if len(log) != 2 || log[0].Action != "webhook.delete" || log[1].Action != "webhook.disable" {
 		t.Errorf("audit log %+v, want the delete after the disable", log)
 	}
@@ -310,7 +310,7 @@ func TestCreateWebhookAllowPrivate(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t, Options{WebhooksAllowPrivate: true})
 	for _, u := range []string{"http://127.0.0.1:9/x", "http://localhost:8080/hook", "http://[fd00:ec2::254]/", "http://10.0.0.1/"} {
-		if _, err := f.svc.Webhooks.Create(context.Background(), Operator, WebhookInput{Name: "local", Kind: WebhookJSON, URL: u}); err != nil {
+		if _, err := f.svc.Webhooks.Create(context.Background(), ctf.Operator, WebhookInput{Name: "local", Kind: WebhookJSON, URL: u}); err != nil {
 			t.Errorf("%s: %v", u, err)
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/flagshipctf/flagship/internal/ctf"
+	"github.com/flagshipctf/flagship/internal/live"
 	"github.com/flagshipctf/flagship/internal/platform"
 )
 
@@ -17,7 +18,7 @@ import (
 
 // admin returns the caller if they are an admin; else it answers (log in,
 // or 403) and returns false.
-func (h *Handler) admin(w http.ResponseWriter, r *http.Request) (platform.Viewer, bool) {
+func (h *Handler) admin(w http.ResponseWriter, r *http.Request) (ctf.Viewer, bool) {
 	v, ok := h.signedIn(w, r)
 	if !ok {
 		return v, false
@@ -30,7 +31,7 @@ func (h *Handler) admin(w http.ResponseWriter, r *http.Request) (platform.Viewer
 }
 
 type overviewData struct {
-	O       platform.Overview
+	O       live.Overview
 	MaxHour int
 	Pending int
 	Audit   []ctf.AuditEntry
@@ -74,7 +75,7 @@ type challengeForm struct {
 	In           platform.ChallengeInput
 	New          bool
 	Flags        []ctf.Flag // the challenge's, and blank rows for more
-	All          []platform.ChallengeCount
+	All          []live.ChallengeCount
 	Categories   string
 	Tags         string
 	Port         string
@@ -83,7 +84,7 @@ type challengeForm struct {
 	Release      string // the release time as typed (UTC), "" for none
 }
 
-func (h *Handler) challengeFormPage(w http.ResponseWriter, r *http.Request, v platform.Viewer, f challengeForm, p page) {
+func (h *Handler) challengeFormPage(w http.ResponseWriter, r *http.Request, v ctf.Viewer, f challengeForm, p page) {
 	f.All, _ = h.svc.Content.AdminChallenges(r.Context(), v)
 	f.Difficulties = ctf.Difficulties
 	f.MaxMiB = platform.DefaultMaxFileBytes >> 20
@@ -223,7 +224,7 @@ func (h *Handler) adminWriteups(w http.ResponseWriter, r *http.Request) {
 	h.writeupQueue(w, r, v, page{})
 }
 
-func (h *Handler) writeupQueue(w http.ResponseWriter, r *http.Request, v platform.Viewer, p page) {
+func (h *Handler) writeupQueue(w http.ResponseWriter, r *http.Request, v ctf.Viewer, p page) {
 	q, err := h.svc.Content.ModerationQueue(r.Context(), v)
 	if err != nil {
 		h.error(w, r, v, err)
@@ -252,7 +253,7 @@ func (h *Handler) adminModerate(w http.ResponseWriter, r *http.Request) {
 
 type usersData struct {
 	Query string
-	Users []platform.UserView
+	Users []live.UserView
 	More  int
 	New   newUserForm
 }
@@ -283,7 +284,7 @@ func (h *Handler) adminUsers(w http.ResponseWriter, r *http.Request) {
 	h.usersPage(w, r, v, page{}, r.URL.Query().Get("q"), newUserForm{})
 }
 
-func (h *Handler) usersPage(w http.ResponseWriter, r *http.Request, v platform.Viewer, p page, q string, f newUserForm) {
+func (h *Handler) usersPage(w http.ResponseWriter, r *http.Request, v ctf.Viewer, p page, q string, f newUserForm) {
 	users, err := h.svc.Admin.Users(r.Context(), v, q)
 	if err != nil {
 		h.error(w, r, v, err)

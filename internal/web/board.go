@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 
 	"github.com/flagshipctf/flagship/internal/ctf"
+	"github.com/flagshipctf/flagship/internal/live"
 	"github.com/flagshipctf/flagship/internal/platform"
 )
 
@@ -47,7 +48,7 @@ type boardSnap struct {
 type card struct {
 	id      string
 	version uint64
-	sum     platform.ChallengeSummary
+	sum     live.ChallengeSummary
 	html    [4]template.HTML // solved*2 + unlocked
 }
 
@@ -90,12 +91,12 @@ func (c *boardCache) get(h *Handler) *boardSnap {
 	return snap
 }
 
-func (h *Handler) renderCard(id string, version uint64, sum platform.ChallengeSummary) *card {
+func (h *Handler) renderCard(id string, version uint64, sum live.ChallengeSummary) *card {
 	x := &card{id: id, version: version, sum: sum}
 	for i := range x.html {
 		var buf bytes.Buffer
 		d := struct {
-			platform.ChallengeSummary
+			live.ChallengeSummary
 			Solved, Unlocked bool
 		}{sum, i >= 2, i%2 == 1}
 		if err := h.cardTmpl.Execute(&buf, d); err != nil {
@@ -163,14 +164,14 @@ func (h *Handler) board(w http.ResponseWriter, r *http.Request) {
 
 // challengeData is a challenge's page.
 type challengeData struct {
-	C        platform.ChallengeDetail
-	Requires platform.Requirements
-	Result   *platform.SubmitResult
+	C        live.ChallengeDetail
+	Requires live.Requirements
+	Result   *live.SubmitResult
 	Flag     string // what was sent, kept in the form after a wrong flag
 	Connect  string // how to reach its service
 	// After solving: the writeups to read, and the caller's own.
-	Writeups []platform.WriteupView
-	Mine     *platform.WriteupView
+	Writeups []live.WriteupView
+	Mine     *live.WriteupView
 	Reason   string // why the caller's writeup was rejected
 	Draft    platform.WriteupInput
 	Stars    []int
@@ -182,7 +183,7 @@ func (h *Handler) challenge(w http.ResponseWriter, r *http.Request) {
 	h.challengePage(w, r, v, page{}, nil, "")
 }
 
-func (h *Handler) challengePage(w http.ResponseWriter, r *http.Request, v platform.Viewer, p page, res *platform.SubmitResult, flag string) {
+func (h *Handler) challengePage(w http.ResponseWriter, r *http.Request, v ctf.Viewer, p page, res *live.SubmitResult, flag string) {
 	slug := r.PathValue("slug")
 	c, err := h.svc.Play.Challenge(slug, v)
 	if err != nil {
@@ -248,7 +249,7 @@ func (h *Handler) writeup(w http.ResponseWriter, r *http.Request) {
 
 // challengeError shows a refused form on the challenge's page (or the
 // error page when there is no such challenge).
-func (h *Handler) challengeError(w http.ResponseWriter, r *http.Request, v platform.Viewer, err error, p page) {
+func (h *Handler) challengeError(w http.ResponseWriter, r *http.Request, v ctf.Viewer, err error, p page) {
 	if ctf.ErrorCode(err) == ctf.NotFound {
 		h.error(w, r, v, err)
 		return

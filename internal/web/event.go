@@ -10,7 +10,7 @@ import (
 
 	"github.com/flagshipctf/flagship/internal/ctf"
 	"github.com/flagshipctf/flagship/internal/httpx"
-	"github.com/flagshipctf/flagship/internal/platform"
+	"github.com/flagshipctf/flagship/internal/live"
 )
 
 // The event's clock in the web app: the organisers' page that sets it
@@ -20,7 +20,7 @@ import (
 
 // clockView is where the event's clock stands, as the templates need it:
 // the use case's view with the phase as questions.
-type clockView struct{ platform.EventView }
+type clockView struct{ live.EventView }
 
 func (h *Handler) clock() clockView { return clockView{h.svc.Event.Current()} }
 
@@ -135,7 +135,7 @@ func (h *Handler) adminEvent(w http.ResponseWriter, r *http.Request) {
 	h.eventPage(w, r, v, p, formOfEvent(h.svc.Event.Current().Event))
 }
 
-func (h *Handler) eventPage(w http.ResponseWriter, r *http.Request, v platform.Viewer, p page, f eventForm) {
+func (h *Handler) eventPage(w http.ResponseWriter, r *http.Request, v ctf.Viewer, p page, f eventForm) {
 	f.MaxName, f.MaxFormat = ctf.MaxEventNameChars, ctf.MaxFlagFormatChars
 	ev := h.svc.Event.Current()
 	p.Title, p.Viewer, p.Data = "Event · Admin", v, adminEventData{Form: f, Clock: h.clock(), Unfrozen: ev.Unfrozen}
@@ -215,7 +215,7 @@ func (h *Handler) seenAt(r *http.Request) int64 {
 }
 
 type announcementItem struct {
-	platform.AnnouncementView
+	live.AnnouncementView
 	Unread bool
 }
 
@@ -240,8 +240,8 @@ func (h *Handler) announcements(w http.ResponseWriter, r *http.Request) {
 type adminAnnouncementsData struct {
 	Title, Body, Challenge string
 	Error, Field           string
-	Challenges             []platform.ChallengeCount
-	List                   []platform.AnnouncementView
+	Challenges             []live.ChallengeCount
+	List                   []live.AnnouncementView
 	MaxTitle, MaxBody      int
 }
 
@@ -257,7 +257,7 @@ func (h *Handler) adminAnnouncements(w http.ResponseWriter, r *http.Request) {
 	h.announcementsPage(w, r, v, p, adminAnnouncementsData{})
 }
 
-func (h *Handler) announcementsPage(w http.ResponseWriter, r *http.Request, v platform.Viewer, p page, d adminAnnouncementsData) {
+func (h *Handler) announcementsPage(w http.ResponseWriter, r *http.Request, v ctf.Viewer, p page, d adminAnnouncementsData) {
 	all, err := h.svc.Content.AdminChallenges(r.Context(), v)
 	if err != nil {
 		h.error(w, r, v, err)

@@ -5,16 +5,16 @@ import (
 	"sort"
 
 	"github.com/flagshipctf/flagship/internal/ctf"
-	"github.com/flagshipctf/flagship/internal/platform"
+	"github.com/flagshipctf/flagship/internal/live"
 )
 
 type profileData struct {
-	P            *platform.PublicProfile
+	P            *live.PublicProfile
 	Own          bool
 	Badges       []badgeView
 	Categories   []countView
 	Difficulties []countView
-	Run          *platform.Run // an agent's run, beside the people's times
+	Run          *live.Run // an agent's run, beside the people's times
 }
 
 type badgeView struct {

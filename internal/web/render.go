@@ -16,7 +16,6 @@ import (
 
 	"github.com/flagshipctf/flagship/internal/ctf"
 	"github.com/flagshipctf/flagship/internal/httpx"
-	"github.com/flagshipctf/flagship/internal/platform"
 	"github.com/microcosm-cc/bluemonday"
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/extension"
@@ -28,7 +27,7 @@ import (
 // data, and a message for a form.
 type page struct {
 	Title   string
-	Viewer  platform.Viewer
+	Viewer  ctf.Viewer
 	Theme   string // dark (default) or light
 	Path    string // the page's path, for "next" after logging in
 	Data    any
@@ -165,7 +164,7 @@ func writeCompressed(w http.ResponseWriter, r *http.Request, status int, body []
 }
 
 // error renders err as a page with its status.
-func (h *Handler) error(w http.ResponseWriter, r *http.Request, v platform.Viewer, err error) {
+func (h *Handler) error(w http.ResponseWriter, r *http.Request, v ctf.Viewer, err error) {
 	p := h.refused(w, r, err)
 	p.Title, p.Viewer = http.StatusText(p.Status), v
 	h.render(w, r, "error", p)

@@ -41,7 +41,7 @@ func (h *Handler) adminWebhooks(w http.ResponseWriter, r *http.Request) {
 	h.webhooksPage(w, r, v, page{}, r.PathValue("id"), webhookForm{Kind: platform.WebhookDiscord, Enabled: true})
 }
 
-func (h *Handler) webhooksPage(w http.ResponseWriter, r *http.Request, v platform.Viewer, p page, shown string, f webhookForm) {
+func (h *Handler) webhooksPage(w http.ResponseWriter, r *http.Request, v ctf.Viewer, p page, shown string, f webhookForm) {
 	hooks, err := h.svc.Webhooks.List(r.Context(), v)
 	if err != nil {
 		h.error(w, r, v, err)

@@ -1,4 +1,4 @@
-package platform
+package live
 
 import (
 	"context"
@@ -20,13 +20,13 @@ import (
 
 // pendingAt reports whether c is not open to the public at now: before the
 // event's start, or before its own release.
-func (st *state) pendingAt(c *chal, now time.Time) bool {
+func (st *State) pendingAt(c *chal, now time.Time) bool {
 	return st.event.PhaseAt(now) == ctf.BeforeStart || !c.ReleasedAt(now)
 }
 
 // setClock computes what the clock decides at now, for a state being
 // built (before its solves are added).
-func (st *state) setClock(now time.Time) {
+func (st *State) setClock(now time.Time) {
 	st.clockAt = now
 	st.phase = st.event.PhaseAt(now)
 	st.freezeAt, st.frozen = st.event.FrozenAt(now)
@@ -40,7 +40,7 @@ func (st *state) setClock(now time.Time) {
 // solves again where the freeze or a challenge's visibility moved, and
 // returns the moves every replica notices, as stream rows to record once.
 // The caller holds st.mu for writing.
-func (st *state) advanceClock(now time.Time, dirty dirtySet) []store.StreamRow {
+func (st *State) advanceClock(now time.Time, dirty dirtySet) []store.StreamRow {
 	if now.Before(st.clockAt) {
 		now = st.clockAt // the clock never goes back
 	}
@@ -125,7 +125,7 @@ func msKey(t time.Time) string { return fmt.Sprint(t.UnixMilli()) }
 
 // rearm computes the next instant at which the clock decides otherwise.
 // The caller holds st.mu for writing.
-func (st *state) rearm() {
+func (st *State) rearm() {
 	next := st.event.NextChange(st.clockAt)
 	for _, c := range st.chals {
 		if c.ReleaseAt != nil && c.ReleaseAt.After(st.clockAt) && !c.Hidden && (next.IsZero() || c.ReleaseAt.Before(next)) {
@@ -142,8 +142,8 @@ func (st *state) rearm() {
 // tick moves st's clock when now has passed its next instant. From a read
 // it only tries (a caller may hold the state's lock already); the watcher
 // waits for the lock, so the move is never later than its next round.
-func (s *core) tick(st *state, wait bool) {
-	now := s.now()
+func (r *Replica) tick(st *State, wait bool) {
+	now := r.now()
 	if now.UnixMilli() < st.next.Load() {
 		return
 	}
@@ -156,7 +156,7 @@ func (s *core) tick(st *state, wait bool) {
 	moves := st.advanceClock(now, dirty)
 	st.changed(dirty)
 	st.mu.Unlock()
-	s.noteClockMoves(moves)
+	r.noteClockMoves(moves)
 }
 
 // clockMoves are the moves of the clock waiting to be recorded in the
@@ -166,29 +166,29 @@ type clockMoves struct {
 	rows []store.StreamRow
 }
 
-func (s *core) noteClockMoves(rows []store.StreamRow) {
+func (r *Replica) noteClockMoves(rows []store.StreamRow) {
 	if len(rows) == 0 {
 		return
 	}
-	s.moves.mu.Lock()
-	s.moves.rows = append(s.moves.rows, rows...)
-	s.moves.mu.Unlock()
-	s.wakeUp()
+	r.moves.mu.Lock()
+	r.moves.rows = append(r.moves.rows, rows...)
+	r.moves.mu.Unlock()
+	r.wakeUp()
 }
 
 // recordClockMoves records the noted moves in the stream, each once in
 // the cluster: the first replica to get there writes it.
-func (s *core) recordClockMoves(ctx context.Context) {
-	s.moves.mu.Lock()
-	rows := s.moves.rows
-	s.moves.rows = nil
-	s.moves.mu.Unlock()
-	for i, r := range rows {
-		if _, err := s.db.AppendStreamOnce(ctx, r); err != nil {
-			s.log.Warn("record a move of the clock", "kind", r.Kind, "err", err)
-			s.moves.mu.Lock()
-			s.moves.rows = append(rows[i:], s.moves.rows...)
-			s.moves.mu.Unlock()
+func (r *Replica) recordClockMoves(ctx context.Context) {
+	r.moves.mu.Lock()
+	rows := r.moves.rows
+	r.moves.rows = nil
+	r.moves.mu.Unlock()
+	for i, row := range rows {
+		if _, err := r.db.AppendStreamOnce(ctx, row); err != nil {
+			r.log.Warn("record a move of the clock", "kind", row.Kind, "err", err)
+			r.moves.mu.Lock()
+			r.moves.rows = append(rows[i:], r.moves.rows...)
+			r.moves.mu.Unlock()
 			return
 		}
 	}

@@ -1,4 +1,4 @@
-package platform
+package live
 
 import (
 	"context"
@@ -92,17 +92,17 @@ func (h *hub) recent(n int64, limit int) []StreamEvent {
 	return append([]StreamEvent(nil), h.ring[i:end]...)
 }
 
-func (s *core) lastEvent() int64 {
-	s.hub.mu.Lock()
-	defer s.hub.mu.Unlock()
-	return s.hub.last
+func (r *Replica) lastEvent() int64 {
+	r.hub.mu.Lock()
+	defer r.hub.mu.Unlock()
+	return r.hub.last
 }
 
-func (s *core) waitEvents(ctx context.Context, after int64) (int64, error) {
+func (r *Replica) waitEvents(ctx context.Context, after int64) (int64, error) {
 	for {
-		s.hub.mu.Lock()
-		last, wake := s.hub.last, s.hub.wake
-		s.hub.mu.Unlock()
+		r.hub.mu.Lock()
+		last, wake := r.hub.last, r.hub.wake
+		r.hub.mu.Unlock()
 		if last > after {
 			return last, nil
 		}
@@ -114,21 +114,21 @@ func (s *core) waitEvents(ctx context.Context, after int64) (int64, error) {
 	}
 }
 
-func (s *core) eventsAfter(ctx context.Context, after int64, limit int) ([]StreamEvent, error) {
+func (r *Replica) eventsAfter(ctx context.Context, after int64, limit int) ([]StreamEvent, error) {
 	if limit <= 0 || limit > ringSize {
 		limit = ringSize
 	}
-	if evs, ok := s.hub.after(after, limit); ok {
+	if evs, ok := r.hub.after(after, limit); ok {
 		return evs, nil
 	}
 	// Older than the ring: read the rows again and render them as the
 	// state stands now, up to what this replica relayed.
-	last := s.lastEvent()
-	rows, err := s.db.StreamAfter(ctx, after, limit)
+	last := r.lastEvent()
+	rows, err := r.db.StreamAfter(ctx, after, limit)
 	if err != nil {
 		return nil, err
 	}
-	st := s.state()
+	st := r.state()
 	st.mu.RLock()
 	defer st.mu.RUnlock()
 	out := make([]StreamEvent, 0, len(rows))
@@ -145,8 +145,8 @@ func (s *core) eventsAfter(ctx context.Context, after int64, limit int) ([]Strea
 // for the ring, so that a replica serves resuming clients from memory as
 // soon as it starts (or rebuilds its state): one read here, none per
 // client.
-func (s *core) recentEvents(ctx context.Context, st *state, head int64) ([]StreamEvent, error) {
-	rows, err := s.db.StreamAfter(ctx, max(0, head-ringSize), ringSize)
+func (r *Replica) recentEvents(ctx context.Context, st *State, head int64) ([]StreamEvent, error) {
+	rows, err := r.db.StreamAfter(ctx, max(0, head-ringSize), ringSize)
 	if err != nil {
 		return nil, fmt.Errorf("read the newest events of the live stream: %w", err)
 	}
@@ -169,7 +169,7 @@ func (s *core) recentEvents(ctx context.Context, st *state, head int64) ([]Strea
 // numbers the public reads skip nothing it may not see, the same on every
 // replica (they are the database's), and a held solve is not numbered
 // after the freeze is lifted either. The caller holds st.mu.
-func (st *state) announces(userID, chalID string, at time.Time) bool {
+func (st *State) announces(userID, chalID string, at time.Time) bool {
 	u, c := st.users[userID], st.chals[chalID]
 	if u == nil || c == nil || !u.player || !c.shown() {
 		return false
@@ -179,7 +179,7 @@ func (st *state) announces(userID, chalID string, at time.Time) bool {
 }
 
 // render is a stream row as the state tells it; the caller holds st.mu.
-func (st *state) render(r store.StreamRow) StreamEvent {
+func (st *State) render(r store.StreamRow) StreamEvent {
 	ev := StreamEvent{Seq: r.Seq, Kind: r.Kind, At: r.At}
 	switch r.Kind {
 	case ctf.StreamSolve:
@@ -224,7 +224,7 @@ func (st *state) render(r store.StreamRow) StreamEvent {
 
 // relay renders the stream rows a catch-up read; the caller holds st.mu
 // for writing and has applied what the rows name.
-func (st *state) relay(rows []store.StreamRow) []StreamEvent {
+func (st *State) relay(rows []store.StreamRow) []StreamEvent {
 	evs := make([]StreamEvent, 0, len(rows))
 	for _, r := range rows {
 		if r.Seq <= st.streamMax {
@@ -237,7 +237,7 @@ func (st *state) relay(rows []store.StreamRow) []StreamEvent {
 }
 
 // announcementView is a as players see it; the caller holds st.mu.
-func (st *state) announcementView(a ctf.Announcement) AnnouncementView {
+func (st *State) announcementView(a ctf.Announcement) AnnouncementView {
 	v := AnnouncementView{ID: a.ID, Title: a.Title, Body: a.Body, CreatedAt: a.CreatedAt}
 	if c := st.chals[a.ChallengeID]; c != nil && c.shown() {
 		v.Challenge = &EventChallenge{ID: c.ID, Slug: c.Slug, Title: c.Title}
@@ -246,7 +246,7 @@ func (st *state) announcementView(a ctf.Announcement) AnnouncementView {
 }
 
 // putAnnouncement applies an announcement's row.
-func (st *state) putAnnouncement(a ctf.Announcement) {
+func (st *State) putAnnouncement(a ctf.Announcement) {
 	for i := range st.announcements {
 		if st.announcements[i].ID == a.ID {
 			st.announcements[i] = a
