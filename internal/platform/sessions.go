@@ -114,7 +114,9 @@ var dummyPasswordHash = sync.OnceValue(func() string { return secret.HashPasswor
 
 // userByLogin finds an account by username (exactly, else ignoring the
 // case of its letters), or by email when the name has an @.
-func (s *Accounts) userByLogin(name string) *ctf.User { return s.live.State().Accounts().UserByLogin(name) }
+func (s *Accounts) userByLogin(name string) *ctf.User {
+	return s.live.State().Accounts().UserByLogin(name)
+}
 
 // Logout ends the session that authenticated v.
 func (s *Accounts) Logout(ctx context.Context, v ctf.Viewer) error {
