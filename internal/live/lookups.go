@@ -19,13 +19,22 @@ func (st *State) Accounts() Accounts { return Accounts{st} }
 
 // ChallengeBySlug returns a challenge by slug, hidden ones included.
 func (st *State) ChallengeBySlug(slug string) (ctf.Challenge, bool) {
+	return st.challenge(func() *chal { return st.bySlug[slug] })
+}
+
+// ChallengeByID returns a challenge by id, hidden ones included.
+func (st *State) ChallengeByID(id string) (ctf.Challenge, bool) {
+	return st.challenge(func() *chal { return st.chals[id] })
+}
+
+// challenge copies the challenge find returns under the read lock.
+func (st *State) challenge(find func() *chal) (ctf.Challenge, bool) {
 	st.mu.RLock()
 	defer st.mu.RUnlock()
-	c := st.bySlug[slug]
-	if c == nil {
-		return ctf.Challenge{}, false
+	if c := find(); c != nil {
+		return c.Challenge, true
 	}
-	return c.Challenge, true
+	return ctf.Challenge{}, false
 }
 
 // KeysOf returns a user's API keys, oldest first, revoked ones included;
@@ -217,16 +226,6 @@ func (st *State) RequiresPath(id string, reqs []string) []string {
 	return append(out, slug(id))
 }
 
-// ChallengeByID returns a challenge by id, hidden ones included.
-func (st *State) ChallengeByID(id string) (ctf.Challenge, bool) {
-	st.mu.RLock()
-	defer st.mu.RUnlock()
-	c := st.chals[id]
-	if c == nil {
-		return ctf.Challenge{}, false
-	}
-	return c.Challenge, true
-}
 
 // UserIDByName returns the id of the user called username.
 func (a Accounts) UserIDByName(username string) (string, bool) {

@@ -7,6 +7,14 @@ import (
 	"github.com/flagshipctf/flagship/internal/ctf"
 )
 
+// The live stream: what happens in the event that the public may see, in
+// the order the database committed it, numbered densely (store's stream
+// log), relayed by every replica from the database. A solve the public
+// may not see is given no row (State.announces), so the numbers, which
+// players read (SSE ids, a page's data-live-after), move only with what
+// they may see. A front door reads it with RecentEvents (the SSE
+// endpoint) or EventsAfter (webhooks) and waits for more with WaitEvents.
+
 // StreamEvent is one event of the stream as this replica renders it.
 type StreamEvent struct {
 	Seq  int64

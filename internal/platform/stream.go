@@ -6,13 +6,7 @@ import (
 	"github.com/flagshipctf/flagship/internal/live"
 )
 
-// The live stream: what happens in the event that the public may see, in
-// the order the database committed it, numbered densely (store's stream
-// log), relayed by every replica from the database. A solve the public
-// may not see is given no row (state.announces), so the numbers, which
-// players read (SSE ids, a page's data-live-after), move only with what
-// they may see. A front door reads it with RecentEvents (the SSE
-// endpoint) or EventsAfter (webhooks) and waits for more with WaitEvents.
+// The live stream, as the hot state relays it (see live/stream.go).
 
 // EventsAfter is live.Replica.EventsAfter.
 func (s *Stream) EventsAfter(ctx context.Context, after int64, limit int) ([]live.StreamEvent, error) {
