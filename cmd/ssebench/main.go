@@ -40,6 +40,7 @@ import (
 	"time"
 
 	"github.com/flagshipctf/flagship/internal/clientaddr"
+	"github.com/flagshipctf/flagship/internal/ctf"
 	"github.com/flagshipctf/flagship/internal/platform"
 	"github.com/flagshipctf/flagship/internal/server"
 	"github.com/flagshipctf/flagship/internal/store"
@@ -151,7 +152,7 @@ func serveChild(n int) error {
 	})
 	mux.HandleFunc("POST /bench/publish", func(w http.ResponseWriter, r *http.Request) {
 		title := "bench " + strconv.FormatInt(time.Now().UnixNano(), 10)
-		if _, err := svc.PostAnnouncement(r.Context(), platform.Operator, title, "", ""); err != nil {
+		if _, err := svc.Event.PostAnnouncement(r.Context(), ctf.Operator, title, "", ""); err != nil {
 			http.Error(w, err.Error(), http.StatusInternalServerError)
 		}
 	})

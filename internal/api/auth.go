@@ -5,7 +5,6 @@ import (
 
 	"github.com/flagshipctf/flagship/internal/ctf"
 	"github.com/flagshipctf/flagship/internal/httpx"
-	"github.com/flagshipctf/flagship/internal/platform"
 )
 
 var errCrossOrigin = ctf.Errorf(ctf.Forbidden, "cross-origin request refused")
@@ -14,37 +13,37 @@ var errCrossOrigin = ctf.Errorf(ctf.Forbidden, "cross-origin request refused")
 // error. A presented API key that does not authenticate is always an error;
 // a stale session cookie on an optional endpoint reads as anonymous and is
 // cleared.
-func (h *Handler) viewer(w http.ResponseWriter, r *http.Request, required bool) (platform.Viewer, error) {
+func (h *Handler) viewer(w http.ResponseWriter, r *http.Request, required bool) (ctf.Viewer, error) {
 	key, present, err := httpx.PresentedKey(r)
 	if err != nil {
-		return platform.Viewer{}, err
+		return ctf.Viewer{}, err
 	}
 	if present {
-		return h.svc.AuthenticateKey(r.Context(), key)
+		return h.svc.Accounts.AuthenticateKey(r.Context(), key)
 	}
 	session := httpx.Session(h.SecureCookies)
 	if token, ok := session.Token(r); ok {
-		v, err := h.svc.AuthenticateSession(r.Context(), token)
+		v, err := h.svc.Accounts.AuthenticateSession(r.Context(), token)
 		if err == nil {
 			if r.Method != http.MethodGet && r.Method != http.MethodHead {
 				// A cookie rides along on cross-site requests; a key does not.
 				if h.csrf.Check(r) != nil {
-					return platform.Viewer{}, errCrossOrigin
+					return ctf.Viewer{}, errCrossOrigin
 				}
 			}
 			return v, nil
 		}
 		if ctf.ErrorCode(err) != ctf.Unauthorized {
-			return platform.Viewer{}, err
+			return ctf.Viewer{}, err
 		}
 		session.Clear(w)
 		if required {
-			return platform.Viewer{}, err
+			return ctf.Viewer{}, err
 		}
-		return platform.Viewer{}, nil
+		return ctf.Viewer{}, nil
 	}
 	if required {
-		return platform.Viewer{}, httpx.ErrNoKey
+		return ctf.Viewer{}, httpx.ErrNoKey
 	}
-	return platform.Viewer{}, nil
+	return ctf.Viewer{}, nil
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/flagshipctf/flagship/internal/ctf"
+	"github.com/flagshipctf/flagship/internal/live"
 	"github.com/flagshipctf/flagship/internal/platform"
 )
 
@@ -63,7 +64,7 @@ func newBoardCache(svc *platform.Service) *boardCache {
 func (c *boardCache) get() *boardSnap {
 	// LeaderboardVersion also moves the event's clock if an instant passed
 	// (a freeze starting).
-	if s := c.cur.Load(); s != nil && s.version >= c.svc.LeaderboardVersion() {
+	if s := c.cur.Load(); s != nil && s.version >= c.svc.Scoreboard.LeaderboardVersion() {
 		return s
 	}
 	return c.build()
@@ -108,7 +109,7 @@ func (c *boardCache) setInterval(d time.Duration) {
 func (c *boardCache) build() *boardSnap {
 	c.buildMu.Lock()
 	defer c.buildMu.Unlock()
-	if s := c.cur.Load(); s != nil && s.version >= c.svc.LeaderboardVersion() {
+	if s := c.cur.Load(); s != nil && s.version >= c.svc.Scoreboard.LeaderboardVersion() {
 		return s
 	}
 	c.schedMu.Lock()
@@ -117,7 +118,7 @@ func (c *boardCache) build() *boardSnap {
 	if c.entries == nil {
 		c.entries = map[string]*boardEntry{}
 	}
-	v, rows := c.svc.Leaderboard(func(id string, ver uint64) bool {
+	v, rows := c.svc.Scoreboard.Leaderboard(func(id string, ver uint64) bool {
 		e := c.entries[id]
 		return e != nil && e.version == ver
 	})
@@ -195,7 +196,7 @@ func (c *boardCache) wait(ctx context.Context) error {
 		if s == nil {
 			s = c.build()
 		}
-		if s.version >= c.svc.LeaderboardVersion() {
+		if s.version >= c.svc.Scoreboard.LeaderboardVersion() {
 			return nil
 		}
 		c.kick()
@@ -208,7 +209,7 @@ func (c *boardCache) wait(ctx context.Context) error {
 }
 
 // appendLeaderboardEntry writes the contract's LeaderboardEntry by hand.
-func appendLeaderboardEntry(b []byte, e *platform.LeaderboardEntry) []byte {
+func appendLeaderboardEntry(b []byte, e *live.LeaderboardEntry) []byte {
 	b = append(b, `{"id":`...)
 	b = appendString(b, e.ID)
 	b = append(b, `,"name":`...)

@@ -147,9 +147,9 @@ func TestBoardBurstCoalesces(t *testing.T) {
 	// readers build what they find stale, one build at a time, and never
 	// more builds than the board moved.
 	h.SetLeaderboardInterval(time.Hour)
-	before, moves := h.board.builds.Load(), f.svc.LeaderboardVersion()
+	before, moves := h.board.builds.Load(), f.svc.Scoreboard.LeaderboardVersion()
 	burst(2, 80)
-	if n, m := h.board.builds.Load()-before, f.svc.LeaderboardVersion()-moves; uint64(n) > m {
+	if n, m := h.board.builds.Load()-before, f.svc.Scoreboard.LeaderboardVersion()-moves; uint64(n) > m {
 		t.Errorf("a burst built the board %d times for %d moves", n, m)
 	}
 	h.SetLeaderboardInterval(0)

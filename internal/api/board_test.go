@@ -68,7 +68,7 @@ func newBoardFixture(t testing.TB, players int) *boardFixture {
 func (f *boardFixture) solve(rng *rand.Rand) {
 	u := f.users[rng.IntN(len(f.users))]
 	slug := f.slugs[rng.IntN(len(f.slugs))]
-	_, err := f.svc.Submit(context.Background(), platform.Viewer{User: &u}, slug, f.flagOf[slug])
+	_, err := f.svc.Play.Submit(context.Background(), ctf.Viewer{User: &u}, slug, f.flagOf[slug])
 	if code := ctf.ErrorCode(err); err != nil && code != ctf.Forbidden && code != ctf.Conflict && code != ctf.NotFound {
 		f.t.Fatalf("submit %s by %s: %v", slug, u.Username, err)
 	}
@@ -78,7 +78,7 @@ func (f *boardFixture) solve(rng *rand.Rand) {
 // entry encoded, joined in one buffer; and the entries' JSON. It panics if
 // the service's order is not that of docs/product.md#leaderboard.
 func wholeBoard(svc *platform.Service) ([]byte, [][]byte) {
-	_, rows := svc.Leaderboard(nil)
+	_, rows := svc.Scoreboard.Leaderboard(nil)
 	entries := make([][]byte, len(rows))
 	b := []byte(`{"leaderboard":[`)
 	for i, r := range rows {
@@ -183,35 +183,35 @@ func TestIncrementalBoardEqualsRebuild(t *testing.T) {
 		case x < 55:
 			op = "wrong flag"
 			u := f.users[rng.IntN(len(f.users))]
-			f.svc.Submit(ctx, platform.Viewer{User: &u}, f.slugs[rng.IntN(len(f.slugs))], "flag{not it}")
+			f.svc.Play.Submit(ctx, ctf.Viewer{User: &u}, f.slugs[rng.IntN(len(f.slugs))], "flag{not it}")
 		case x < 63:
 			op = "ban or unban"
 			u := f.users[rng.IntN(len(f.users))]
 			banned[u.ID] = !banned[u.ID]
-			if _, err := f.svc.SetBanned(ctx, platform.Operator, u.ID, banned[u.ID]); err != nil {
+			if _, err := f.svc.Admin.SetBanned(ctx, ctf.Operator, u.ID, banned[u.ID]); err != nil {
 				t.Fatal(err)
 			}
 		case x < 69:
 			op = "hide or show a challenge"
 			slug := f.slugs[rng.IntN(len(f.slugs))]
 			hidden[slug] = !hidden[slug]
-			if _, err := f.svc.SetChallengeHidden(ctx, platform.Operator, slug, hidden[slug]); err != nil {
+			if _, err := f.svc.Content.SetChallengeHidden(ctx, ctf.Operator, slug, hidden[slug]); err != nil {
 				t.Fatal(err)
 			}
 		case x < 77:
 			op = "points"
-			in, err := f.svc.ChallengeForEdit(ctx, platform.Operator, f.slugs[rng.IntN(len(f.slugs))])
+			in, err := f.svc.Content.ChallengeForEdit(ctx, ctf.Operator, f.slugs[rng.IntN(len(f.slugs))])
 			if err != nil {
 				t.Fatal(err)
 			}
 			in.Points = 50 * (1 + rng.IntN(10))
-			if _, err := f.svc.SaveChallenge(ctx, platform.Operator, in); err != nil {
+			if _, err := f.svc.Content.SaveChallenge(ctx, ctf.Operator, in); err != nil {
 				t.Fatal(err)
 			}
 		case x < 87:
 			op = "new player"
 			name := fmt.Sprintf("newbie%d", step)
-			u, err := f.svc.CreateUser(ctx, platform.Operator, platform.NewUser{Username: name, Email: name + "@example.com", Name: "Newbie «" + name + "»"})
+			u, err := f.svc.Accounts.CreateUser(ctx, ctf.Operator, platform.NewUser{Username: name, Email: name + "@example.com", Name: "Newbie «" + name + "»"})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -219,7 +219,7 @@ func TestIncrementalBoardEqualsRebuild(t *testing.T) {
 		case x < 96:
 			op = "rename"
 			u := f.users[rng.IntN(len(f.users))]
-			if _, err := f.svc.UpdateProfile(ctx, platform.Viewer{User: &u}, fmt.Sprintf("Renamed %d \"quoted\"", step), ""); err != nil {
+			if _, err := f.svc.Accounts.UpdateProfile(ctx, ctf.Viewer{User: &u}, fmt.Sprintf("Renamed %d \"quoted\"", step), ""); err != nil {
 				t.Fatal(err)
 			}
 		default:

@@ -13,7 +13,7 @@ import (
 
 	"github.com/flagshipctf/flagship/internal/ctf"
 	"github.com/flagshipctf/flagship/internal/httpx"
-	"github.com/flagshipctf/flagship/internal/platform"
+	"github.com/flagshipctf/flagship/internal/live"
 )
 
 func (h *Handler) listChallenges(w http.ResponseWriter, r *http.Request) {
@@ -26,9 +26,9 @@ func (h *Handler) listChallenges(w http.ResponseWriter, r *http.Request) {
 		writeShared(w, r, h.list.get(h.svc).anon, anonymous)
 		return
 	}
-	if list, ok := h.svc.AdminList(v); ok {
+	if list, ok := h.svc.Content.AdminList(v); ok {
 		writeValue(w, r, caller, http.StatusOK, struct {
-			Challenges []platform.ChallengeSummary `json:"challenges"`
+			Challenges []live.ChallengeSummary `json:"challenges"`
 		}{list})
 		return
 	}
@@ -57,7 +57,7 @@ func (h *Handler) getChallenge(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, err)
 		return
 	}
-	d, err := h.svc.Challenge(r.PathValue("slug"), v)
+	d, err := h.svc.Play.Challenge(r.PathValue("slug"), v)
 	if err != nil {
 		h.fail(w, r, err)
 		return
@@ -73,7 +73,7 @@ func (h *Handler) writeups(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, err)
 		return
 	}
-	list, err := h.svc.Writeups(r.Context(), r.PathValue("slug"), v)
+	list, err := h.svc.Play.Writeups(r.Context(), r.PathValue("slug"), v)
 	if err != nil {
 		h.fail(w, r, err)
 		return
@@ -87,7 +87,7 @@ func (h *Handler) me(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, err)
 		return
 	}
-	p, err := h.svc.Me(r.Context(), v)
+	p, err := h.svc.Accounts.Me(r.Context(), v)
 	if err != nil {
 		h.fail(w, r, err)
 		return
@@ -98,7 +98,7 @@ func (h *Handler) me(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *Handler) profile(w http.ResponseWriter, r *http.Request) {
-	p := h.svc.Profile(r.PathValue("userId"))
+	p := h.svc.Scoreboard.Profile(r.PathValue("userId"))
 	writeValue(w, r, anyone, http.StatusOK, struct {
 		Profile any `json:"profile"`
 	}{p})
@@ -113,7 +113,7 @@ func (h *Handler) submit(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, err)
 		return
 	}
-	res, err := h.svc.SubmitFrom(r.Context(), v, r.PathValue("slug"), func() (string, error) { return decodeSubmit(w, r) })
+	res, err := h.svc.Play.SubmitFrom(r.Context(), v, r.PathValue("slug"), func() (string, error) { return decodeSubmit(w, r) })
 	if err != nil {
 		h.fail(w, r, err)
 		return
@@ -184,7 +184,7 @@ func DecodeFlag(data []byte) (string, error) {
 // http.ServeContent: HEAD, ranges and revalidation, streamed, never the
 // whole file in memory.
 func (h *Handler) file(w http.ResponseWriter, r *http.Request) {
-	f, err := h.svc.OpenFile(r.Context(), r.PathValue("sha"), r.PathValue("name"))
+	f, err := h.svc.Play.OpenFile(r.Context(), r.PathValue("sha"), r.PathValue("name"))
 	if err != nil {
 		h.fail(w, r, err)
 		return

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/flagshipctf/flagship/internal/live"
 	"github.com/flagshipctf/flagship/internal/platform"
 )
 
@@ -48,14 +49,14 @@ type listCache struct {
 // get returns the list at the service's current version, building what
 // changed since the last version.
 func (c *listCache) get(svc *platform.Service) *listSnap {
-	v := svc.ChallengeListVersion()
+	v := svc.Play.ChallengeListVersion()
 	if s := c.cur.Load(); s != nil && s.version == v {
 		return s
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	old := c.cur.Load()
-	if old != nil && old.version == svc.ChallengeListVersion() {
+	if old != nil && old.version == svc.Play.ChallengeListVersion() {
 		return old
 	}
 	byID := map[string]*fragment{}
@@ -64,7 +65,7 @@ func (c *listCache) get(svc *platform.Service) *listSnap {
 			byID[f.id] = f
 		}
 	}
-	v, rows := svc.ChallengeList(func(id string, ver uint64) bool {
+	v, rows := svc.Play.ChallengeList(func(id string, ver uint64) bool {
 		f := byID[id]
 		return f != nil && f.version == ver
 	})
@@ -92,7 +93,7 @@ func (c *listCache) get(svc *platform.Service) *listSnap {
 
 var solvedFalse = []byte(`"solved":false`)
 
-func newFragment(id string, version uint64, sum *platform.ChallengeSummary, first bool) *fragment {
+func newFragment(id string, version uint64, sum *live.ChallengeSummary, first bool) *fragment {
 	b, err := json.Marshal(sum)
 	if err != nil {
 		panic("api: marshal a challenge summary: " + err.Error()) // plain data: cannot fail
@@ -183,7 +184,7 @@ func (s *listSnap) appendGzip(b, plain []byte, solved []bool) []byte {
 // nil) gzipped, appended to the buffers given.
 func (c *listCache) forUser(svc *platform.Service, userID string, plain, gz []byte, solved []bool) ([]byte, []byte) {
 	for {
-		v, marks := svc.SolvedInList(userID, solved[:0])
+		v, marks := svc.Play.SolvedInList(userID, solved[:0])
 		snap := c.get(svc)
 		if snap.version != v || len(snap.frags) != len(marks) {
 			// The list moved between the two reads: read both again.

@@ -8,15 +8,15 @@ import (
 	"testing"
 
 	"github.com/flagshipctf/flagship/internal/ctf"
-	"github.com/flagshipctf/flagship/internal/platform"
+	"github.com/flagshipctf/flagship/internal/live"
 )
 
 // TestSplicedGzipListDecompressesToThePlainList: the gzip member spliced
 // from the entries' deflate blocks is the plain list, whatever the marks
 // and whichever entry opens the list.
 func TestSplicedGzipListDecompressesToThePlainList(t *testing.T) {
-	sum := func(slug string, attempts int64) *platform.ChallengeSummary {
-		return &platform.ChallengeSummary{ID: slug, Slug: slug, Title: "T " + slug, Categories: []string{"web"}, Difficulty: ctf.Easy,
+	sum := func(slug string, attempts int64) *live.ChallengeSummary {
+		return &live.ChallengeSummary{ID: slug, Slug: slug, Title: "T " + slug, Categories: []string{"web"}, Difficulty: ctf.Easy,
 			Points: 100, Type: "standard", AttemptsCount: attempts, CreatedAt: "2026-01-05T10:00:00.000Z"}
 	}
 	a, b, c := newFragment("a", 1, sum("a", 3), true), newFragment("b", 2, sum("b", 0), false), newFragment("c", 3, sum("c", 7), false)

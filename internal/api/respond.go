@@ -7,8 +7,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/flagshipctf/flagship/internal/ctf"
 	"github.com/flagshipctf/flagship/internal/httpx"
-	"github.com/flagshipctf/flagship/internal/platform"
 )
 
 // gzipMin is the size below which compressing costs more than it saves.
@@ -34,7 +34,7 @@ const (
 const varyCredentials = "Authorization, X-API-Key, Cookie, Accept-Encoding"
 
 // audienceOf is the audience of an answer made for v.
-func audienceOf(v platform.Viewer) audience {
+func audienceOf(v ctf.Viewer) audience {
 	if v.User != nil {
 		return caller
 	}

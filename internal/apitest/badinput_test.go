@@ -14,8 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/flagshipctf/flagship/internal/ctf"
 	"github.com/flagshipctf/flagship/internal/dataset"
-	"github.com/flagshipctf/flagship/internal/platform"
 	"github.com/flagshipctf/flagship/internal/transfer"
 )
 
@@ -258,7 +258,7 @@ func TestBadCredentials(t *testing.T) {
 	}
 	for _, k := range keys {
 		if strings.HasPrefix(revoked, k.Prefix+"_") {
-			if _, err := s.Svc.RevokeAPIKey(ctx, platform.Operator, u.ID, k.ID); err != nil {
+			if _, err := s.Svc.Keys.Revoke(ctx, ctf.Operator, u.ID, k.ID); err != nil {
 				t.Fatal(err)
 			}
 		}

@@ -169,7 +169,7 @@ func (s *Server) Key(username string) string {
 	if err != nil {
 		s.T.Fatal(err)
 	}
-	_, key, err := s.Svc.CreateAPIKey(ctx, platform.Operator, platform.NewAPIKey{Owner: u.ID, Name: "test"})
+	_, key, err := s.Svc.Keys.Create(ctx, ctf.Operator, platform.NewAPIKey{Owner: u.ID, Name: "test"})
 	if ctf.ErrorCode(err) == ctf.Forbidden {
 		var prefix, hash string
 		key, prefix, hash = secret.NewAPIKey()

@@ -186,7 +186,7 @@ func TestIntegrationAuthenticatedReadsNeedNoDatabase(t *testing.T) {
 func TestIntegrationReadOnlyKey(t *testing.T) {
 	t.Parallel()
 	s := itStart(t)
-	_, key, err := s.Svc.CreateAPIKey(context.Background(), platform.Operator,
+	_, key, err := s.Svc.Keys.Create(context.Background(), ctf.Operator,
 		platform.NewAPIKey{Owner: itUID(t, s, "erin"), Name: "agent", ReadOnly: true})
 	if err != nil {
 		t.Fatal(err)

@@ -12,7 +12,6 @@ import (
 
 	"github.com/flagshipctf/flagship/internal/ctf"
 	"github.com/flagshipctf/flagship/internal/dataset"
-	"github.com/flagshipctf/flagship/internal/platform"
 )
 
 // TestIntegrationDumpLoadRoundTripEvent: the event's clock survives
@@ -42,15 +41,15 @@ func TestIntegrationDumpLoadRoundTripEvent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := a.Svc.Import(ctx, platform.Operator, waves); err != nil {
+	if _, err := a.Svc.Admin.Import(ctx, ctf.Operator, waves); err != nil {
 		t.Fatal(err)
 	}
 	at := func(s int) *time.Time { v := t0.Add(time.Duration(s) * time.Second); return &v }
-	if _, err := a.Svc.SetEvent(ctx, platform.Operator, ctf.Event{Name: "Round Trip CTF", Start: at(-3600), End: at(30), Freeze: at(10),
+	if _, err := a.Svc.Event.Set(ctx, ctf.Operator, ctf.Event{Name: "Round Trip CTF", Start: at(-3600), End: at(30), Freeze: at(10),
 		UnfreezeAtEnd: true, Practice: true, FlagFormat: "flag{...}"}); err != nil {
 		t.Fatal(err)
 	}
-	root, err := a.Svc.AuthenticateKey(ctx, keys["root"])
+	root, err := a.Svc.Accounts.AuthenticateKey(ctx, keys["root"])
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,18 +63,18 @@ func TestIntegrationDumpLoadRoundTripEvent(t *testing.T) {
 	tick(1)
 	submit("erin", "warmup", "flag{warmup}", 200)
 	tick(2)
-	if _, err := a.Svc.PostAnnouncement(ctx, platform.Operator, "Welcome", "Have *fun*.", ""); err != nil {
+	if _, err := a.Svc.Event.PostAnnouncement(ctx, ctf.Operator, "Welcome", "Have *fun*.", ""); err != nil {
 		t.Fatal(err)
 	}
 	tick(6)
-	if _, err := a.Svc.PostAnnouncement(ctx, root, "Wave 1 is out", "Go.", "wave-1"); err != nil {
+	if _, err := a.Svc.Event.PostAnnouncement(ctx, root, "Wave 1 is out", "Go.", "wave-1"); err != nil {
 		t.Fatal(err)
 	}
 	submit("alice", "wave-1", "flag{w1}", 200)
 	tick(11) // frozen
 	submit("dave", "lost-packets", "flag{pcap}", 200)
 	tick(20)
-	if err := a.Svc.Unfreeze(ctx, platform.Operator); err != nil {
+	if err := a.Svc.Event.Unfreeze(ctx, ctf.Operator); err != nil {
 		t.Fatal(err)
 	}
 	tick(31) // ended, practice mode
@@ -94,12 +93,12 @@ func TestIntegrationDumpLoadRoundTripEvent(t *testing.T) {
 			t.Errorf("the dump lacks %q:\n%s", want, dump)
 		}
 	}
-	if ea, eb := a.Svc.Event(), b.Svc.Event(); !reflect.DeepEqual(ea, eb) {
+	if ea, eb := a.Svc.Event.Current(), b.Svc.Event.Current(); !reflect.DeepEqual(ea, eb) {
 		t.Errorf("the event after dump | load:\n  %+v\nvs %+v", ea, eb)
 	} else if ea.Unfrozen == nil || ea.Phase != ctf.Ended || !ea.Practice {
 		t.Errorf("the event's clock %+v; want ended, in practice mode, with the unfreeze mark", ea)
 	}
-	if aa, ab := a.Svc.Announcements(), b.Svc.Announcements(); len(aa) != 2 || !reflect.DeepEqual(aa, ab) {
+	if aa, ab := a.Svc.Event.Announcements(), b.Svc.Event.Announcements(); len(aa) != 2 || !reflect.DeepEqual(aa, ab) {
 		t.Errorf("announcements after dump | load:\n  %+v\nvs %+v", aa, ab)
 	}
 

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/flagshipctf/flagship/internal/ctf"
-	"github.com/flagshipctf/flagship/internal/platform"
+	"github.com/flagshipctf/flagship/internal/live"
 	"github.com/flagshipctf/flagship/internal/store"
 )
 
@@ -56,7 +56,7 @@ func evStart(t *testing.T) (*Server, *evClock) {
 	clock.set(evT0.Add(-time.Hour))
 	s := Start(t, evYAML, Options{Now: clock.now})
 	ctx := context.Background()
-	if _, err := s.Svc.SetEvent(ctx, platform.Operator, ctf.Event{Name: "Test CTF", Start: evPtr(evT0), End: evPtr(evAt(10, 0)),
+	if _, err := s.Svc.Event.Set(ctx, ctf.Operator, ctf.Event{Name: "Test CTF", Start: evPtr(evT0), End: evPtr(evAt(10, 0)),
 		Freeze: evPtr(evAt(8, 0))}); err != nil {
 		t.Fatal(err)
 	}
@@ -135,7 +135,7 @@ func TestIntegrationEventLifecycle(t *testing.T) {
 	bobID := itUID(t, s, "bob")
 	expect("bob's public profile does not", s.Do("GET", "/api/public/profiles/"+bobID, nil), 200,
 		`{"profile":{"solvedChallenges":[],"badges":[],"totalPoints":0}}`)
-	if _, live, err := s.Svc.LiveLeaderboardPageOf(platform.Operator, platform.Everyone, 0, 10, false); err != nil || len(live) != 2 {
+	if _, live, err := s.Svc.Scoreboard.LiveLeaderboardPageOf(ctf.Operator, live.Everyone, 0, 10, false); err != nil || len(live) != 2 {
 		t.Errorf("admins' live standings during the freeze: %d entries (%v), want alice and bob", len(live), err)
 	}
 
@@ -146,10 +146,10 @@ func TestIntegrationEventLifecycle(t *testing.T) {
 	expect("unknown slug after the end", itSubmit(s, "nope", "x", bob), 404, notFound)
 	expect("empty flag after the end", itSubmit(s, "later", " ", bob), 400, "")
 	expect("still frozen after the end", s.Do("GET", "/api/public/leaderboard", nil), 200, frozenBoard)
-	if err := s.Svc.Unfreeze(context.Background(), platform.Viewer{User: &ctf.User{ID: bobID, Role: ctf.RolePlayer}}); ctf.ErrorCode(err) != ctf.Forbidden {
+	if err := s.Svc.Event.Unfreeze(context.Background(), ctf.Viewer{User: &ctf.User{ID: bobID, Role: ctf.RolePlayer}}); ctf.ErrorCode(err) != ctf.Forbidden {
 		t.Errorf("a player's unfreeze: %v, want forbidden", err)
 	}
-	if err := s.Svc.Unfreeze(context.Background(), platform.Operator); err != nil {
+	if err := s.Svc.Event.Unfreeze(context.Background(), ctf.Operator); err != nil {
 		t.Fatal(err)
 	}
 	expect("unfrozen leaderboard", s.Do("GET", "/api/public/leaderboard", nil), 200,
@@ -157,9 +157,9 @@ func TestIntegrationEventLifecycle(t *testing.T) {
 	expect("unfrozen solve count", s.Do("GET", "/api/public/challenges/warmup", nil), 200, `{"challenge":{"solvesCount":2,"attemptsCount":3}}`)
 
 	// Practice mode: right flags are answered and count for nothing public.
-	ev := s.Svc.Event().Event
+	ev := s.Svc.Event.Current().Event
 	ev.Practice = true
-	if _, err := s.Svc.SetEvent(context.Background(), platform.Operator, ev); err != nil {
+	if _, err := s.Svc.Event.Set(context.Background(), ctf.Operator, ev); err != nil {
 		t.Fatal(err)
 	}
 	board := s.Do("GET", "/api/public/leaderboard", nil).Body
@@ -225,7 +225,7 @@ func TestIntegrationEventReplicasSwitchTogether(t *testing.T) {
 	same("bob's own view", "/api/public/challenges/warmup", bob)
 
 	// An admin's unfreeze on A reaches B through the database.
-	if err := s.Svc.Unfreeze(context.Background(), platform.Operator); err != nil {
+	if err := s.Svc.Event.Unfreeze(context.Background(), ctf.Operator); err != nil {
 		t.Fatal(err)
 	}
 	b.Sync()
@@ -237,7 +237,7 @@ func TestIntegrationEventReplicasSwitchTogether(t *testing.T) {
 func TestEventSettingsAreValidated(t *testing.T) {
 	t.Parallel()
 	s, _ := evStart(t)
-	before := s.Svc.Event().Event
+	before := s.Svc.Event.Current().Event
 	for _, c := range []struct {
 		name  string
 		ev    ctf.Event
@@ -249,16 +249,16 @@ func TestEventSettingsAreValidated(t *testing.T) {
 		{"unfreeze at an end that is not set", ctf.Event{UnfreezeAtEnd: true}, "unfreezeAtEnd"},
 		{"long name", ctf.Event{Name: string(bytes.Repeat([]byte("n"), 200))}, "name"},
 	} {
-		_, err := s.Svc.SetEvent(context.Background(), platform.Operator, c.ev)
+		_, err := s.Svc.Event.Set(context.Background(), ctf.Operator, c.ev)
 		var e *ctf.Error
 		if ctf.ErrorCode(err) != ctf.Invalid || !errors.As(err, &e) || e.Field != c.field {
 			t.Errorf("%s: %v, want invalid %s", c.name, err, c.field)
 		}
 	}
-	if _, err := s.Svc.SetEvent(context.Background(), platform.Viewer{User: &ctf.User{ID: "x", Role: ctf.RolePlayer}}, ctf.Event{}); ctf.ErrorCode(err) != ctf.Forbidden {
+	if _, err := s.Svc.Event.Set(context.Background(), ctf.Viewer{User: &ctf.User{ID: "x", Role: ctf.RolePlayer}}, ctf.Event{}); ctf.ErrorCode(err) != ctf.Forbidden {
 		t.Errorf("a player's SetEvent: %v", err)
 	}
-	if got := s.Svc.Event().Event; fmt.Sprint(got) != fmt.Sprint(before) {
+	if got := s.Svc.Event.Current().Event; fmt.Sprint(got) != fmt.Sprint(before) {
 		t.Errorf("refused settings changed the event: %+v, was %+v", got, before)
 	}
 }

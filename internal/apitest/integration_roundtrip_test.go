@@ -13,6 +13,7 @@ import (
 	"github.com/pquerna/otp"
 	"github.com/pquerna/otp/totp"
 
+	"github.com/flagshipctf/flagship/internal/ctf"
 	"github.com/flagshipctf/flagship/internal/dataset"
 	"github.com/flagshipctf/flagship/internal/openapi/contract"
 	"github.com/flagshipctf/flagship/internal/platform"
@@ -78,19 +79,19 @@ func TestIntegrationDumpLoadRoundTrip(t *testing.T) {
 	}
 	revoked := itRevokedKey(t, a, "alice")
 	// What the use cases add: a read-only key, a rejected writeup's reason.
-	_, readOnly, err := a.Svc.CreateAPIKey(ctx, platform.Operator, platform.NewAPIKey{Owner: itUID(t, a, "bob"), Name: "agent", ReadOnly: true})
+	_, readOnly, err := a.Svc.Keys.Create(ctx, ctf.Operator, platform.NewAPIKey{Owner: itUID(t, a, "bob"), Name: "agent", ReadOnly: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	bob, err := a.Svc.AuthenticateKey(ctx, keys["bob"])
+	bob, err := a.Svc.Accounts.AuthenticateKey(ctx, keys["bob"])
 	if err != nil {
 		t.Fatal(err)
 	}
-	w, err := a.Svc.SaveWriteup(ctx, bob, "warmup", platform.WriteupInput{Title: "Mine", Content: "Spoilers"})
+	w, err := a.Svc.Play.SaveWriteup(ctx, bob, "warmup", platform.WriteupInput{Title: "Mine", Content: "Spoilers"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := a.Svc.ModerateWriteup(ctx, platform.Operator, w.ID, false, "Too short"); err != nil {
+	if _, err := a.Svc.Content.ModerateWriteup(ctx, ctf.Operator, w.ID, false, "Too short"); err != nil {
 		t.Fatal(err)
 	}
 	// Live play: wrong attempts and solves, a regex flag, an Insane first blood.
@@ -134,7 +135,7 @@ func TestIntegrationDumpLoadRoundTrip(t *testing.T) {
 		}
 	}
 	// The read-only key is read-only still, the reason still shown.
-	if v, err := b.Svc.AuthenticateKey(ctx, readOnly); err != nil || !v.ReadOnly {
+	if v, err := b.Svc.Accounts.AuthenticateKey(ctx, readOnly); err != nil || !v.ReadOnly {
 		t.Errorf("the read-only key after dump | load: %+v, %v; want it read-only", v, err)
 	}
 	if !bytes.Contains(dump, []byte("readOnly: true")) || !bytes.Contains(dump, []byte("reason: Too short")) {
@@ -162,7 +163,7 @@ func TestIntegrationDumpLoadRoundTrip(t *testing.T) {
 	// same generator are accepted.
 	login := func(label, code string, wantOK, wantNeedCode bool) {
 		t.Helper()
-		r, err := b.Svc.Login(ctx, platform.Login{Username: tf.username, Password: tf.password, Code: code, Address: "192.0.2.1"})
+		r, err := b.Svc.Accounts.Login(ctx, platform.Login{Username: tf.username, Password: tf.password, Code: code, Address: "192.0.2.1"})
 		if ok := err == nil && r.Token != ""; ok != wantOK || r.NeedCode != wantNeedCode {
 			t.Errorf("%s after dump | load: %+v, %v; want a session %v, asked for a code %v", label, r, err, wantOK, wantNeedCode)
 		}
@@ -198,30 +199,30 @@ func itTwoFactorUser(t *testing.T, s *Server, now func() time.Time) itTwoFactor 
 	t.Helper()
 	ctx := context.Background()
 	tf := itTwoFactor{username: "tess", password: "correct horse battery"}
-	u, err := s.Svc.CreateUser(ctx, platform.Operator, platform.NewUser{Username: tf.username, Email: "tess@example.com", Password: tf.password})
+	u, err := s.Svc.Accounts.CreateUser(ctx, ctf.Operator, platform.NewUser{Username: tf.username, Email: "tess@example.com", Password: tf.password})
 	if err != nil {
 		t.Fatal(err)
 	}
 	s.Sync()
-	r, err := s.Svc.Login(ctx, platform.Login{Username: tf.username, Password: tf.password, Address: "192.0.2.1"})
+	r, err := s.Svc.Accounts.Login(ctx, platform.Login{Username: tf.username, Password: tf.password, Address: "192.0.2.1"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	v, err := s.Svc.AuthenticateSession(ctx, r.Token)
+	v, err := s.Svc.Accounts.AuthenticateSession(ctx, r.Token)
 	if err != nil || v.ID() != u.ID {
 		t.Fatalf("session of %s: %+v, %v", tf.username, v, err)
 	}
-	enrol, err := s.Svc.BeginTwoFactor(ctx, v)
+	enrol, err := s.Svc.Accounts.BeginTwoFactor(ctx, v)
 	if err != nil {
 		t.Fatal(err)
 	}
 	tf.secret = enrol.Secret
-	codes, err := s.Svc.ConfirmTwoFactor(ctx, v, tf.code(now()))
+	codes, err := s.Svc.Accounts.ConfirmTwoFactor(ctx, v, tf.code(now()))
 	if err != nil {
 		t.Fatal(err)
 	}
 	tf.usedRecovery, tf.recovery = codes[0], codes[1]
-	if r, err := s.Svc.Login(ctx, platform.Login{Username: tf.username, Password: tf.password, Code: tf.usedRecovery, Address: "192.0.2.1"}); err != nil || r.Token == "" {
+	if r, err := s.Svc.Accounts.Login(ctx, platform.Login{Username: tf.username, Password: tf.password, Code: tf.usedRecovery, Address: "192.0.2.1"}); err != nil || r.Token == "" {
 		t.Fatalf("login with a recovery code before the dump: %+v, %v", r, err)
 	}
 	s.Sync()
@@ -238,7 +239,7 @@ func itWebhooks(t *testing.T, s *Server) []platform.Webhook {
 		{Name: "Discord", Kind: platform.WebhookDiscord, URL: "https://discord.com/api/webhooks/1/token",
 			Events: []string{platform.HookFirstBlood, platform.HookAnnouncement}},
 	} {
-		if _, err := s.Svc.CreateWebhook(ctx, platform.Operator, in); err != nil {
+		if _, err := s.Svc.Webhooks.Create(ctx, ctf.Operator, in); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -250,7 +251,7 @@ func itWebhooks(t *testing.T, s *Server) []platform.Webhook {
 // stream they start.
 func itWebhooksOf(t *testing.T, s *Server) []platform.Webhook {
 	t.Helper()
-	hooks, err := s.Svc.Webhooks(context.Background(), platform.Operator)
+	hooks, err := s.Svc.Webhooks.List(context.Background(), ctf.Operator)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/flagshipctf/flagship/internal/ctf"
-	"github.com/flagshipctf/flagship/internal/platform"
+	"github.com/flagshipctf/flagship/internal/live"
 )
 
 // Summary is the NYU CTF Bench leaderboard's summary.json: who ran, with
@@ -29,7 +29,7 @@ type Summary struct {
 }
 
 // NewSummary is run's summary, dated date.
-func NewSummary(run platform.Run, date time.Time) Summary {
+func NewSummary(run live.Run, date time.Time) Summary {
 	var s Summary
 	s.Metadata.Agent, s.Metadata.Model, s.Metadata.Date = run.Agent.Username, run.Agent.Model, date.UTC().Format(time.DateOnly)
 	s.Results = make(map[string]bool, len(run.Challenges))
@@ -40,7 +40,7 @@ func NewSummary(run platform.Run, date time.Time) Summary {
 }
 
 // WriteSummary writes run's summary.json.
-func WriteSummary(w io.Writer, run platform.Run, date time.Time) error {
+func WriteSummary(w io.Writer, run live.Run, date time.Time) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(NewSummary(run, date))
@@ -57,7 +57,7 @@ type Attempt struct {
 
 // WriteAttempts writes every recorded submission of run, one JSON object a
 // line, in time order.
-func WriteAttempts(w io.Writer, run platform.Run) error {
+func WriteAttempts(w io.Writer, run live.Run) error {
 	enc := json.NewEncoder(w)
 	for _, a := range run.Attempts {
 		if err := enc.Encode(Attempt{Time: ctf.FormatTime(a.At), Challenge: a.Slug, Correct: a.Correct, Door: a.Door, Key: a.KeyID}); err != nil {
@@ -75,7 +75,7 @@ var TimesHeader = []string{"challenge", "points", "solved", "attempts", "first_a
 
 // WriteTimes writes the table per challenge of run's times to solve against
 // the first person's, as CSV.
-func WriteTimes(w io.Writer, run platform.Run) error {
+func WriteTimes(w io.Writer, run live.Run) error {
 	cw := csv.NewWriter(w)
 	if err := cw.Write(TimesHeader); err != nil {
 		return err

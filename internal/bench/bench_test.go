@@ -6,8 +6,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/flagshipctf/flagship/internal/ctf"
-	"github.com/flagshipctf/flagship/internal/secret"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -23,6 +21,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/flagshipctf/flagship/internal/ctf"
+	"github.com/flagshipctf/flagship/internal/secret"
 
 	"github.com/flagshipctf/flagship/internal/api"
 	"github.com/flagshipctf/flagship/internal/platform"
@@ -726,7 +727,7 @@ func BenchmarkSubmitCorrectParallel(b *testing.B) {
 	freshRuns++
 	var slugs []string
 	for i := range fresh {
-		c, err := e.Svc.SaveChallenge(ctx, platform.Operator, platform.ChallengeInput{
+		c, err := e.Svc.Content.SaveChallenge(ctx, ctf.Operator, platform.ChallengeInput{
 			Slug: fmt.Sprintf("rush-%d-%d", freshRuns, i), Title: fmt.Sprintf("Rush %d %d", freshRuns, i), Description: "A fresh challenge.",
 			Type: "standard", Categories: []string{"misc"}, Difficulty: ctf.Easy, Points: 100,
 			Flags: []ctf.Flag{{Kind: ctf.FlagStatic, Content: fmt.Sprintf("flag{rush_%d}", i)}}})
@@ -758,7 +759,7 @@ func BenchmarkSubmitCorrectParallel(b *testing.B) {
 	}
 	firsts := 0
 	for _, k := range e.Keys {
-		live, rebuilt := e.Svc.Profile(k.UserID), fresh2.Profile(k.UserID)
+		live, rebuilt := e.Svc.Scoreboard.Profile(k.UserID), fresh2.Scoreboard.Profile(k.UserID)
 		if live.FirstBloodCount != rebuilt.FirstBloodCount || live.Top3Count != rebuilt.Top3Count {
 			b.Fatalf("user %s: first bloods %d, top 3 %d live; %d, %d in the database", k.UserID,
 				live.FirstBloodCount, live.Top3Count, rebuilt.FirstBloodCount, rebuilt.Top3Count)

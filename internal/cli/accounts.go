@@ -10,6 +10,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/flagshipctf/flagship/internal/ctf"
+	"github.com/flagshipctf/flagship/internal/live"
 	"github.com/flagshipctf/flagship/internal/platform"
 )
 
@@ -23,7 +24,7 @@ type userJSON struct {
 	CreatedAt string   `json:"createdAt"`
 }
 
-func toUserJSON(u platform.UserView) userJSON {
+func toUserJSON(u live.UserView) userJSON {
 	return userJSON{u.ID, u.Username, u.Name, u.Email, u.Role, u.Banned, u.CreatedAt}
 }
 
@@ -55,11 +56,11 @@ func (a *app) userCreate(ctx context.Context, args []string) error {
 		return err
 	}
 	defer closeDB()
-	u, err := svc.CreateUser(ctx, platform.Operator, in)
+	u, err := svc.Accounts.CreateUser(ctx, ctf.Operator, in)
 	if err != nil {
 		return flagError(err)
 	}
-	a.print(toUserJSON(platform.UserView{ID: u.ID, Username: u.Username, Name: u.Name, Email: u.Email, Role: u.Role,
+	a.print(toUserJSON(live.UserView{ID: u.ID, Username: u.Username, Name: u.Name, Email: u.Email, Role: u.Role,
 		Banned: u.Banned, CreatedAt: ctf.FormatTime(u.CreatedAt)}), fmt.Sprintf("created %s %s (%s)", u.Role, u.Username, u.ID))
 	return nil
 }
@@ -87,7 +88,7 @@ func (a *app) userList(ctx context.Context, args []string) error {
 		return err
 	}
 	defer closeDB()
-	users, err := svc.Users(ctx, platform.Operator, "")
+	users, err := svc.Admin.Users(ctx, ctf.Operator, "")
 	if err != nil {
 		return err
 	}
@@ -106,12 +107,12 @@ func (a *app) userList(ctx context.Context, args []string) error {
 
 // createKey mints a key for a user and returns it and its secret, shown
 // once.
-func createKey(ctx context.Context, svc *platform.Service, username, name string, readOnly bool) (platform.APIKeyView, string, error) {
-	u, err := svc.UserByName(ctx, platform.Operator, username)
+func createKey(ctx context.Context, svc *platform.Service, username, name string, readOnly bool) (live.APIKeyView, string, error) {
+	u, err := svc.Admin.UserByName(ctx, ctf.Operator, username)
 	if err != nil {
-		return platform.APIKeyView{}, "", err
+		return live.APIKeyView{}, "", err
 	}
-	k, key, err := svc.CreateAPIKey(ctx, platform.Operator, platform.NewAPIKey{Owner: u.ID, Name: name, ReadOnly: readOnly})
+	k, key, err := svc.Keys.Create(ctx, ctf.Operator, platform.NewAPIKey{Owner: u.ID, Name: name, ReadOnly: readOnly})
 	return k, key, flagError(err)
 }
 
@@ -154,11 +155,11 @@ func (a *app) apikeyList(ctx context.Context, args []string) error {
 		return err
 	}
 	defer closeDB()
-	u, err := svc.UserByName(ctx, platform.Operator, *username)
+	u, err := svc.Admin.UserByName(ctx, ctf.Operator, *username)
 	if err != nil {
 		return err
 	}
-	keys, err := svc.APIKeys(ctx, platform.Operator, u.ID)
+	keys, err := svc.Keys.List(ctx, ctf.Operator, u.ID)
 	if err != nil {
 		return err
 	}
@@ -194,11 +195,11 @@ func (a *app) apikeyRevoke(ctx context.Context, args []string) error {
 		return err
 	}
 	defer closeDB()
-	u, err := svc.UserByName(ctx, platform.Operator, *username)
+	u, err := svc.Admin.UserByName(ctx, ctf.Operator, *username)
 	if err != nil {
 		return err
 	}
-	if _, err := svc.RevokeAPIKey(ctx, platform.Operator, u.ID, *id); err != nil {
+	if _, err := svc.Keys.Revoke(ctx, ctf.Operator, u.ID, *id); err != nil {
 		return err
 	}
 	a.print(map[string]any{"id": *id, "revoked": true}, "revoked "+*id)

@@ -38,11 +38,11 @@ func (a *app) agentCreate(ctx context.Context, args []string) error {
 		return err
 	}
 	defer closeDB()
-	o, err := svc.UserByName(ctx, platform.Operator, *owner)
+	o, err := svc.Admin.UserByName(ctx, ctf.Operator, *owner)
 	if err != nil {
 		return err
 	}
-	u, err := svc.CreateAgent(ctx, platform.Operator, platform.NewAgent{Owner: o.ID, Username: *username, Name: *name,
+	u, err := svc.Agents.Create(ctx, ctf.Operator, platform.NewAgent{Owner: o.ID, Username: *username, Name: *name,
 		Model: *model, Harness: *harness})
 	if err != nil {
 		return flagError(err)
@@ -63,7 +63,7 @@ func (a *app) agentList(ctx context.Context, args []string) error {
 		return err
 	}
 	defer closeDB()
-	agents, err := svc.AllAgents(ctx, platform.Operator)
+	agents, err := svc.Agents.All(ctx, ctf.Operator)
 	if err != nil {
 		return err
 	}
@@ -73,7 +73,7 @@ func (a *app) agentList(ctx context.Context, args []string) error {
 	fmt.Fprintln(tw, "USERNAME\tOWNER\tMODEL\tHARNESS\tID")
 	for _, u := range agents {
 		owner := ""
-		if p := svc.Profile(u.OwnerID); p != nil && p.Username != nil {
+		if p := svc.Scoreboard.Profile(u.OwnerID); p != nil && p.Username != nil {
 			owner = *p.Username
 		}
 		out = append(out, agentJSON{u.ID, u.Username, u.Name, owner, u.Model, u.Harness, ctf.FormatTime(u.CreatedAt)})

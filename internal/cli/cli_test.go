@@ -16,7 +16,7 @@ import (
 
 	"github.com/flagshipctf/flagship/internal/ctf"
 	"github.com/flagshipctf/flagship/internal/demo"
-	"github.com/flagshipctf/flagship/internal/platform"
+	"github.com/flagshipctf/flagship/internal/live"
 	"github.com/flagshipctf/flagship/internal/testtime"
 )
 
@@ -206,7 +206,7 @@ func TestUserAndAPIKeyCommands(t *testing.T) {
 		t.Fatalf("revoke: %s", e)
 	}
 	code, out, _ = run(t, "", "--db", db, "--json", "apikey", "list", "--user", "alice")
-	var keys []platform.APIKeyView
+	var keys []live.APIKeyView
 	if code != 0 || json.Unmarshal([]byte(out), &keys) != nil || len(keys) != 1 || keys[0].RevokedAt == nil {
 		t.Fatalf("revoked key not marked: %s", out)
 	}

@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/flagshipctf/flagship/internal/ctf"
 	"github.com/flagshipctf/flagship/internal/dataset"
 	"github.com/flagshipctf/flagship/internal/platform"
 	"github.com/flagshipctf/flagship/internal/transfer"
@@ -53,7 +54,7 @@ func (a *app) load(ctx context.Context, args []string) error {
 	defer db.Close()
 	// A bulk change: the use case needs no hot state here, and running
 	// servers rebuild theirs once.
-	rep, err := platform.New(db, platform.Options{}).Import(ctx, platform.Operator, ds)
+	rep, err := platform.New(db, platform.Options{}).Admin.Import(ctx, ctf.Operator, ds)
 	if err != nil {
 		return err
 	}
@@ -100,7 +101,7 @@ func (a *app) dump(ctx context.Context, args []string) error {
 		return err
 	}
 	defer db.Close()
-	ds, err := platform.New(db, platform.Options{}).Export(ctx, platform.Operator)
+	ds, err := platform.New(db, platform.Options{}).Admin.Export(ctx, ctf.Operator)
 	if err != nil {
 		return err
 	}

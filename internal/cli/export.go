@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/flagshipctf/flagship/internal/arena"
-	"github.com/flagshipctf/flagship/internal/platform"
+	"github.com/flagshipctf/flagship/internal/ctf"
 )
 
 func (a *app) exportAgents(ctx context.Context, args []string) error {
@@ -25,7 +25,7 @@ func (a *app) exportAgents(ctx context.Context, args []string) error {
 		return err
 	}
 	defer closeDB()
-	agents, err := svc.AllAgents(ctx, platform.Operator)
+	agents, err := svc.Agents.All(ctx, ctf.Operator)
 	if err != nil {
 		return err
 	}
@@ -43,7 +43,7 @@ func (a *app) exportAgents(ctx context.Context, args []string) error {
 		if *only != "" && u.Username != *only {
 			continue
 		}
-		run, err := svc.AgentRun(ctx, platform.Operator, u.Username)
+		run, err := svc.Agents.Run(ctx, ctf.Operator, u.Username)
 		if err != nil {
 			return err
 		}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/flagshipctf/flagship/internal/clientaddr"
+	"github.com/flagshipctf/flagship/internal/ctf"
 	"github.com/flagshipctf/flagship/internal/dataset"
 	"github.com/flagshipctf/flagship/internal/demo"
 	"github.com/flagshipctf/flagship/internal/events"
@@ -162,7 +163,7 @@ func importDemo(ctx context.Context, svc *platform.Service, db *store.DB) error 
 	if err != nil {
 		return fmt.Errorf("demo dataset: %w", err)
 	}
-	if _, err := svc.Import(ctx, platform.Operator, ds); err != nil {
+	if _, err := svc.Admin.Import(ctx, ctf.Operator, ds); err != nil {
 		return fmt.Errorf("load demo: %w", err)
 	}
 	return nil

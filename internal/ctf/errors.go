@@ -77,3 +77,11 @@ func ErrorMessage(err error) string {
 	}
 	return "internal server error"
 }
+
+// The refusals every use case shares.
+var (
+	// ErrNoChallenge is the answer for unknown and hidden challenges alike.
+	ErrNoChallenge  = Errorf(NotFound, "challenge not found")
+	ErrAuthRequired = Errorf(Unauthorized, "authentication required")
+	ErrNotAdmin     = Errorf(Forbidden, "only admins may do this")
+)

@@ -10,6 +10,7 @@ import (
 	"net/http"
 
 	"github.com/flagshipctf/flagship/internal/httpx"
+	"github.com/flagshipctf/flagship/internal/live"
 	"github.com/flagshipctf/flagship/internal/platform"
 )
 
@@ -49,7 +50,7 @@ func New(svc *platform.Service, log *slog.Logger) *Handler {
 }
 
 // Of builds the feed from the platform's standings.
-func Of(tasks []string, rows []platform.Standing) Feed {
+func Of(tasks []string, rows []live.Standing) Feed {
 	f := Feed{Tasks: tasks, Standings: make([]Standing, len(rows))}
 	if f.Tasks == nil {
 		f.Tasks = []string{} // CTFtime expects a list, never null
@@ -72,7 +73,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, r, http.StatusMethodNotAllowed, httpx.ErrorBody("method "+r.Method+" is not allowed here; use GET, HEAD"))
 		return
 	}
-	body, err := json.Marshal(Of(h.svc.Standings()))
+	body, err := json.Marshal(Of(h.svc.Scoreboard.Standings()))
 	if err != nil {
 		// Only plain strings and numbers go in: unreachable, but never a
 		// half-written body.

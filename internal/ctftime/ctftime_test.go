@@ -14,7 +14,6 @@ import (
 
 	"github.com/flagshipctf/flagship/internal/apitest"
 	"github.com/flagshipctf/flagship/internal/ctf"
-	"github.com/flagshipctf/flagship/internal/platform"
 )
 
 // event: three players with solves (bob's name is empty, so his team is
@@ -204,7 +203,7 @@ func TestFeedFrozen(t *testing.T) {
 	s := apitest.Start(t, event)
 	before := getFeed(t, s)
 	freeze := time.Now().Add(-time.Minute)
-	if _, err := s.Svc.SetEvent(context.Background(), platform.Operator, ctf.Event{Name: "Test", Freeze: &freeze}); err != nil {
+	if _, err := s.Svc.Event.Set(context.Background(), ctf.Operator, ctf.Event{Name: "Test", Freeze: &freeze}); err != nil {
 		t.Fatal(err)
 	}
 	key := apitest.Bearer(s.Key("erin"))

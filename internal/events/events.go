@@ -6,7 +6,7 @@
 //
 // A client costs the handler's own goroutine (and net/http's connection
 // reader) and no more: events are read from the replica's shared ring in
-// batches (platform.Service.RecentEvents, memory only: no client makes the
+// batches (platform.Stream.RecentEvents, memory only: no client makes the
 // database work), waiting is on the ring's shared broadcast (WaitEvents),
 // and each event is encoded once for all clients. How many streams a
 // replica holds, and one client address holds, is capped (limits.go).
@@ -26,6 +26,7 @@ import (
 	"github.com/flagshipctf/flagship/internal/clientaddr"
 	"github.com/flagshipctf/flagship/internal/ctf"
 	"github.com/flagshipctf/flagship/internal/httpx"
+	"github.com/flagshipctf/flagship/internal/live"
 	"github.com/flagshipctf/flagship/internal/platform"
 )
 
@@ -73,7 +74,7 @@ func New(svc *platform.Service, log *slog.Logger) *Handler {
 }
 
 // ServeHTTP streams the public events after the client's resume point (at
-// most the newest platform.ReplayWindow of them), or from now on, until
+// most the newest live.ReplayWindow of them), or from now on, until
 // the client leaves or the server shuts down. Over the caps of open
 // streams (the handler's, the client address's) it answers 429.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -90,9 +91,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if after < 0 {
-		after = h.svc.LastEvent()
+		after = h.svc.Stream.LastEvent()
 	} else {
-		after = h.svc.ResumeAfter(after)
+		after = h.svc.Stream.ResumeAfter(after)
 	}
 	addr := clientaddr.Bucket(r)
 	limit := h.MaxStreams
@@ -146,8 +147,8 @@ func (h *Handler) pump(ctx context.Context, s *stream, after int64) error {
 	}
 	nextPing := time.Now().Add(beat)
 	for {
-		last := h.svc.LastEvent()
-		evs := h.svc.RecentEvents(after, batchSize)
+		last := h.svc.Stream.LastEvent()
+		evs := h.svc.Stream.RecentEvents(after, batchSize)
 		if len(evs) == 0 && last > after {
 			// Relayed but no longer kept (the ring started again after a
 			// rebuild of the state): skip them rather than spin on
@@ -174,7 +175,7 @@ func (h *Handler) pump(ctx context.Context, s *stream, after int64) error {
 			continue
 		}
 		wctx, cancel := context.WithDeadline(ctx, nextPing)
-		_, err := h.svc.WaitEvents(wctx, after)
+		_, err := h.svc.Stream.WaitEvents(wctx, after)
 		cancel()
 		switch {
 		case ctx.Err() != nil:
@@ -340,7 +341,7 @@ type (
 	}
 )
 
-func challengeOf(c *platform.EventChallenge) *challengeJSON {
+func challengeOf(c *live.EventChallenge) *challengeJSON {
 	if c == nil {
 		return nil
 	}
@@ -348,7 +349,7 @@ func challengeOf(c *platform.EventChallenge) *challengeJSON {
 }
 
 // data is ev's JSON payload.
-func data(ev *platform.Event) any {
+func data(ev *live.StreamEvent) any {
 	at := ctf.FormatTime(ev.At)
 	switch {
 	case ev.Kind == ctf.StreamSolve && ev.Solve != nil:
@@ -368,7 +369,7 @@ func data(ev *platform.Event) any {
 
 // encode is ev as one SSE frame. JSON escapes line breaks inside strings,
 // so the data is one line whatever an announcement's Markdown holds.
-func encode(ev *platform.Event) []byte {
+func encode(ev *live.StreamEvent) []byte {
 	b, err := json.Marshal(data(ev))
 	if err != nil {
 		b = []byte(`{}`) // plain structs of strings, ints and bools: cannot fail
@@ -392,7 +393,7 @@ type frameCache struct {
 
 const frameSlots = 1024
 
-func (c *frameCache) frame(ev *platform.Event) []byte {
+func (c *frameCache) frame(ev *live.StreamEvent) []byte {
 	i := ev.Seq % frameSlots
 	c.mu.RLock()
 	slot := c.slots[i]

@@ -16,7 +16,7 @@ import (
 	"github.com/flagshipctf/flagship/internal/apitest"
 	"github.com/flagshipctf/flagship/internal/ctf"
 	"github.com/flagshipctf/flagship/internal/events"
-	"github.com/flagshipctf/flagship/internal/platform"
+	"github.com/flagshipctf/flagship/internal/live"
 	"github.com/flagshipctf/flagship/internal/store"
 	"github.com/flagshipctf/flagship/internal/store/storetest"
 	"github.com/flagshipctf/flagship/internal/testtime"
@@ -179,9 +179,9 @@ func submit(t *testing.T, s *apitest.Server, slug, flag, key string) {
 	}
 }
 
-func announce(t *testing.T, s *apitest.Server, title, body string) platform.AnnouncementView {
+func announce(t *testing.T, s *apitest.Server, title, body string) live.AnnouncementView {
 	t.Helper()
-	a, err := s.Svc.PostAnnouncement(context.Background(), platform.Operator, title, body, "")
+	a, err := s.Svc.Event.PostAnnouncement(context.Background(), ctf.Operator, title, body, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -271,7 +271,7 @@ func TestSolveOnAReachesBOnce(t *testing.T) {
 // with ?after=, and the header wins over the parameter.
 func TestResumeMissesNothing(t *testing.T) {
 	s := apitest.Start(t, event)
-	start := s.Svc.LastEvent()
+	start := s.Svc.Stream.LastEvent()
 	whole := connect(t, s.URL+"/api/events")
 	keys := map[string]string{"alice": s.Key("alice"), "bob": s.Key("bob"), "carol": s.Key("carol")}
 	submit(t, s, "warmup", "flag{warm}", keys["alice"])
@@ -340,7 +340,7 @@ func TestPrivateSolvesAreNotSent(t *testing.T) {
 	ctx := context.Background()
 	submit(t, s, "warmup", "flag{warm}", s.Key("root"))
 	past := time.Now().Add(-time.Minute)
-	if _, err := s.Svc.SetEvent(ctx, platform.Operator, ctf.Event{Freeze: &past}); err != nil {
+	if _, err := s.Svc.Event.Set(ctx, ctf.Operator, ctf.Event{Freeze: &past}); err != nil {
 		t.Fatal(err)
 	}
 	submit(t, s, "warmup", "flag{warm}", s.Key("alice"))
@@ -469,7 +469,7 @@ func TestFrameShapes(t *testing.T) {
 	s := apitest.Start(t, event)
 	c := connect(t, s.URL+"/api/events")
 	past := time.Now().Add(-time.Minute)
-	if _, err := s.Svc.SetEvent(context.Background(), platform.Operator, ctf.Event{Start: &past}); err != nil {
+	if _, err := s.Svc.Event.Set(context.Background(), ctf.Operator, ctf.Event{Start: &past}); err != nil {
 		t.Fatal(err)
 	}
 	s.Sync()

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/flagshipctf/flagship/internal/apitest"
+	"github.com/flagshipctf/flagship/internal/ctf"
 	"github.com/flagshipctf/flagship/internal/platform"
 	"github.com/flagshipctf/flagship/internal/server"
 	"github.com/flagshipctf/flagship/internal/store/storetest"
@@ -159,12 +160,12 @@ func TestReplayIsTheLastThousandFromMemory(t *testing.T) {
 	s := apitest.Start(t, "")
 	ctx := context.Background()
 	for i := range made {
-		if _, err := s.Svc.PostAnnouncement(ctx, platform.Operator, "News "+strconv.Itoa(i), "", ""); err != nil {
+		if _, err := s.Svc.Event.PostAnnouncement(ctx, ctf.Operator, "News "+strconv.Itoa(i), "", ""); err != nil {
 			t.Fatal(err)
 		}
 	}
 	s.Sync()
-	head := s.Svc.LastEvent()
+	head := s.Svc.Stream.LastEvent()
 	if head < made {
 		t.Fatalf("head %d after %d announcements", head, made)
 	}

@@ -12,7 +12,6 @@ import (
 
 	"github.com/flagshipctf/flagship/internal/apitest"
 	"github.com/flagshipctf/flagship/internal/ctf"
-	"github.com/flagshipctf/flagship/internal/platform"
 	"github.com/flagshipctf/flagship/internal/store"
 )
 
@@ -65,7 +64,7 @@ func TestStreamIdsMoveOnlyWithPublicEvents(t *testing.T) {
 	s := apitest.Start(t, event, apitest.Options{Now: clock.now})
 	ctx := context.Background()
 	freeze, end := t0.Add(time.Hour), t0.Add(3*time.Hour)
-	if _, err := s.Svc.SetEvent(ctx, platform.Operator, ctf.Event{Name: "Test", Start: &t0, End: &end, Freeze: &freeze}); err != nil {
+	if _, err := s.Svc.Event.Set(ctx, ctf.Operator, ctf.Event{Name: "Test", Start: &t0, End: &end, Freeze: &freeze}); err != nil {
 		t.Fatal(err)
 	}
 	s.Sync()
@@ -106,7 +105,7 @@ func TestStreamIdsMoveOnlyWithPublicEvents(t *testing.T) {
 	s.Sync()
 	// The freeze is lifted: the held solves are not streamed one by one.
 	clock.set(freeze.Add(30 * time.Minute))
-	if err := s.Svc.Unfreeze(ctx, platform.Operator); err != nil {
+	if err := s.Svc.Event.Unfreeze(ctx, ctf.Operator); err != nil {
 		t.Fatal(err)
 	}
 	s.Sync()

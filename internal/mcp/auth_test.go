@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/flagshipctf/flagship/internal/ctf"
 	"github.com/flagshipctf/flagship/internal/platform"
 	"github.com/flagshipctf/flagship/internal/store"
 )
@@ -45,11 +46,11 @@ func TestKeysAreCheckedBeforeAnyMessage(t *testing.T) {
 	s := start(t, store.RateLimit{})
 	key := s.Key("alice")
 	revoked := s.Key("alice")
-	me, err := s.Svc.Me(context.Background(), mustAuth(t, s.Svc, revoked))
+	me, err := s.Svc.Accounts.Me(context.Background(), mustAuth(t, s.Svc, revoked))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Svc.RevokeAPIKey(context.Background(), platform.Operator, me.ID, me.McpAPIKeys[1].ID); err != nil {
+	if _, err := s.Svc.Keys.Revoke(context.Background(), ctf.Operator, me.ID, me.McpAPIKeys[1].ID); err != nil {
 		t.Fatal(err)
 	}
 	for _, c := range []struct {
@@ -86,7 +87,7 @@ func TestKeysAreCheckedBeforeAnyMessage(t *testing.T) {
 	if res := call(t, cs, "my_profile", nil, nil); res.IsError {
 		t.Fatal(text(res))
 	}
-	if _, err := s.Svc.RevokeAPIKey(context.Background(), platform.Operator, me.ID, me.McpAPIKeys[0].ID); err != nil {
+	if _, err := s.Svc.Keys.Revoke(context.Background(), ctf.Operator, me.ID, me.McpAPIKeys[0].ID); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := cs.CallTool(context.Background(), toolParams("my_profile", nil)); err == nil {
@@ -103,7 +104,7 @@ func TestLastUsedAt(t *testing.T) {
 	call(t, cs, "list_challenges", nil, nil)
 	s.Svc.FlushTouches(context.Background())
 	s.Reload() // what the database holds, not just this process's memory
-	me, err := s.Svc.Me(context.Background(), mustAuth(t, s.Svc, key))
+	me, err := s.Svc.Accounts.Me(context.Background(), mustAuth(t, s.Svc, key))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,9 +115,9 @@ func TestLastUsedAt(t *testing.T) {
 	}
 }
 
-func mustAuth(t *testing.T, svc *platform.Service, key string) platform.Viewer {
+func mustAuth(t *testing.T, svc *platform.Service, key string) ctf.Viewer {
 	t.Helper()
-	v, err := svc.AuthenticateKey(context.Background(), key)
+	v, err := svc.Accounts.AuthenticateKey(context.Background(), key)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -66,8 +66,8 @@ already_solved, locked, rate_limited (wait retryAfterSeconds) or not_found. The 
 type viewerKey struct{}
 
 // viewer returns the caller that ServeHTTP authenticated.
-func viewer(ctx context.Context) platform.Viewer {
-	v, _ := ctx.Value(viewerKey{}).(platform.Viewer)
+func viewer(ctx context.Context) ctf.Viewer {
+	v, _ := ctx.Value(viewerKey{}).(ctf.Viewer)
 	return v
 }
 
@@ -82,9 +82,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if err == nil && !present {
 		err = errNoKey
 	}
-	var v platform.Viewer
+	var v ctf.Viewer
 	if err == nil {
-		v, err = h.svc.AuthenticateKey(r.Context(), key)
+		v, err = h.svc.Accounts.AuthenticateKey(r.Context(), key)
 	}
 	if err != nil {
 		// As the API answers: 401 for a bad key, 503 when the platform

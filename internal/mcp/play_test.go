@@ -15,6 +15,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/flagshipctf/flagship/internal/apitest"
+	"github.com/flagshipctf/flagship/internal/ctf"
 	"github.com/flagshipctf/flagship/internal/platform"
 	"github.com/flagshipctf/flagship/internal/store"
 )
@@ -215,7 +216,7 @@ func TestReadOnlyKey(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, key, err := s.Svc.CreateAPIKey(context.Background(), platform.Operator, platform.NewAPIKey{Owner: u.ID, Name: "ro", ReadOnly: true})
+	_, key, err := s.Svc.Keys.Create(context.Background(), ctf.Operator, platform.NewAPIKey{Owner: u.ID, Name: "ro", ReadOnly: true})
 	if err != nil {
 		t.Fatal(err)
 	}

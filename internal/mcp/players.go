@@ -8,7 +8,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/flagshipctf/flagship/internal/ctf"
-	"github.com/flagshipctf/flagship/internal/platform"
+	"github.com/flagshipctf/flagship/internal/live"
 )
 
 type writeupOutput struct {
@@ -26,7 +26,7 @@ type writeupsOutput struct {
 }
 
 func (h *Handler) getWriteups(ctx context.Context, _ *sdk.CallToolRequest, in slugInput) (*sdk.CallToolResult, writeupsOutput, error) {
-	list, err := h.svc.Writeups(ctx, in.Slug, viewer(ctx))
+	list, err := h.svc.Play.Writeups(ctx, in.Slug, viewer(ctx))
 	if err != nil {
 		if ctf.ErrorCode(err) == ctf.Forbidden {
 			return nil, writeupsOutput{}, fmt.Errorf("writeups of %q open once you solve it: submit its flag first", in.Slug)
@@ -81,17 +81,17 @@ func (h *Handler) leaderboard(ctx context.Context, _ *sdk.CallToolRequest, in le
 		return nil, leaderboardOutput{}, fmt.Errorf("top must be 1 to 100 and around 0 to 25")
 	}
 	v := viewer(ctx)
-	total, page := h.svc.LeaderboardPage(0, top, false)
-	out := leaderboardOutput{Players: total, Top: ranked(page), MyRank: h.svc.RankOf(v.ID()), Around: []rankedPlayer{}}
+	total, page := h.svc.Scoreboard.LeaderboardPage(0, top, false)
+	out := leaderboardOutput{Players: total, Top: ranked(page), MyRank: h.svc.Scoreboard.RankOf(v.ID()), Around: []rankedPlayer{}}
 	if out.MyRank > 0 {
 		from := max(out.MyRank-1-around, 0)
-		_, page = h.svc.LeaderboardPage(from, out.MyRank-from+around, false)
+		_, page = h.svc.Scoreboard.LeaderboardPage(from, out.MyRank-from+around, false)
 		out.Around = ranked(page)
 	}
 	return nil, out, nil
 }
 
-func ranked(page []platform.RankedEntry) []rankedPlayer {
+func ranked(page []live.RankedEntry) []rankedPlayer {
 	out := make([]rankedPlayer, len(page))
 	for i, e := range page {
 		out[i] = rankedPlayer{Rank: e.Rank, Username: e.Username, Name: e.Name, Points: e.TotalPoints, Solves: e.TotalSolves,
@@ -134,7 +134,7 @@ type badgeHeld struct {
 }
 
 func (h *Handler) myProfile(ctx context.Context, _ *sdk.CallToolRequest, _ struct{}) (*sdk.CallToolResult, profileOutput, error) {
-	me, err := h.svc.Me(ctx, viewer(ctx))
+	me, err := h.svc.Accounts.Me(ctx, viewer(ctx))
 	if err != nil {
 		return nil, profileOutput{}, h.toolError(err, "")
 	}
@@ -143,9 +143,9 @@ func (h *Handler) myProfile(ctx context.Context, _ *sdk.CallToolRequest, _ struc
 
 func (h *Handler) getProfile(ctx context.Context, _ *sdk.CallToolRequest, in profileInput) (*sdk.CallToolResult, profileOutput, error) {
 	name := strings.TrimSpace(in.User)
-	p := h.svc.ProfileByName(name)
+	p := h.svc.Scoreboard.ProfileByName(name)
 	if p == nil {
-		p = h.svc.Profile(name)
+		p = h.svc.Scoreboard.Profile(name)
 	}
 	if p == nil {
 		return nil, profileOutput{}, fmt.Errorf("no player is called %q; the leaderboard tool lists usernames", name)
@@ -153,7 +153,7 @@ func (h *Handler) getProfile(ctx context.Context, _ *sdk.CallToolRequest, in pro
 	return nil, profile(*p), nil
 }
 
-func profile(p platform.PublicProfile) profileOutput {
+func profile(p live.PublicProfile) profileOutput {
 	out := profileOutput{ID: p.ID, Username: deref(p.Username), Name: deref(p.Name), Rank: p.Rank, Points: p.TotalPoints,
 		FirstBloods: p.FirstBloodCount, Top3: p.Top3Count, Solves: make([]solveOutput, len(p.SolvedChallenges)),
 		Badges: make([]badgeHeld, len(p.Badges)), CategoryCounts: p.CategoryCounts, DifficultyCounts: p.DifficultyCounts}

@@ -44,11 +44,11 @@ func (h *Handler) readResource(ctx context.Context, req *sdk.ReadResourceRequest
 		return nil, sdk.ResourceNotFoundError(uri)
 	}
 	v := viewer(ctx)
-	c, err := h.svc.Challenge(slug, v)
+	c, err := h.svc.Play.Challenge(slug, v)
 	if err != nil {
 		return nil, sdk.ResourceNotFoundError(uri)
 	}
-	f, err := h.svc.FileOf(ctx, slug)
+	f, err := h.svc.Play.FileOf(ctx, slug)
 	if err != nil {
 		return nil, h.toolError(err, slug)
 	}
@@ -57,7 +57,7 @@ func (h *Handler) readResource(ctx context.Context, req *sdk.ReadResourceRequest
 		fmt.Fprintf(&b, "# %s\n\n", c.Title)
 		fmt.Fprintf(&b, "- slug: %s\n- points: %d\n- difficulty: %s\n- categories: %s\n- solves: %d\n",
 			c.Slug, c.Points, c.Difficulty, strings.Join(c.Categories, ", "), c.SolvesCount)
-		if conn := h.svc.ConnectionInfo(slug); conn != "" {
+		if conn := h.svc.Play.ConnectionInfo(slug); conn != "" {
 			fmt.Fprintf(&b, "- service: `%s`\n", conn)
 		} else if c.HasInstance && c.DockerPort != nil {
 			fmt.Fprintf(&b, "- service port: %d\n", *c.DockerPort)
@@ -81,7 +81,7 @@ func (h *Handler) readResource(ctx context.Context, req *sdk.ReadResourceRequest
 		return nil, fmt.Errorf("the file of %q is %d bytes, over the %d MiB resource limit: download it from %s",
 			slug, f.Size, maxBlobBytes>>20, f.URL)
 	}
-	open, err := h.svc.OpenFile(ctx, f.SHA256, f.Name)
+	open, err := h.svc.Play.OpenFile(ctx, f.SHA256, f.Name)
 	if err != nil {
 		return nil, h.toolError(err, slug)
 	}
@@ -107,7 +107,7 @@ func (h *Handler) addPrompts(s *sdk.Server) {
 }
 
 func (h *Handler) rules() string {
-	r := h.svc.Rules()
+	r := h.svc.Event.Rules()
 	var b strings.Builder
 	b.WriteString("You are playing a CTF (capture the flag) event on Flagship, beside people and other agents.\n\n")
 	b.WriteString("How to play: call list_challenges, pick an unlocked challenge, read it with get_challenge ")

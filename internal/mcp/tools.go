@@ -156,7 +156,7 @@ func schemaFor[T any](enums map[string][]any) *jsonschema.Schema {
 func (h *Handler) listChallenges(ctx context.Context, _ *sdk.CallToolRequest, in listInput) (*sdk.CallToolResult, listOutput, error) {
 	v := viewer(ctx)
 	out := listOutput{Challenges: []challengeItem{}}
-	for _, c := range h.svc.Board(v) {
+	for _, c := range h.svc.Play.Board(v) {
 		switch {
 		case in.Category != "" && !hasFold(c.Categories, in.Category),
 			in.Difficulty != "" && !strings.EqualFold(string(c.Difficulty), in.Difficulty),
@@ -183,11 +183,11 @@ func hasFold(list []string, s string) bool {
 
 func (h *Handler) getChallenge(ctx context.Context, _ *sdk.CallToolRequest, in slugInput) (*sdk.CallToolResult, challengeOutput, error) {
 	v := viewer(ctx)
-	c, err := h.svc.Challenge(in.Slug, v)
+	c, err := h.svc.Play.Challenge(in.Slug, v)
 	if err != nil {
 		return nil, challengeOutput{}, h.toolError(err, in.Slug)
 	}
-	reqs, _ := h.svc.Prerequisites(in.Slug, v)
+	reqs, _ := h.svc.Play.Prerequisites(in.Slug, v)
 	out := challengeOutput{Slug: c.Slug, Title: c.Title, Categories: c.Categories, Difficulty: c.Difficulty, Points: c.Points,
 		Description: c.Description, Solves: c.SolvesCount, Attempts: c.AttemptsCount, Solved: c.Solved,
 		SubmittedFlag: c.SubmittedFlag, Unlocked: c.Unlocked, PrerequisitesLeft: []string{},
@@ -198,7 +198,7 @@ func (h *Handler) getChallenge(ctx context.Context, _ *sdk.CallToolRequest, in s
 		}
 	}
 	out.Unreleased = reqs.Unreleased
-	f, err := h.svc.FileOf(ctx, in.Slug)
+	f, err := h.svc.Play.FileOf(ctx, in.Slug)
 	if err != nil {
 		return nil, challengeOutput{}, h.toolError(err, in.Slug)
 	}
@@ -211,7 +211,7 @@ func (h *Handler) getChallenge(ctx context.Context, _ *sdk.CallToolRequest, in s
 			}
 		}
 	}
-	if conn := h.svc.ConnectionInfo(in.Slug); c.HasInstance || conn != "" {
+	if conn := h.svc.Play.ConnectionInfo(in.Slug); c.HasInstance || conn != "" {
 		out.Instance = &instanceOutput{Port: c.DockerPort, Connection: conn}
 	}
 	return nil, out, nil
@@ -219,7 +219,7 @@ func (h *Handler) getChallenge(ctx context.Context, _ *sdk.CallToolRequest, in s
 
 func (h *Handler) submitFlag(ctx context.Context, _ *sdk.CallToolRequest, in submitInput) (*sdk.CallToolResult, submitOutput, error) {
 	v := viewer(ctx)
-	res, err := h.svc.Submit(ctx, v, in.Slug, in.Flag)
+	res, err := h.svc.Play.Submit(ctx, v, in.Slug, in.Flag)
 	out := submitOutput{NewBadges: []badgeOutput{}}
 	var de *ctf.Error
 	switch {
@@ -234,7 +234,7 @@ func (h *Handler) submitFlag(ctx context.Context, _ *sdk.CallToolRequest, in sub
 		}
 	case errors.Is(err, platform.ErrWrongFlag):
 		out.Outcome, out.Message = outcomeWrong, "Wrong flag; this try was recorded."
-	case errors.Is(err, platform.ErrNoChallenge):
+	case errors.Is(err, ctf.ErrNoChallenge):
 		out.Outcome, out.Message = outcomeNotFound, fmt.Sprintf("No challenge has the slug %q; list_challenges gives the slugs.", in.Slug)
 	case errors.Is(err, platform.ErrLocked):
 		out.Outcome, out.Message = outcomeLocked, "This challenge is locked: get_challenge lists the prerequisites to solve first."
@@ -254,7 +254,7 @@ func (h *Handler) submitFlag(ctx context.Context, _ *sdk.CallToolRequest, in sub
 // the caller's to fix is logged and said plainly.
 func (h *Handler) toolError(err error, slug string) error {
 	switch {
-	case errors.Is(err, platform.ErrNoChallenge):
+	case errors.Is(err, ctf.ErrNoChallenge):
 		return fmt.Errorf("no challenge has the slug %q; list_challenges gives the slugs", slug)
 	case errors.Is(err, platform.ErrReadOnlyKey):
 		return errors.New("this API key is read-only: it can call every read tool but cannot submit flags; use a key without the read-only mark")

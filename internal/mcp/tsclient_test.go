@@ -44,7 +44,7 @@ func TestTypeScriptSDKClient(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, roKey, err := s.Svc.CreateAPIKey(ctx, platform.Operator, platform.NewAPIKey{Owner: carol.ID, Name: "ro", ReadOnly: true})
+	_, roKey, err := s.Svc.Keys.Create(ctx, ctf.Operator, platform.NewAPIKey{Owner: carol.ID, Name: "ro", ReadOnly: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,49 +10,6 @@ import (
 	"github.com/flagshipctf/flagship/internal/store"
 )
 
-var (
-	parseKey  = secret.ParseAPIKey
-	hashToken = secret.HashToken
-	equalHash = secret.EqualHash
-)
-
-// Viewer is the caller of a use case: nil User means anonymous.
-type Viewer struct {
-	User     *ctf.User
-	KeyID    string // the API key that authenticated the call, if one did
-	ReadOnly bool   // that key is read-only: no submissions
-	// Session is the id hash of the web session that authenticated the
-	// call, if one did (a password change keeps it, ending the others).
-	Session string
-	// Operator is the operator's CLI: an admin that is no account.
-	Operator bool
-	// Door is the front door the call came through (ctf.DoorAPI, DoorWeb,
-	// DoorMCP), recorded with a submission: a key authenticates for the
-	// API and a session for the web app until a front door says otherwise.
-	Door ctf.Door
-}
-
-// Operator is the viewer of the operator's commands (flagship user, apikey,
-// load): every admin use case is open to it, and the audit log names it.
-var Operator = Viewer{Operator: true}
-
-// ID returns the caller's user id, "" for anonymous.
-func (v Viewer) ID() string {
-	if v.User == nil {
-		return ""
-	}
-	return v.User.ID
-}
-
-// admin reports whether v may run the admin use cases.
-// IsAdmin reports whether v may use the admin use cases (an admin who is
-// not banned, or the operator): front doors ask it to choose what to show.
-func (v Viewer) IsAdmin() bool { return v.admin() }
-
-func (v Viewer) admin() bool {
-	return v.Operator || (v.User != nil && v.User.Role == ctf.RoleAdmin && !v.User.Banned)
-}
-
 var errBadKey = ctf.Errorf(ctf.Unauthorized, "invalid API key")
 
 // keyTouchEvery and sessionTouchEvery coalesce the records of uses:
@@ -67,33 +24,24 @@ const (
 // with the same message, so a caller learns nothing about which keys
 // exist. A key made by another process a moment ago is found by one
 // catch-up.
-func (s *Service) AuthenticateKey(ctx context.Context, key string) (Viewer, error) {
-	prefix, err := parseKey(key)
+func (s *Accounts) AuthenticateKey(ctx context.Context, key string) (ctf.Viewer, error) {
+	prefix, err := secret.ParseAPIKey(key)
 	if err != nil {
-		return Viewer{}, errBadKey
+		return ctf.Viewer{}, errBadKey
 	}
-	hash := hashToken(key)
+	hash := secret.HashToken(key)
 	for attempt := 0; ; attempt++ {
-		st := s.state()
-		st.mu.RLock()
-		k := st.keys[prefix]
-		var v Viewer
-		ok := k != nil && equalHash(k.Hash, hash) && k.RevokedAt == nil
-		if ok {
-			u := st.users[k.UserID]
-			ok = u != nil
-			if ok {
-				cp := u.User
-				v = Viewer{User: &cp, KeyID: k.ID, ReadOnly: k.ReadOnly, Door: ctf.DoorAPI}
-				s.touchKey(k)
-			}
+		v, ok, known, use := s.live.State().Accounts().AuthenticateKey(prefix, hash, s.now(), keyTouchEvery)
+		if use.At != 0 {
+			s.touches.mu.Lock()
+			s.touches.keys[use.KeyID] = use.At
+			s.touches.mu.Unlock()
 		}
-		st.mu.RUnlock()
 		if ok {
 			return v, nil
 		}
-		if attempt > 0 || k != nil || !s.catchUpOnMiss(ctx) {
-			return Viewer{}, errBadKey
+		if attempt > 0 || known || !s.catchUpOnMiss(ctx) {
+			return ctf.Viewer{}, errBadKey
 		}
 	}
 }
@@ -102,7 +50,7 @@ func (s *Service) AuthenticateKey(ctx context.Context, key string) (Viewer, erro
 // unknown here that another process may have made a moment ago. At most
 // one such catch-up runs per missInterval, so a flood of bad keys costs
 // the database nothing much; it reports whether it ran.
-func (s *Service) catchUpOnMiss(ctx context.Context) bool {
+func (s *core) catchUpOnMiss(ctx context.Context) bool {
 	s.missMu.Lock()
 	now := time.Now()
 	if now.Sub(s.lastMiss) < missInterval {
@@ -111,7 +59,7 @@ func (s *Service) catchUpOnMiss(ctx context.Context) bool {
 	}
 	s.lastMiss = now
 	s.missMu.Unlock()
-	if err := s.Refresh(ctx); err != nil {
+	if err := s.live.Refresh(ctx); err != nil {
 		s.log.Warn("catch up for an unknown credential", "err", err)
 		return false
 	}
@@ -123,34 +71,24 @@ const missInterval = 100 * time.Millisecond
 var errBadSession = ctf.Errorf(ctf.Unauthorized, "session expired; please log in again")
 
 // AuthenticateSession resolves a web session cookie value from memory.
-func (s *Service) AuthenticateSession(ctx context.Context, token string) (Viewer, error) {
+func (s *Accounts) AuthenticateSession(ctx context.Context, token string) (ctf.Viewer, error) {
 	if token == "" || len(token) > 128 {
-		return Viewer{}, errBadSession
+		return ctf.Viewer{}, errBadSession
 	}
-	hash := hashToken(token)
+	hash := secret.HashToken(token)
 	now := s.now()
 	for attempt := 0; ; attempt++ {
-		st := s.state()
-		st.mu.RLock()
-		x := st.sessions[hash]
-		var v Viewer
-		ok := false
-		if x != nil {
-			sess := x.Session
-			sess.LastSeenAt = time.UnixMilli(x.lastSeen.Load())
-			// A banned user's sessions stop while the ban lasts.
-			if u := st.users[x.UserID]; u != nil && sess.Active(now) && !st.banned(&u.User) {
-				cp := u.User
-				v, ok = Viewer{User: &cp, Session: hash, Door: ctf.DoorWeb}, true
-				s.touchSession(x, now)
-			}
+		v, ok, known, use := s.live.State().Accounts().AuthenticateSession(hash, now, sessionTouchEvery)
+		if use.At != 0 {
+			s.touches.mu.Lock()
+			s.touches.sessions[use.IDHash] = sessionTouch{user: use.UserID, at: use.At}
+			s.touches.mu.Unlock()
 		}
-		st.mu.RUnlock()
 		if ok {
 			return v, nil
 		}
-		if attempt > 0 || x != nil || !s.catchUpOnMiss(ctx) {
-			return Viewer{}, errBadSession
+		if attempt > 0 || known || !s.catchUpOnMiss(ctx) {
+			return ctf.Viewer{}, errBadSession
 		}
 	}
 }
@@ -169,34 +107,10 @@ type sessionTouch struct {
 	at   int64
 }
 
-// touchKey notes a use of k, at most once per keyTouchEvery; the caller
-// holds the state's read lock.
-func (s *Service) touchKey(k *apiKey) {
-	now := s.now().UnixMilli()
-	last := k.lastUsed.Load()
-	if now-last < keyTouchEvery.Milliseconds() || !k.lastUsed.CompareAndSwap(last, now) {
-		return
-	}
-	s.touches.mu.Lock()
-	s.touches.keys[k.ID] = now
-	s.touches.mu.Unlock()
-}
-
-func (s *Service) touchSession(x *session, now time.Time) {
-	ms := now.UnixMilli()
-	last := x.lastSeen.Load()
-	if ms-last < sessionTouchEvery.Milliseconds() || !x.lastSeen.CompareAndSwap(last, ms) {
-		return
-	}
-	s.touches.mu.Lock()
-	s.touches.sessions[x.IDHash] = sessionTouch{user: x.UserID, at: ms}
-	s.touches.mu.Unlock()
-}
-
 // FlushTouches writes the uses of keys and sessions noted since the last
 // flush, in one transaction each, and logs them so every replica shows
 // them. What fails to be written is kept for the next flush.
-func (s *Service) FlushTouches(ctx context.Context) {
+func (s *core) flushTouches(ctx context.Context) {
 	s.touches.mu.Lock()
 	keys, sessions := s.touches.keys, s.touches.sessions
 	if len(keys) == 0 && len(sessions) == 0 {
@@ -220,8 +134,7 @@ func (s *Service) FlushTouches(ctx context.Context) {
 			}
 		}
 	}
-	s.gate.RLock()
-	defer s.gate.RUnlock()
+	defer s.live.Write()()
 	var seqs []int64
 	if len(keys) > 0 {
 		list := make([]store.Touch, 0, len(keys))
@@ -256,18 +169,8 @@ func (s *Service) FlushTouches(ctx context.Context) {
 		seqs = append(seqs, ss...)
 	}
 	// Memory has these times already.
-	s.applyOwn(seqs, func(*state, dirtySet) {})
+	s.live.Apply(seqs, nil)
 }
 
 // userByID returns a copy of a user from the hot state.
-func (s *Service) userByID(id string) (*ctf.User, bool) {
-	st := s.state()
-	st.mu.RLock()
-	defer st.mu.RUnlock()
-	u := st.users[id]
-	if u == nil {
-		return nil, false
-	}
-	cp := u.User
-	return &cp, true
-}
+func (s *core) userByID(id string) (*ctf.User, bool) { return s.live.State().Accounts().User(id) }

@@ -22,32 +22,32 @@ func TestBanCoversAgents(t *testing.T) {
 	f := newFixture(t)
 	ctx := context.Background()
 	pam, pat, root := f.as("pam"), f.as("pat"), f.as("root")
-	bot, err := f.svc.CreateAgent(ctx, pam, NewAgent{Username: "pam-bot", Model: "m"})
+	bot, err := f.svc.Agents.Create(ctx, pam, NewAgent{Username: "pam-bot", Model: "m"})
 	wantCode(t, "create the agent", err, "")
-	_, secret, err := f.svc.CreateAPIKey(ctx, pam, NewAPIKey{Owner: bot.ID, Name: "run"})
+	_, secret, err := f.svc.Keys.Create(ctx, pam, NewAPIKey{Owner: bot.ID, Name: "run"})
 	wantCode(t, "mint its key", err, "")
-	botV, err := f.svc.AuthenticateKey(ctx, secret)
+	botV, err := f.svc.Accounts.AuthenticateKey(ctx, secret)
 	wantCode(t, "authenticate the agent", err, "")
 	f.clock.Add(time.Minute)
-	_, err = f.svc.Submit(ctx, botV, "a", "flag{nope}")
+	_, err = f.svc.Play.Submit(ctx, botV, "a", "flag{nope}")
 	wantCode(t, "the agent's wrong flag", err, ctf.Invalid)
 	for _, p := range []struct {
-		v          Viewer
+		v          ctf.Viewer
 		slug, flag string
 	}{{botV, "a", "flag{a}"}, {botV, "b", "flag{b}"}, {pat, "a", "flag{a}"}, {pat, "b", "flag{b}"}} {
 		f.clock.Add(time.Minute)
-		_, err := f.svc.Submit(ctx, p.v, p.slug, p.flag)
+		_, err := f.svc.Play.Submit(ctx, p.v, p.slug, p.flag)
 		wantCode(t, p.v.User.Username+" solves "+p.slug, err, "")
 	}
 	r, other := f.replica(), f.replica()
-	login, err := r.Login(ctx, Login{Username: "pam", Password: "pam-password", Address: "192.0.2.1"})
+	login, err := r.Accounts.Login(ctx, Login{Username: "pam", Password: "pam-password", Address: "192.0.2.1"})
 	wantCode(t, "pam logs in", err, "")
 	board, list := boardJSON(r), listJSON(r)
-	if !strings.Contains(board, `"username":"pam-bot"`) || r.Profile(pat.ID()).FirstBloodCount != 0 {
+	if !strings.Contains(board, `"username":"pam-bot"`) || r.Scoreboard.Profile(pat.ID()).FirstBloodCount != 0 {
 		t.Fatalf("before the ban: %s", board)
 	}
 
-	_, err = r.SetBanned(ctx, root, pam.ID(), true)
+	_, err = r.Admin.SetBanned(ctx, root, pam.ID(), true)
 	wantCode(t, "ban pam", err, "")
 	wantCode(t, "the other replica reads the ban", other.Refresh(ctx), "")
 	fresh := f.replica()
@@ -58,42 +58,42 @@ func TestBanCoversAgents(t *testing.T) {
 		if l := listJSON(s); l != listJSON(fresh) || l == list {
 			t.Errorf("%s's challenge list during the ban:\n%s\nrebuilt:\n%s", name, l, listJSON(fresh))
 		}
-		if p := s.Profile(pat.ID()); p.FirstBloodCount != 2 || p.Rank != 1 {
+		if p := s.Scoreboard.Profile(pat.ID()); p.FirstBloodCount != 2 || p.Rank != 1 {
 			t.Errorf("%s: pat has %d first bloods and rank %d, want 2 and 1", name, p.FirstBloodCount, p.Rank)
 		}
-		if p := s.Profile(bot.ID); p.Rank != 0 {
+		if p := s.Scoreboard.Profile(bot.ID); p.Rank != 0 {
 			t.Errorf("%s: the agent ranks %d, want 0", name, p.Rank)
 		}
-		v, err := s.AuthenticateKey(ctx, secret)
+		v, err := s.Accounts.AuthenticateKey(ctx, secret)
 		wantCode(t, "the agent's key still reads", err, "")
 		f.clock.Add(time.Minute)
-		if _, err := s.Submit(ctx, v, "a", "flag{again}"); !errors.Is(err, ErrBanned) {
+		if _, err := s.Play.Submit(ctx, v, "a", "flag{again}"); !errors.Is(err, ErrBanned) {
 			t.Errorf("%s: the agent of a banned owner submits: %v, want ErrBanned", name, err)
 		}
-		if _, err := s.AuthenticateSession(ctx, login.Token); ctf.ErrorCode(err) != ctf.Unauthorized {
+		if _, err := s.Accounts.AuthenticateSession(ctx, login.Token); ctf.ErrorCode(err) != ctf.Unauthorized {
 			t.Errorf("%s: a banned player's session authenticates: %v", name, err)
 		}
-		_, err = s.Login(ctx, Login{Username: "pam", Password: "pam-password", Address: "192.0.2.1"})
+		_, err = s.Accounts.Login(ctx, Login{Username: "pam", Password: "pam-password", Address: "192.0.2.1"})
 		wantCode(t, name+": a banned player logs in", err, ctf.Forbidden)
 		banned, _ := s.userByID(pam.ID())
 		for _, c := range []struct {
 			who   string
-			v     Viewer
+			v     ctf.Viewer
 			owner string
-		}{{"pam", Viewer{User: banned}, ""}, {"pam for her agent", Viewer{User: banned}, bot.ID}, {"the operator for the agent", Operator, bot.ID}} {
-			_, _, err := s.CreateAPIKey(ctx, c.v, NewAPIKey{Owner: c.owner, Name: "k"})
+		}{{"pam", ctf.Viewer{User: banned}, ""}, {"pam for her agent", ctf.Viewer{User: banned}, bot.ID}, {"the operator for the agent", ctf.Operator, bot.ID}} {
+			_, _, err := s.Keys.Create(ctx, c.v, NewAPIKey{Owner: c.owner, Name: "k"})
 			wantCode(t, name+": "+c.who+" mints a key", err, ctf.Forbidden)
 		}
 	}
 
-	_, err = other.SetBanned(ctx, root, pam.ID(), false)
+	_, err = other.Admin.SetBanned(ctx, root, pam.ID(), false)
 	wantCode(t, "unban pam", err, "")
 	wantCode(t, "the banning replica reads the unban", r.Refresh(ctx), "")
 	for name, s := range map[string]*Service{"the banning replica": r, "the other replica": other} {
 		if b, l := boardJSON(s), listJSON(s); b != board || l != list {
 			t.Errorf("%s after the unban:\n%s\n%s\nwant as before the ban:\n%s\n%s", name, b, l, board, list)
 		}
-		if _, err := s.AuthenticateSession(ctx, login.Token); err != nil {
+		if _, err := s.Accounts.AuthenticateSession(ctx, login.Token); err != nil {
 			t.Errorf("%s: pam's session after the unban: %v", name, err)
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/flagshipctf/flagship/internal/ctf"
+	"github.com/flagshipctf/flagship/internal/live"
 	"github.com/flagshipctf/flagship/internal/store"
 )
 
@@ -47,12 +48,12 @@ type pending struct {
 	points int
 	queued time.Time
 	done   chan struct{}
-	res    SubmitResult
+	res    live.SubmitResult
 	err    error
 }
 
 // record records p with the next batch and returns when it is answered.
-func (s *Service) record(p *pending) (SubmitResult, error) {
+func (s *core) record(p *pending) (live.SubmitResult, error) {
 	p.done = make(chan struct{})
 	p.queued = time.Now()
 	b := &s.batch
@@ -71,7 +72,7 @@ func (s *Service) record(p *pending) (SubmitResult, error) {
 // runBatch commits the queue's first submissions as one batch, then hands
 // the rest to a new goroutine, so that the caller that ran this batch is
 // answered without waiting for the next.
-func (s *Service) runBatch() {
+func (s *core) runBatch() {
 	b := &s.batch
 	b.mu.Lock()
 	n := min(len(b.queue), maxBatch)
@@ -93,7 +94,7 @@ func (s *Service) runBatch() {
 
 // commitBatch records a batch, applies it to the hot state and answers
 // every submission in it.
-func (s *Service) commitBatch(batch []*pending) {
+func (s *core) commitBatch(batch []*pending) {
 	start := time.Now()
 	s.obs.SubmitBatch(len(batch), start.Sub(batch[0].queued))
 	solved, answered := false, false
@@ -103,26 +104,23 @@ func (s *Service) commitBatch(batch []*pending) {
 		if r := recover(); r != nil || !answered {
 			s.log.Error("group commit failed", "panic", r, "stack", string(debug.Stack()))
 			for _, p := range batch {
-				p.res, p.err = SubmitResult{}, ctf.Errorf(ctf.Internal, "internal error")
+				p.res, p.err = live.SubmitResult{}, ctf.Errorf(ctf.Internal, "internal error")
 			}
 		}
 		for _, p := range batch {
 			close(p.done)
 		}
 		if solved {
-			s.Wake() // relay the solves' stream events now
+			s.wakeUp() // relay the solves' stream events now
 		}
 	}()
-	s.gate.RLock()
-	defer s.gate.RUnlock()
+	defer s.live.Write()()
 
 	// Solves of this process get times that never go backwards, so their
 	// (time, seq) order is the order in which they are recorded.
 	b := &s.batch
 	now := s.now()
 	subs := make([]store.Submission, len(batch))
-	st := s.state()
-	st.mu.RLock()
 	for i, p := range batch {
 		p.sub.At = now
 		if p.sub.Correct {
@@ -130,11 +128,10 @@ func (s *Service) commitBatch(batch []*pending) {
 				p.sub.At = b.lastSolveAt
 			}
 			b.lastSolveAt = p.sub.At
-			p.sub.Unannounced = !p.sub.Practice && !st.announces(p.sub.UserID, p.sub.ChallengeID, p.sub.At)
 		}
 		subs[i] = p.sub
 	}
-	st.mu.RUnlock()
+	s.live.MarkUnannounced(subs)
 	ctx, cancel := context.WithTimeout(context.Background(), batchTimeout)
 	defer cancel()
 	outs, err := s.db.RecordSubmissions(ctx, subs, s.opts.RateLimit)
@@ -148,7 +145,6 @@ func (s *Service) commitBatch(batch []*pending) {
 		return
 	}
 
-	st = s.state()
 	var own []ctf.Solve
 	for i, o := range outs {
 		if o.Err == nil && o.Solve != nil {
@@ -159,8 +155,8 @@ func (s *Service) commitBatch(batch []*pending) {
 			s.obs.Submitted("refused")
 		}
 	}
-	st.applyAttempts(subs, outs)
-	var kept []solveKept
+	s.live.ApplyAttempts(subs, outs)
+	var kept []live.SolveKept
 	if len(own) > 0 {
 		solved = true
 		// The database orders each challenge's solves by commit, so every
@@ -168,15 +164,13 @@ func (s *Service) commitBatch(batch []*pending) {
 		// recorded, so the first blood (and any badge) these solves
 		// announce is the one they keep. The gate keeps this process's
 		// own rows out.
-		st.mu.RLock()
-		after, gaps := st.solveSeqs.query()
-		st.mu.RUnlock()
+		after, gaps := s.live.SolveCursor()
 		others, err := s.db.SolvesSince(ctx, after, gaps)
 		if err != nil {
 			s.log.Warn("read other replicas' solves before announcing badges", "err", err)
 			others = nil
 		}
-		kept = st.applySolves(own, others, s.now())
+		kept = s.live.ApplySolves(own, others)
 	}
 	now = s.now()
 	for i, p := range batch {
@@ -193,65 +187,13 @@ func (s *Service) commitBatch(batch []*pending) {
 				s.obs.Submitted("practice")
 			} else {
 				s.obs.Submitted("correct")
-				s.obs.SolveApplied(k.first, true, now.Sub(o.Solve.At))
+				s.obs.SolveApplied(k.First, true, now.Sub(o.Solve.At))
 			}
-			p.res = SubmitResult{Success: true, Points: p.points, NewBadges: make([]BadgeAward, 0, len(k.awards))}
-			for _, a := range k.awards {
-				p.res.NewBadges = append(p.res.NewBadges, BadgeAward{ID: a.ID, Title: a.Title, Icon: a.Icon, Image: a.Image})
+			p.res = live.SubmitResult{Success: true, Points: p.points, NewBadges: make([]live.BadgeAward, 0, len(k.Awards))}
+			for _, a := range k.Awards {
+				p.res.NewBadges = append(p.res.NewBadges, live.BadgeAward{ID: a.ID, Title: a.Title, Icon: a.Icon, Image: a.Image})
 			}
 		}
 	}
 	answered = true
-}
-
-// applyAttempts counts the wrong submissions of a batch this process
-// recorded.
-func (st *state) applyAttempts(subs []store.Submission, outs []store.SubmitOutcome) {
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	for i, o := range outs {
-		if o.Err != nil || o.Solve != nil {
-			continue
-		}
-		st.attemptSeqs.markOwn(o.Seq)
-		if c := st.countAttempt(subs[i].UserID, subs[i].ChallengeID, subs[i].Practice); c != nil {
-			st.changedChal(c)
-		}
-	}
-}
-
-// solveKept is what one of this process's solves earned once applied.
-type solveKept struct {
-	awards []ctf.Award
-	first  bool
-}
-
-// applySolves adds solves this process recorded, in their order, after
-// others: the solves other processes recorded that the state has not seen
-// yet. It returns, for each of own, the badges the solve earned and
-// whether it is a first blood.
-func (st *state) applySolves(own, others []ctf.Solve, now time.Time) []solveKept {
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	for _, sv := range own {
-		st.solveSeqs.markOwn(sv.Seq)
-	}
-	dirty := dirtySet{}
-	st.applySolvesLocked(others, now, dirty)
-	st.changed(dirty)
-	kept := make([]solveKept, len(own))
-	for i, sv := range own {
-		u := st.users[sv.UserID]
-		if u == nil {
-			continue
-		}
-		before := st.badges(u)
-		x := st.addSolve(sv)
-		if x == nil {
-			continue
-		}
-		st.changedChal(x.chal)
-		kept[i] = solveKept{awards: ctf.NewBadges(before, st.badges(u)), first: x.isFirstBlood()}
-	}
-	return kept
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/flagshipctf/flagship/internal/ctf"
+	"github.com/flagshipctf/flagship/internal/live"
 	"github.com/flagshipctf/flagship/internal/store"
 	"github.com/flagshipctf/flagship/internal/testtime"
 )
@@ -60,21 +61,21 @@ func TestGroupCommitAnswersEachSubmission(t *testing.T) {
 	pam, pat := f.as("pam"), f.as("pat")
 
 	first := make(chan error, 1)
-	go func() { _, err := svc.Submit(ctx, pat, "a", "flag{first}"); first <- err }()
+	go func() { _, err := svc.Play.Submit(ctx, pat, "a", "flag{first}"); first <- err }()
 	<-held.entered // the first batch (pat's wrong flag) is in the database
 
 	type answer struct {
 		label string
-		res   SubmitResult
+		res   live.SubmitResult
 		err   error
 	}
 	var wg sync.WaitGroup
 	answers := make(chan answer, 14)
-	send := func(label string, v Viewer, slug, flag string) {
+	send := func(label string, v ctf.Viewer, slug, flag string) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			res, err := svc.Submit(ctx, v, slug, flag)
+			res, err := svc.Play.Submit(ctx, v, slug, flag)
 			answers <- answer{label, res, err}
 		}()
 	}
@@ -145,7 +146,7 @@ func TestLoneSubmissionRunsAtOnce(t *testing.T) {
 	spy := &batchSpy{Observer: NopObserver}
 	f := newFixture(t, Options{Observer: spy})
 	for i := range 3 {
-		if _, err := f.svc.Submit(context.Background(), f.as("pat"), "a", "flag{wrong}"); !errors.Is(err, ErrWrongFlag) {
+		if _, err := f.svc.Play.Submit(context.Background(), f.as("pat"), "a", "flag{wrong}"); !errors.Is(err, ErrWrongFlag) {
 			t.Fatalf("submission %d: %v", i, err)
 		}
 	}
@@ -173,10 +174,10 @@ func TestGroupCommitSurvivesABug(t *testing.T) {
 	if err := svc.Load(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := svc.Submit(context.Background(), f.as("pat"), "a", "flag{x}"); ctf.ErrorCode(err) != ctf.Internal {
+	if _, err := svc.Play.Submit(context.Background(), f.as("pat"), "a", "flag{x}"); ctf.ErrorCode(err) != ctf.Internal {
 		t.Fatalf("the batch that panicked answered %v, want an internal error", err)
 	}
-	if _, err := svc.Submit(context.Background(), f.as("pat"), "a", "flag{x}"); !errors.Is(err, ErrWrongFlag) {
+	if _, err := svc.Play.Submit(context.Background(), f.as("pat"), "a", "flag{x}"); !errors.Is(err, ErrWrongFlag) {
 		t.Fatalf("the next batch answered %v, want a wrong flag", err)
 	}
 }

@@ -27,7 +27,7 @@ type health struct {
 }
 
 // noteWrite records the outcome of a write of the use cases.
-func (s *Service) noteWrite(err error) {
+func (s *core) noteWrite(err error) {
 	code := ctf.ErrorCode(err)
 	if err != nil && code != ctf.Unavailable {
 		return // refused for a reason of its own: says nothing of the database

@@ -6,6 +6,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/flagshipctf/flagship/internal/ctf"
+	"github.com/flagshipctf/flagship/internal/live"
 	"github.com/flagshipctf/flagship/internal/secret"
 )
 
@@ -22,87 +23,73 @@ type NewAPIKey struct {
 // MaxKeyNameChars bounds a key's name.
 const MaxKeyNameChars = 64
 
-// CreateAPIKey mints a key and returns its metadata and its secret, which
+// Create mints a key and returns its metadata and its secret, which
 // is shown this once and never stored. A user holds at most
 // ctf.MaxActiveAPIKeys unrevoked keys.
-func (s *Service) CreateAPIKey(ctx context.Context, v Viewer, in NewAPIKey) (APIKeyView, string, error) {
+func (s *Keys) Create(ctx context.Context, v ctf.Viewer, in NewAPIKey) (live.APIKeyView, string, error) {
 	owner, audit, err := s.keyOwner(v, in.Owner, "apikey.create")
 	if err != nil {
-		return APIKeyView{}, "", err
+		return live.APIKeyView{}, "", err
 	}
 	if err := s.keyRefusal(v, owner); err != nil {
-		return APIKeyView{}, "", err
+		return live.APIKeyView{}, "", err
 	}
 	name := strings.TrimSpace(in.Name)
 	if name == "" || utf8.RuneCountInString(name) > MaxKeyNameChars || ctf.ValidateDisplayName(name) != nil {
-		return APIKeyView{}, "", ctf.FieldErrorf("name", "must be 1 to %d characters of printable text", MaxKeyNameChars)
+		return live.APIKeyView{}, "", ctf.FieldErrorf("name", "must be 1 to %d characters of printable text", MaxKeyNameChars)
 	}
 	key, prefix, hash := secret.NewAPIKey()
 	k := ctf.APIKey{ID: ctf.NewID(), UserID: owner, Name: name, Prefix: prefix, Hash: hash, CreatedAt: ctf.Millis(s.now()), ReadOnly: in.ReadOnly}
-	s.gate.RLock()
-	defer s.gate.RUnlock()
+	defer s.live.Write()()
 	seqs, err := s.db.CreateAPIKey(ctx, k, audit)
 	if err != nil {
-		return APIKeyView{}, "", err
+		return live.APIKeyView{}, "", err
 	}
 	return s.applyKey(seqs, k), key, nil
 }
 
-// APIKeys lists a user's keys (owner "" for the caller), oldest first,
+// List lists a user's keys (owner "" for the caller), oldest first,
 // revoked ones included.
-func (s *Service) APIKeys(ctx context.Context, v Viewer, owner string) ([]APIKeyView, error) {
+func (s *Keys) List(ctx context.Context, v ctf.Viewer, owner string) ([]live.APIKeyView, error) {
 	owner, _, err := s.keyOwner(v, owner, "")
 	if err != nil {
 		return nil, err
 	}
-	st := s.state()
-	st.mu.RLock()
-	defer st.mu.RUnlock()
-	u := st.users[owner]
-	if u == nil {
+	out, ok := s.live.State().Accounts().KeysOf(owner)
+	if !ok {
 		return nil, ctf.Errorf(ctf.NotFound, "no such user")
-	}
-	out := make([]APIKeyView, 0, len(u.keys))
-	for _, k := range u.keys {
-		out = append(out, keyView(k))
 	}
 	return out, nil
 }
 
-// RevokeAPIKey revokes a user's key (owner "" for the caller): this
+// Revoke revokes a user's key (owner "" for the caller): this
 // process refuses it at once, every other as soon as it has read the
 // change. An unknown key is NotFound.
-func (s *Service) RevokeAPIKey(ctx context.Context, v Viewer, owner, keyID string) (APIKeyView, error) {
+func (s *Keys) Revoke(ctx context.Context, v ctf.Viewer, owner, keyID string) (live.APIKeyView, error) {
 	owner, audit, err := s.keyOwner(v, owner, "apikey.revoke")
 	if err != nil {
-		return APIKeyView{}, err
+		return live.APIKeyView{}, err
 	}
-	s.gate.RLock()
-	defer s.gate.RUnlock()
+	defer s.live.Write()()
 	k, seqs, err := s.db.RevokeAPIKey(ctx, owner, keyID, s.now(), audit)
 	if err != nil {
-		return APIKeyView{}, err
+		return live.APIKeyView{}, err
 	}
 	return s.applyKey(seqs, k), nil
 }
 
 // applyKey applies this process's write of k and returns its view.
-func (s *Service) applyKey(seqs []int64, k ctf.APIKey) (view APIKeyView) {
-	s.applyOwn(seqs, func(st *state, _ dirtySet) {
-		st.putKey(k)
-		if x := st.keyByID[k.ID]; x != nil {
-			view = keyView(x)
-		}
-	})
+func (s *core) applyKey(seqs []int64, k ctf.APIKey) (view live.APIKeyView) {
+	s.live.Apply(seqs, func(tx *live.Tx) { view = tx.PutKey(k) })
 	return view
 }
 
 // keyOwner resolves whose keys a call is about, and the audit entry when an
 // admin acts on another user's keys (action "" for a read).
-func (s *Service) keyOwner(v Viewer, owner, action string) (string, *ctf.AuditEntry, error) {
+func (s *core) keyOwner(v ctf.Viewer, owner, action string) (string, *ctf.AuditEntry, error) {
 	if owner == "" || (v.User != nil && owner == v.User.ID) {
 		if v.User == nil {
-			return "", nil, errAuthRequired
+			return "", nil, ctf.ErrAuthRequired
 		}
 		return v.User.ID, nil, nil
 	}
@@ -110,8 +97,8 @@ func (s *Service) keyOwner(v Viewer, owner, action string) (string, *ctf.AuditEn
 	if ok && v.User != nil && u.IsAgent() && u.OwnerID == v.User.ID {
 		return u.ID, nil, nil // a person's own agent
 	}
-	if !v.admin() {
-		return "", nil, errNotAdmin
+	if !v.IsAdmin() {
+		return "", nil, ctf.ErrNotAdmin
 	}
 	if !ok {
 		return "", nil, ctf.Errorf(ctf.NotFound, "no such user")

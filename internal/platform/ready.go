@@ -7,7 +7,7 @@ import "context"
 // second. Unlike Healthy it never writes: a load balancer probes it often,
 // and a replica whose state is loaded may serve reads while writes fail.
 func (s *Service) Ready(ctx context.Context) bool {
-	if s.state() == nil {
+	if s.live.State() == nil {
 		return false
 	}
 	ctx, cancel := context.WithTimeout(ctx, healthTimeout)

@@ -41,48 +41,51 @@ func TestReplicaAppliesChangesIncrementally(t *testing.T) {
 		t.Logf("%s: seen after %v", what, time.Since(start).Round(time.Millisecond))
 	}
 
-	u, err := a.SignUp(ctx, SignUp{Username: "newbie", Email: "newbie@example.com", Password: "a long password"})
+	u, err := a.Accounts.SignUp(ctx, SignUp{Username: "newbie", Email: "newbie@example.com", Password: "a long password"})
 	wantCode(t, "sign up", err, "")
-	seen("sign-up", func() bool { return b.Profile(u.ID) != nil })
+	seen("sign-up", func() bool { return b.Scoreboard.Profile(u.ID) != nil })
 
-	_, key, err := a.CreateAPIKey(ctx, Viewer{User: &u}, NewAPIKey{Name: "laptop"})
+	_, key, err := a.Keys.Create(ctx, ctf.Viewer{User: &u}, NewAPIKey{Name: "laptop"})
 	wantCode(t, "create key", err, "")
-	seen("new key", func() bool { _, err := b.AuthenticateKey(ctx, key); return err == nil })
-	keys, _ := a.APIKeys(ctx, Viewer{User: &u}, "")
-	_, err = a.RevokeAPIKey(ctx, Viewer{User: &u}, "", keys[0].ID)
+	seen("new key", func() bool { _, err := b.Accounts.AuthenticateKey(ctx, key); return err == nil })
+	keys, _ := a.Keys.List(ctx, ctf.Viewer{User: &u}, "")
+	_, err = a.Keys.Revoke(ctx, ctf.Viewer{User: &u}, "", keys[0].ID)
 	wantCode(t, "revoke key", err, "")
-	if _, err := a.AuthenticateKey(ctx, key); ctf.ErrorCode(err) != ctf.Unauthorized {
+	if _, err := a.Accounts.AuthenticateKey(ctx, key); ctf.ErrorCode(err) != ctf.Unauthorized {
 		t.Fatalf("the revoking replica still accepts the key: %v", err)
 	}
-	seen("key revocation", func() bool { _, err := b.AuthenticateKey(ctx, key); return err != nil })
+	seen("key revocation", func() bool { _, err := b.Accounts.AuthenticateKey(ctx, key); return err != nil })
 
-	_, err = a.SetBanned(ctx, root, pam.ID(), true)
+	_, err = a.Admin.SetBanned(ctx, root, pam.ID(), true)
 	wantCode(t, "ban", err, "")
 	seen("ban", func() bool { return !strings.Contains(boardJSON(b), `"username":"pam"`) })
-	_, err = a.SetBanned(ctx, root, pam.ID(), false)
+	_, err = a.Admin.SetBanned(ctx, root, pam.ID(), false)
 	wantCode(t, "unban", err, "")
 	seen("unban", func() bool { return strings.Contains(boardJSON(b), `"username":"pam"`) })
 
-	_, err = a.Review(ctx, pam, "a", 5, 4)
+	_, err = a.Play.Review(ctx, pam, "a", 5, 4)
 	wantCode(t, "review", err, "")
-	seen("review", func() bool { d, _ := b.Challenge("a", Viewer{}); return d.TotalReviews == 1 && *d.AvgStars == 5 })
+	seen("review", func() bool {
+		d, _ := b.Play.Challenge("a", ctf.Viewer{})
+		return d.TotalReviews == 1 && *d.AvgStars == 5
+	})
 
-	w, err := a.SaveWriteup(ctx, pam, "a", WriteupInput{Title: "How", Content: "Like this"})
+	w, err := a.Play.SaveWriteup(ctx, pam, "a", WriteupInput{Title: "How", Content: "Like this"})
 	wantCode(t, "writeup", err, "")
-	_, err = a.ModerateWriteup(ctx, root, w.ID, true, "")
+	_, err = a.Content.ModerateWriteup(ctx, root, w.ID, true, "")
 	wantCode(t, "approve", err, "")
 	seen("writeup moderation", func() bool {
-		l, _ := b.Writeups(ctx, "a", pam)
+		l, _ := b.Play.Writeups(ctx, "a", pam)
 		return len(l.Writeups) == 1 && l.Writeups[0].Status == ctf.WriteupApproved
 	})
 
-	edit, _ := a.ChallengeForEdit(ctx, root, "a")
+	edit, _ := a.Content.ChallengeForEdit(ctx, root, "a")
 	edit.Points, edit.Title = 175, "A, revised"
-	_, err = a.SaveChallenge(ctx, root, edit)
+	_, err = a.Content.SaveChallenge(ctx, root, edit)
 	wantCode(t, "challenge edit", err, "")
 	seen("challenge edit", func() bool {
-		d, _ := b.Challenge("a", Viewer{})
-		return d.Points == 175 && d.Title == "A, revised" && b.Profile(pam.ID()).TotalPoints == 175
+		d, _ := b.Play.Challenge("a", ctf.Viewer{})
+		return d.Points == 175 && d.Title == "A, revised" && b.Scoreboard.Profile(pam.ID()).TotalPoints == 175
 	})
 
 	if n := b.Rebuilds(); n != 1 {

@@ -8,23 +8,24 @@ import (
 	"time"
 
 	"github.com/flagshipctf/flagship/internal/ctf"
+	"github.com/flagshipctf/flagship/internal/live"
 	"github.com/flagshipctf/flagship/internal/testtime"
 )
 
 // streamOf reads every event after 0 as svc relays them.
-func streamOf(t *testing.T, svc *Service) []Event {
+func streamOf(t *testing.T, svc *Service) []live.StreamEvent {
 	t.Helper()
 	if err := svc.Refresh(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	evs, err := svc.EventsAfter(context.Background(), 0, 0)
+	evs, err := svc.Stream.EventsAfter(context.Background(), 0, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return evs
 }
 
-func describe(evs []Event) []string {
+func describe(evs []live.StreamEvent) []string {
 	var out []string
 	for _, e := range evs {
 		s := fmt.Sprintf("%d %s", e.Seq, e.Kind)
@@ -52,7 +53,7 @@ func TestStreamIsOneOrderOnEveryReplica(t *testing.T) {
 	a, b := f.svc, f.replica()
 	ctx := context.Background()
 	start := f.clock.Now().Add(time.Minute)
-	if _, err := a.SetEvent(ctx, Operator, ctf.Event{Start: &start}); err != nil {
+	if _, err := a.Event.Set(ctx, ctf.Operator, ctf.Event{Start: &start}); err != nil {
 		t.Fatal(err)
 	}
 	if err := b.Refresh(ctx); err != nil {
@@ -61,8 +62,7 @@ func TestStreamIsOneOrderOnEveryReplica(t *testing.T) {
 	// Both replicas notice the start; it is recorded once.
 	f.clock.Add(2 * time.Minute)
 	for _, svc := range []*Service{a, b} {
-		svc.tick(svc.state(), true)
-		svc.recordClockMoves(ctx)
+		svc.live.Tick(ctx)
 	}
 	// Players on both replicas at once.
 	var wg sync.WaitGroup
@@ -73,33 +73,33 @@ func TestStreamIsOneOrderOnEveryReplica(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if _, err := who.svc.Submit(ctx, f.as(who.name), who.chal, "flag{"+who.chal+"}"); err != nil {
+			if _, err := who.svc.Play.Submit(ctx, f.as(who.name), who.chal, "flag{"+who.chal+"}"); err != nil {
 				t.Errorf("%s: %v", who.name, err)
 			}
 		}()
 	}
 	wg.Wait()
-	if _, err := b.Submit(ctx, f.as("root"), "a", "flag{a}"); err != nil {
+	if _, err := b.Play.Submit(ctx, f.as("root"), "a", "flag{a}"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := b.PostAnnouncement(ctx, Operator, "Hint for B", "Look **closer**.", "b"); err != nil {
+	if _, err := b.Event.PostAnnouncement(ctx, ctf.Operator, "Hint for B", "Look **closer**.", "b"); err != nil {
 		t.Fatal(err)
 	}
 	// A freeze, then a solve it holds.
 	f.clock.Add(time.Second)
 	now := f.clock.Now()
-	ev := a.Event().Event
+	ev := a.Event.Current().Event
 	ev.Freeze = &now
-	if _, err := a.SetEvent(ctx, Operator, ev); err != nil {
+	if _, err := a.Event.Set(ctx, ctf.Operator, ev); err != nil {
 		t.Fatal(err)
 	}
-	a.recordClockMoves(ctx)
+	a.live.Tick(ctx)
 	f.clock.Add(time.Second)
 	if err := b.Refresh(ctx); err != nil {
 		t.Fatal(err)
 	}
-	b.recordClockMoves(ctx)
-	if _, err := b.Submit(ctx, f.as("pat"), "b", "flag{b}"); err != nil {
+	b.live.Tick(ctx)
+	if _, err := b.Play.Submit(ctx, f.as("pat"), "b", "flag{b}"); err != nil {
 		t.Fatal(err)
 	}
 
@@ -142,7 +142,7 @@ func TestStreamIsOneOrderOnEveryReplica(t *testing.T) {
 	// Resuming from any number gives exactly the rest.
 	all := streamOf(t, b)
 	for n := range len(all) {
-		rest, err := b.EventsAfter(ctx, int64(n), 0)
+		rest, err := b.Stream.EventsAfter(ctx, int64(n), 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -158,13 +158,13 @@ func TestWaitEventsWakes(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	ctx := context.Background()
-	last := f.svc.LastEvent()
+	last := f.svc.Stream.LastEvent()
 	done := make(chan int64, 1)
 	go func() {
-		n, _ := f.svc.WaitEvents(ctx, last)
+		n, _ := f.svc.Stream.WaitEvents(ctx, last)
 		done <- n
 	}()
-	if _, err := f.svc.PostAnnouncement(ctx, Operator, "Welcome", "", ""); err != nil {
+	if _, err := f.svc.Event.PostAnnouncement(ctx, ctf.Operator, "Welcome", "", ""); err != nil {
 		t.Fatal(err)
 	}
 	if err := f.svc.Refresh(ctx); err != nil {
@@ -180,7 +180,7 @@ func TestWaitEventsWakes(t *testing.T) {
 	}
 	cctx, cancel := context.WithCancel(ctx)
 	cancel()
-	if _, err := f.svc.WaitEvents(cctx, f.svc.LastEvent()); err == nil {
+	if _, err := f.svc.Stream.WaitEvents(cctx, f.svc.Stream.LastEvent()); err == nil {
 		t.Error("WaitEvents returned without an event or an error")
 	}
 }

@@ -2,9 +2,9 @@ package platform
 
 import (
 	"context"
-	"time"
 
 	"github.com/flagshipctf/flagship/internal/ctf"
+	"github.com/flagshipctf/flagship/internal/live"
 	"github.com/flagshipctf/flagship/internal/store"
 )
 
@@ -18,7 +18,7 @@ type FlagSource func() (string, error)
 func Flag(raw string) FlagSource { return func() (string, error) { return raw, nil } }
 
 // Submit checks a flag for the caller: SubmitFrom with the flag in hand.
-func (s *Service) Submit(ctx context.Context, v Viewer, slug, rawFlag string) (SubmitResult, error) {
+func (s *Play) Submit(ctx context.Context, v ctf.Viewer, slug, rawFlag string) (live.SubmitResult, error) {
 	return s.SubmitFrom(ctx, v, slug, Flag(rawFlag))
 }
 
@@ -32,57 +32,41 @@ func (s *Service) Submit(ctx context.Context, v Viewer, slug, rawFlag string) (S
 // recorded, a right one is a solve — a practice solve after the end, which
 // counts nowhere public. Before the start no challenge exists for players;
 // admins may test any challenge at any time.
-func (s *Service) SubmitFrom(ctx context.Context, v Viewer, slug string, source FlagSource) (SubmitResult, error) {
+func (s *Play) SubmitFrom(ctx context.Context, v ctf.Viewer, slug string, source FlagSource) (live.SubmitResult, error) {
 	if v.User == nil {
-		return SubmitResult{}, ctf.Errorf(ctf.Unauthorized, "authentication required")
+		return live.SubmitResult{}, ctf.Errorf(ctf.Unauthorized, "authentication required")
 	}
 
-	// The hot state refuses what it can without the database; the gate is
-	// held only while it is read, since the batch takes it again, and not
-	// while the flag is read (a body from the network).
-	s.gate.RLock()
-	st := s.state()
-	st.mu.RLock()
-	c := st.openBySlug(slug, v)
-	u := st.users[v.User.ID]
-	var check ctf.Challenge
-	var locked, solved, banned bool
-	if c != nil && u != nil {
-		check = c.Challenge
-		locked = !st.unlocked(c, u)
-		solved = u.solved[c.ID] != nil
-		banned = st.banned(&u.User)
-	}
-	over, practice := st.phase == ctf.Ended && !v.admin(), st.event.Practice
-	st.mu.RUnlock()
-	s.gate.RUnlock()
+	// The hot state refuses what it can without the database, before the
+	// flag is read (a body from the network).
+	a := s.live.Attempt(slug, v)
 	switch {
-	case c == nil:
-		return SubmitResult{}, ErrNoChallenge
-	case u == nil:
-		return SubmitResult{}, ctf.Errorf(ctf.Unauthorized, "authentication required")
+	case !a.Open:
+		return live.SubmitResult{}, ctf.ErrNoChallenge
+	case !a.Known:
+		return live.SubmitResult{}, ctf.Errorf(ctf.Unauthorized, "authentication required")
 	}
 	raw, err := source()
 	if err != nil {
-		return SubmitResult{}, err
+		return live.SubmitResult{}, err
 	}
 	flag, err := ctf.NormalizeFlag(raw)
 	if err != nil {
-		return SubmitResult{}, err
+		return live.SubmitResult{}, err
 	}
-	if err := refusal(banned, v, over && !practice, locked, solved); err != nil {
+	if err := refusal(a.Banned, v, a.Over && !a.Practice, a.Locked, a.Solved); err != nil {
 		s.obs.Submitted("refused")
-		return SubmitResult{}, err
+		return live.SubmitResult{}, err
 	}
-	sub := store.Submission{UserID: u.ID, ChallengeID: check.ID, Flag: flag, Correct: check.CheckFlag(flag),
-		Door: v.Door, KeyID: v.KeyID, Practice: over}
-	return s.record(&pending{sub: sub, points: check.Points})
+	sub := store.Submission{UserID: v.User.ID, ChallengeID: a.Challenge.ID, Flag: flag, Correct: a.Challenge.CheckFlag(flag),
+		Door: v.Door, KeyID: v.KeyID, Practice: a.Over}
+	return s.record(&pending{sub: sub, points: a.Challenge.Points})
 }
 
 // refusal is Submit's answer to a submission it will not check, in
 // the order of docs/product.md#submitting-a-flag: the 403s, then the 409. banned is the user's ban or,
 // for an agent, its owner's.
-func refusal(banned bool, v Viewer, over, locked, solved bool) error {
+func refusal(banned bool, v ctf.Viewer, over, locked, solved bool) error {
 	switch {
 	case banned:
 		return ErrBanned
@@ -107,83 +91,3 @@ var (
 	ErrWrongFlag   = ctf.Errorf(ctf.Invalid, "wrong flag")
 	ErrEventOver   = ctf.Errorf(ctf.Forbidden, "the event is over")
 )
-
-// countAttempt counts a wrong submission and returns the challenge to
-// mark changed, or nil when it counts in no public aggregate (an admin's, a
-// banned user's, or on a hidden challenge).
-func (st *state) countAttempt(userID, chalID string, practice bool) *chal {
-	u, c := st.users[userID], st.chals[chalID]
-	if u == nil || c == nil || practice {
-		return nil
-	}
-	u.wrong[c.ID]++
-	if !u.player {
-		return nil
-	}
-	c.wrong++
-	if !c.shown() {
-		return nil
-	}
-	st.listVer++
-	return c
-}
-
-// catchUp applies what other processes recorded, read by the trackers'
-// queries: changed entities first (a solve may name a new user), then
-// submissions. The caller excludes this process's own writes between their
-// database write and their state update (gate).
-func (st *state) catchUp(e store.Entities, d *store.Delta, now time.Time, obs Observer) ([]Event, []store.StreamRow) {
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	dirty := dirtySet{}
-	st.applyEntities(e, dirty)
-	var moves []store.StreamRow
-	if e.Event != nil {
-		st.event = *e.Event
-		moves = st.advanceClock(now, dirty)
-	}
-	for _, x := range st.applySolvesLocked(d.Solves, now, dirty) {
-		obs.SolveApplied(x.isFirstBlood(), false, now.Sub(x.At))
-	}
-	seqs := make([]int64, 0, len(d.Attempts))
-	for _, a := range d.Attempts {
-		seqs = append(seqs, a.Seq)
-		if !st.attemptSeqs.admit(a.Seq) {
-			continue
-		}
-		if c := st.countAttempt(a.UserID, a.ChallengeID, a.Practice); c != nil {
-			dirty[c] = true
-		}
-	}
-	st.attemptSeqs.advance(seqs, now)
-	st.changed(dirty)
-	return st.relay(d.Stream), moves
-}
-
-// isFirstBlood reports whether x is its challenge's first solve by a
-// player, as the public sees it now.
-func (x *solve) isFirstBlood() bool {
-	return len(x.chal.playerSolves) > 0 && x.chal.playerSolves[0] == x
-}
-
-// applySolvesLocked applies solves read from the database that the state
-// has not seen, noting the challenges whose entries changed in dirty, and
-// returns them.
-func (st *state) applySolvesLocked(solves []ctf.Solve, now time.Time, dirty dirtySet) []*solve {
-	seqs := make([]int64, 0, len(solves))
-	var added []*solve
-	for _, sv := range solves {
-		seqs = append(seqs, sv.Seq)
-		if !st.solveSeqs.admit(sv.Seq) {
-			continue
-		}
-		if x := st.addSolve(sv); x != nil {
-			added = append(added, x)
-			if x.chal.shown() {
-				dirty[x.chal] = true
-			}
-		}
-	}
-	st.solveSeqs.advance(seqs, now)
-	return added
-}

@@ -25,25 +25,25 @@ func TestSubmitFromKeepsTheOrderOfChecks(t *testing.T) {
 	bad := ctf.Errorf(ctf.Invalid, "request body is not valid JSON")
 	tests := []struct {
 		name  string
-		v     Viewer
+		v     ctf.Viewer
 		slug  string
 		src   FlagSource
 		want  error
 		code  ctf.Code
 		reads int
 	}{
-		{"anonymous", Viewer{}, "a", source("flag{a}", nil), nil, ctf.Unauthorized, 0},
-		{"unknown slug, bad body", pat, "nope", source("", bad), ErrNoChallenge, ctf.NotFound, 0},
+		{"anonymous", ctf.Viewer{}, "a", source("flag{a}", nil), nil, ctf.Unauthorized, 0},
+		{"unknown slug, bad body", pat, "nope", source("", bad), ctf.ErrNoChallenge, ctf.NotFound, 0},
 		{"bad body", pat, "a", source("", bad), bad, ctf.Invalid, 1},
 		{"empty once trimmed", pat, "a", source("  \t ", nil), nil, ctf.Invalid, 1},
 		{"too long", pat, "a", source(strings.Repeat("x", ctf.MaxFlagBytes+1), nil), nil, ctf.Invalid, 1},
 	}
-	attempts := func() int64 { d, _ := f.svc.Challenge("a", Viewer{}); return d.AttemptsCount }
+	attempts := func() int64 { d, _ := f.svc.Play.Challenge("a", ctf.Viewer{}); return d.AttemptsCount }
 	before := attempts()
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			read = 0
-			_, err := f.svc.SubmitFrom(ctx, tt.v, tt.slug, tt.src)
+			_, err := f.svc.Play.SubmitFrom(ctx, tt.v, tt.slug, tt.src)
 			if tt.want != nil && !errors.Is(err, tt.want) {
 				t.Errorf("error %v, want %v", err, tt.want)
 			}
@@ -59,7 +59,7 @@ func TestSubmitFromKeepsTheOrderOfChecks(t *testing.T) {
 		t.Errorf("refusals recorded attempts: %d, then %d", before, after)
 	}
 	// The flag is trimmed once, by the service: a padded right flag solves.
-	if _, err := f.svc.SubmitFrom(ctx, pat, "a", Flag("  flag{a}\n")); err != nil {
+	if _, err := f.svc.Play.SubmitFrom(ctx, pat, "a", Flag("  flag{a}\n")); err != nil {
 		t.Errorf("a right flag with spaces around it: %v", err)
 	}
 }

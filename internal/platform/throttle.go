@@ -17,7 +17,7 @@ import (
 
 // try is a reserved attempt: a failure unless forgiven or succeeded.
 type try struct {
-	s       *Service
+	s       *Accounts
 	id      int64  // the reservation's row; 0 when nothing was recorded
 	account string // the throttle's name for the account, "" for none
 }
@@ -26,7 +26,7 @@ type try struct {
 // counted) before it is checked, or refuses it, RateLimited with the wait,
 // when either has failed too often within loginWindow: without checking
 // anything, so a right guess past the limit reads as any other.
-func (s *Service) reserve(ctx context.Context, account, address string) (*try, error) {
+func (s *Accounts) reserve(ctx context.Context, account, address string) (*try, error) {
 	if account == "" && address == "" {
 		return &try{s: s}, nil
 	}
@@ -79,7 +79,7 @@ const signupWindow = time.Hour
 // reserveSignup counts a sign-up from address before its account is made,
 // or refuses it, RateLimited with the wait, past Options.SignupLimit within
 // signupWindow. It returns the function that takes the sign-up back.
-func (s *Service) reserveSignup(ctx context.Context, address string) (forgive func(), err error) {
+func (s *Accounts) reserveSignup(ctx context.Context, address string) (forgive func(), err error) {
 	now := s.now()
 	id, oldest, err := s.db.ReserveSignup(ctx, address, s.opts.SignupLimit, now.Add(-signupWindow), now)
 	if err != nil {
@@ -111,7 +111,7 @@ func errHashBusy() error {
 
 // hashSlot waits for a free slot to hash a password in, until hashWait
 // passes or ctx ends, and returns the function that frees it.
-func (s *Service) hashSlot(ctx context.Context) (release func(), err error) {
+func (s *core) hashSlot(ctx context.Context) (release func(), err error) {
 	timer := time.NewTimer(hashWait)
 	defer timer.Stop()
 	select {
@@ -128,7 +128,7 @@ func (s *Service) hashSlot(ctx context.Context) (release func(), err error) {
 // checks against a hash no password matches, in the same time, and so
 // does a hash outside secret's bounds (a row written before they held),
 // which matches nothing either.
-func (s *Service) checkPassword(ctx context.Context, hash, password string) (bool, error) {
+func (s *Accounts) checkPassword(ctx context.Context, hash, password string) (bool, error) {
 	release, err := s.hashSlot(ctx)
 	if err != nil {
 		return false, err
@@ -142,7 +142,7 @@ func (s *Service) checkPassword(ctx context.Context, hash, password string) (boo
 }
 
 // hashPassword returns the encoded hash of a new password.
-func (s *Service) hashPassword(ctx context.Context, password string) (string, error) {
+func (s *Accounts) hashPassword(ctx context.Context, password string) (string, error) {
 	release, err := s.hashSlot(ctx)
 	if err != nil {
 		return "", err
@@ -150,3 +150,13 @@ func (s *Service) hashPassword(ctx context.Context, password string) (string, er
 	defer release()
 	return secret.HashPassword(password), nil
 }
+
+// Login throttle (docs/product.md#login-throttling): 5 failures of an account or 50 from one
+// address within loginWindow refuse further tries for loginWindow.
+const (
+	loginWindow          = 15 * time.Minute
+	maxAccountFailures   = 5
+	maxAddressFailures   = 50
+	loginFailureMessage  = "wrong username or password"
+	loginThrottleMessage = "too many failed logins; wait before trying again"
+)

@@ -29,7 +29,7 @@ func TestLoginThrottleAcrossReplicasInParallel(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			<-start
-			_, err := replicas[i%2].Login(context.Background(), Login{Username: "pat", Password: "wrong password", Address: "10.0.0.1"})
+			_, err := replicas[i%2].Accounts.Login(context.Background(), Login{Username: "pat", Password: "wrong password", Address: "10.0.0.1"})
 			codes[i] = ctf.ErrorCode(err)
 		}()
 	}
@@ -59,7 +59,7 @@ func TestPasswordChecksWaitForASlot(t *testing.T) {
 	// More than the account's limit: none of them may count.
 	for i := range maxAccountFailures + 1 {
 		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
-		_, err := f.svc.Login(ctx, Login{Username: "pam", Password: "pam-password", Address: "10.0.0.1"})
+		_, err := f.svc.Accounts.Login(ctx, Login{Username: "pam", Password: "pam-password", Address: "10.0.0.1"})
 		cancel()
 		wantCode(t, "every slot busy", err, ctf.Unavailable)
 		if i == 0 && ctf.ErrorMessage(err) == "" {
@@ -69,7 +69,7 @@ func TestPasswordChecksWaitForASlot(t *testing.T) {
 	for range cap(f.svc.hashes) {
 		<-f.svc.hashes
 	}
-	res, err := f.svc.Login(context.Background(), Login{Username: "pam", Password: "pam-password", Address: "10.0.0.1"})
+	res, err := f.svc.Accounts.Login(context.Background(), Login{Username: "pam", Password: "pam-password", Address: "10.0.0.1"})
 	if err != nil || res.Token == "" {
 		t.Fatalf("log in once a slot is free: %+v %v", res, err)
 	}

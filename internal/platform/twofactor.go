@@ -35,9 +35,9 @@ type TwoFactorEnrolment struct {
 
 // BeginTwoFactor starts enrolling the caller: a new secret, kept pending
 // until ConfirmTwoFactor sees a code of it.
-func (s *Service) BeginTwoFactor(ctx context.Context, v Viewer) (TwoFactorEnrolment, error) {
+func (s *Accounts) BeginTwoFactor(ctx context.Context, v ctf.Viewer) (TwoFactorEnrolment, error) {
 	if v.User == nil {
-		return TwoFactorEnrolment{}, errAuthRequired
+		return TwoFactorEnrolment{}, ctf.ErrAuthRequired
 	}
 	if v.User.TwoFactor {
 		return TwoFactorEnrolment{}, ctf.Errorf(ctf.Conflict, "two-factor authentication is on already; turn it off first")
@@ -56,9 +56,9 @@ func (s *Service) BeginTwoFactor(ctx context.Context, v Viewer) (TwoFactorEnrolm
 // ConfirmTwoFactor turns two-factor authentication on once code is right
 // for the pending secret, and returns the recovery codes: shown this once.
 // Every other session of the caller ends, as with a password change.
-func (s *Service) ConfirmTwoFactor(ctx context.Context, v Viewer, code string) ([]string, error) {
+func (s *Accounts) ConfirmTwoFactor(ctx context.Context, v ctf.Viewer, code string) ([]string, error) {
 	if v.User == nil {
-		return nil, errAuthRequired
+		return nil, ctf.ErrAuthRequired
 	}
 	t, err := s.reserve(ctx, codeAccount(v), "")
 	if err != nil {
@@ -79,8 +79,7 @@ func (s *Service) ConfirmTwoFactor(ctx context.Context, v Viewer, code string) (
 	}
 	t.succeed(ctx)
 	codes, hashes := newRecoveryCodes()
-	s.gate.RLock()
-	defer s.gate.RUnlock()
+	defer s.live.Write()()
 	nu, seqs, err := s.db.EnableTwoFactor(ctx, v.User.ID, tf.Pending, step, hashes, v.Session)
 	if err != nil {
 		return nil, err
@@ -98,13 +97,13 @@ func (s *Service) ConfirmTwoFactor(ctx context.Context, v Viewer, code string) (
 // account's login counter (as Login's and ChangePassword's do), the code's
 // on the caller's code throttle: the form is no better a password oracle
 // for a stolen session than the login form.
-func (s *Service) DisableTwoFactor(ctx context.Context, v Viewer, password, code string) error {
+func (s *Accounts) DisableTwoFactor(ctx context.Context, v ctf.Viewer, password, code string) error {
 	if v.User == nil {
-		return errAuthRequired
+		return ctf.ErrAuthRequired
 	}
 	u, ok := s.userByID(v.User.ID)
 	if !ok {
-		return errAuthRequired
+		return ctf.ErrAuthRequired
 	}
 	if !u.TwoFactor {
 		return ctf.Errorf(ctf.Conflict, "two-factor authentication is off already")
@@ -147,8 +146,7 @@ func (s *Service) DisableTwoFactor(ctx context.Context, v Viewer, password, code
 	}
 	pw.succeed(ctx)
 	t.succeed(ctx)
-	s.gate.RLock()
-	defer s.gate.RUnlock()
+	defer s.live.Write()()
 	nu, seqs, err := s.db.DisableTwoFactor(ctx, u.ID, v.Session)
 	if err != nil {
 		return err
@@ -164,12 +162,12 @@ var errWrongPasswordOrCode = ctf.Errorf(ctf.Invalid, "wrong password or code (ea
 // codeAccount is the throttle's name for a signed-in user's tries at a
 // code (enrolment, turning 2FA off): a stolen session cannot try all the
 // million codes either.
-func codeAccount(v Viewer) string { return "2fa:" + v.User.ID }
+func codeAccount(v ctf.Viewer) string { return "2fa:" + v.User.ID }
 
 // RecoveryCodesLeft counts the caller's unused recovery codes.
-func (s *Service) RecoveryCodesLeft(ctx context.Context, v Viewer) (int, error) {
+func (s *Accounts) RecoveryCodesLeft(ctx context.Context, v ctf.Viewer) (int, error) {
 	if v.User == nil {
-		return 0, errAuthRequired
+		return 0, ctf.ErrAuthRequired
 	}
 	return s.db.RecoveryCodesLeft(ctx, v.User.ID)
 }
@@ -177,7 +175,7 @@ func (s *Service) RecoveryCodesLeft(ctx context.Context, v Viewer) (int, error) 
 // checkSecondFactor accepts a TOTP code of the user's secret whose step was
 // not used yet, or an unused recovery code, and uses it up; the database
 // decides, so a code is good once across replicas.
-func (s *Service) checkSecondFactor(ctx context.Context, userID, code string) (bool, error) {
+func (s *Accounts) checkSecondFactor(ctx context.Context, userID, code string) (bool, error) {
 	code = strings.TrimSpace(code)
 	tf, err := s.db.TwoFactorOf(ctx, userID)
 	if err != nil {

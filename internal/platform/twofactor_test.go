@@ -16,10 +16,10 @@ func turnTwoFactorOn(t *testing.T, f *ucFixture) []string {
 	t.Helper()
 	ctx := context.Background()
 	pam := f.as("pam")
-	enrol, err := f.svc.BeginTwoFactor(ctx, pam)
+	enrol, err := f.svc.Accounts.BeginTwoFactor(ctx, pam)
 	wantCode(t, "begin", err, "")
 	code, _ := totp.GenerateCodeCustom(enrol.Secret, f.clock.Now(), totp.ValidateOpts{Period: 30, Digits: otp.DigitsSix, Algorithm: otp.AlgorithmSHA1})
-	codes, err := f.svc.ConfirmTwoFactor(ctx, pam, code)
+	codes, err := f.svc.Accounts.ConfirmTwoFactor(ctx, pam, code)
 	wantCode(t, "confirm", err, "")
 	return codes
 }
@@ -40,7 +40,7 @@ func TestDisableTwoFactorWhenOffHashesNothing(t *testing.T) {
 	}()
 	for _, password := range []string{"pam-password", "a guess"} {
 		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
-		err := f.svc.DisableTwoFactor(ctx, f.as("pam"), password, "123456")
+		err := f.svc.Accounts.DisableTwoFactor(ctx, f.as("pam"), password, "123456")
 		cancel()
 		wantCode(t, "turn off while off, password "+password, err, ctf.Conflict)
 	}
@@ -60,11 +60,11 @@ func TestSecondFactorDatabaseErrorsAreNotFailures(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i := range maxAccountFailures + 1 {
-		_, err := f.svc.Login(ctx, Login{Username: "pam", Password: "pam-password", Code: codes[0], Address: "10.0.0.1"})
+		_, err := f.svc.Accounts.Login(ctx, Login{Username: "pam", Password: "pam-password", Code: codes[0], Address: "10.0.0.1"})
 		if c := ctf.ErrorCode(err); err == nil || c != ctf.Internal {
 			t.Errorf("log in %d while the database fails: %v (%s), want an internal error", i+1, err, c)
 		}
-		err = f.svc.DisableTwoFactor(ctx, f.as("pam"), "pam-password", codes[0])
+		err = f.svc.Accounts.DisableTwoFactor(ctx, f.as("pam"), "pam-password", codes[0])
 		if c := ctf.ErrorCode(err); err == nil || c != ctf.Internal {
 			t.Errorf("turn off %d while the database fails: %v (%s), want an internal error", i+1, err, c)
 		}
@@ -72,10 +72,10 @@ func TestSecondFactorDatabaseErrorsAreNotFailures(t *testing.T) {
 	if _, err := raw.ExecContext(ctx, "ALTER TABLE users RENAME COLUMN totp_secret_away TO totp_secret"); err != nil {
 		t.Fatal(err)
 	}
-	res, err := f.svc.Login(ctx, Login{Username: "pam", Password: "pam-password", Code: codes[0], Address: "10.0.0.1"})
+	res, err := f.svc.Accounts.Login(ctx, Login{Username: "pam", Password: "pam-password", Code: codes[0], Address: "10.0.0.1"})
 	wantCode(t, "log in once the database is back", err, "")
 	if res.Token == "" {
 		t.Fatal("no session")
 	}
-	wantCode(t, "turn off once the database is back", f.svc.DisableTwoFactor(ctx, f.as("pam"), "pam-password", codes[1]), "")
+	wantCode(t, "turn off once the database is back", f.svc.Accounts.DisableTwoFactor(ctx, f.as("pam"), "pam-password", codes[1]), "")
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/flagshipctf/flagship/internal/ctf"
 	"github.com/flagshipctf/flagship/internal/dataset"
+	"github.com/flagshipctf/flagship/internal/live"
 	"github.com/flagshipctf/flagship/internal/store"
 	"github.com/flagshipctf/flagship/internal/store/storetest"
 	"github.com/flagshipctf/flagship/internal/transfer"
@@ -99,17 +100,15 @@ func (f *ucFixture) replica(opts ...Options) *Service {
 
 // as returns the viewer of username, as a web session would authenticate
 // them.
-func (f *ucFixture) as(username string) Viewer {
+func (f *ucFixture) as(username string) ctf.Viewer {
 	f.t.Helper()
-	st := f.svc.state()
-	st.mu.RLock()
-	defer st.mu.RUnlock()
-	u := st.byName[username]
-	if u == nil {
+	st := f.svc.live.State()
+	id, _ := st.Accounts().UserIDByName(username)
+	u, ok := st.Accounts().User(id)
+	if !ok {
 		f.t.Fatalf("no user %s", username)
 	}
-	cp := u.User
-	return Viewer{User: &cp}
+	return ctf.Viewer{User: u}
 }
 
 // wantCode fails unless err has the code (nil: no error).
@@ -129,8 +128,8 @@ func wantCode(t *testing.T, label string, err error, code ctf.Code) {
 // boardJSON is the leaderboard's rows as JSON, for comparisons (the API's
 // bytes are built in package api).
 func boardJSON(s *Service) string {
-	_, rows := s.Leaderboard(nil)
-	entries := make([]*LeaderboardEntry, len(rows))
+	_, rows := s.Scoreboard.Leaderboard(nil)
+	entries := make([]*live.LeaderboardEntry, len(rows))
 	for i, r := range rows {
 		entries[i] = r.Entry
 	}
@@ -140,8 +139,8 @@ func boardJSON(s *Service) string {
 
 // listJSON is the challenge list's rows as JSON.
 func listJSON(s *Service) string {
-	_, rows := s.ChallengeList(nil)
-	sums := make([]*ChallengeSummary, len(rows))
+	_, rows := s.Play.ChallengeList(nil)
+	sums := make([]*live.ChallengeSummary, len(rows))
 	for i, r := range rows {
 		sums[i] = r.Summary
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/flagshipctf/flagship/internal/ctf"
+	"github.com/flagshipctf/flagship/internal/live"
 	"github.com/flagshipctf/flagship/internal/store"
 )
 
@@ -101,10 +102,10 @@ type WebhookChallenge struct {
 	Title string `json:"title"`
 }
 
-// CreateWebhook adds a webhook (admins).
-func (s *Service) CreateWebhook(ctx context.Context, v Viewer, in WebhookInput) (Webhook, error) {
-	if !v.admin() {
-		return Webhook{}, errNotAdmin
+// Create adds a webhook (admins).
+func (s *Webhooks) Create(ctx context.Context, v ctf.Viewer, in WebhookInput) (Webhook, error) {
+	if !v.IsAdmin() {
+		return Webhook{}, ctf.ErrNotAdmin
 	}
 	w, err := validWebhook(in, s.opts.WebhooksAllowPrivate)
 	if err != nil {
@@ -140,20 +141,20 @@ func validWebhook(in WebhookInput, allowPrivate bool) (Webhook, error) {
 	return w, nil
 }
 
-// Webhooks lists the webhooks, oldest first, with their deliveries counted
+// List lists the webhooks, oldest first, with their deliveries counted
 // by status (admins).
-func (s *Service) Webhooks(ctx context.Context, v Viewer) ([]Webhook, error) {
-	if !v.admin() {
-		return nil, errNotAdmin
+func (s *Webhooks) List(ctx context.Context, v ctf.Viewer) ([]Webhook, error) {
+	if !v.IsAdmin() {
+		return nil, ctf.ErrNotAdmin
 	}
 	return s.db.Webhooks(ctx)
 }
 
-// SetWebhookEnabled turns a webhook on or off (admins). Off, it gets no
+// SetEnabled turns a webhook on or off (admins). Off, it gets no
 // deliveries for what happens meanwhile, and its pending ones wait.
-func (s *Service) SetWebhookEnabled(ctx context.Context, v Viewer, id string, enabled bool) error {
-	if !v.admin() {
-		return errNotAdmin
+func (s *Webhooks) SetEnabled(ctx context.Context, v ctf.Viewer, id string, enabled bool) error {
+	if !v.IsAdmin() {
+		return ctf.ErrNotAdmin
 	}
 	w, err := s.db.Webhook(ctx, id)
 	if err != nil {
@@ -166,11 +167,11 @@ func (s *Service) SetWebhookEnabled(ctx context.Context, v Viewer, id string, en
 	return s.db.SetWebhookEnabled(ctx, id, enabled, s.audit(v, action, id, map[string]any{"name": w.Name}))
 }
 
-// DeleteWebhook deletes a webhook with its deliveries and their log
+// Delete deletes a webhook with its deliveries and their log
 // (admins).
-func (s *Service) DeleteWebhook(ctx context.Context, v Viewer, id string) error {
-	if !v.admin() {
-		return errNotAdmin
+func (s *Webhooks) Delete(ctx context.Context, v ctf.Viewer, id string) error {
+	if !v.IsAdmin() {
+		return ctf.ErrNotAdmin
 	}
 	w, err := s.db.Webhook(ctx, id)
 	if err != nil {
@@ -179,12 +180,12 @@ func (s *Service) DeleteWebhook(ctx context.Context, v Viewer, id string) error 
 	return s.db.DeleteWebhook(ctx, id, s.audit(v, "webhook.delete", id, map[string]any{"name": w.Name}))
 }
 
-// DeliveryLog returns a webhook and its newest deliveries, newest first,
+// Deliveries returns a webhook and its newest deliveries, newest first,
 // each with its tries (admins); limit ≤ 0 is 50. A failed try shows the
 // class of its failure only (TryRefused, TryTimeout, …, TryStatus).
-func (s *Service) DeliveryLog(ctx context.Context, v Viewer, webhookID string, limit int) (Webhook, []Delivery, error) {
-	if !v.admin() {
-		return Webhook{}, nil, errNotAdmin
+func (s *Webhooks) Deliveries(ctx context.Context, v ctf.Viewer, webhookID string, limit int) (Webhook, []Delivery, error) {
+	if !v.IsAdmin() {
+		return Webhook{}, nil, ctf.ErrNotAdmin
 	}
 	if limit <= 0 {
 		limit = 50
@@ -206,10 +207,10 @@ const produceEventsBatch = 1000
 // deliveries, once in the cluster: every replica's watcher calls it, and
 // the store holds the webhooks' cursor locked meanwhile, so whichever
 // comes first does the work and the others find it done.
-func (s *Service) produceWebhookDeliveries(ctx context.Context) error {
-	upTo := s.LastEvent()
+func (s *core) produceWebhookDeliveries(ctx context.Context) error {
+	upTo := s.live.LastEvent()
 	_, err := s.db.ProduceDeliveries(ctx, upTo, func(after int64, hooks []store.Webhook) ([]store.NewDelivery, int64, error) {
-		evs, err := s.EventsAfter(ctx, after, produceEventsBatch)
+		evs, err := s.live.EventsAfter(ctx, after, produceEventsBatch)
 		if err != nil {
 			return nil, after, err
 		}
@@ -244,7 +245,7 @@ func (s *Service) produceWebhookDeliveries(ctx context.Context) error {
 
 // webhookPayload is the payload of an event, and whether webhooks get it
 // at all: only public events, and of the solves only first bloods.
-func webhookPayload(ev Event) (WebhookPayload, bool) {
+func webhookPayload(ev live.StreamEvent) (WebhookPayload, bool) {
 	if !ev.Public {
 		return WebhookPayload{}, false
 	}

@@ -46,7 +46,7 @@ func TestCreateWebhookValidation(t *testing.T) {
 		{"json secret", with(func(in *WebhookInput) { in.Kind, in.Secret = WebhookJSON, "a-long-enough-secret" }), ""},
 	}
 	for _, tc := range cases {
-		w, err := f.svc.CreateWebhook(ctx, Operator, tc.in)
+		w, err := f.svc.Webhooks.Create(ctx, ctf.Operator, tc.in)
 		if tc.field == "" {
 			if err != nil {
 				t.Errorf("%s: %v", tc.name, err)
@@ -61,7 +61,7 @@ func TestCreateWebhookValidation(t *testing.T) {
 			t.Errorf("%s: a refused webhook has an id", tc.name)
 		}
 	}
-	hooks, err := f.svc.Webhooks(ctx, Operator)
+	hooks, err := f.svc.Webhooks.List(ctx, ctf.Operator)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +75,7 @@ func TestCreateWebhookValidation(t *testing.T) {
 	if hooks[3].Secret != "a-long-enough-secret" {
 		t.Errorf("a json webhook's secret as given: %q", hooks[3].Secret)
 	}
-	w, err := f.svc.CreateWebhook(ctx, Operator, WebhookInput{Name: "x", Kind: WebhookJSON, URL: "https://example.com/x",
+	w, err := f.svc.Webhooks.Create(ctx, ctf.Operator, WebhookInput{Name: "x", Kind: WebhookJSON, URL: "https://example.com/x",
 		Events: []string{HookEnded, HookFirstBlood, HookEnded}})
 	if err != nil {
 		t.Fatal(err)
@@ -91,33 +91,33 @@ func TestWebhookUseCasesAreAdminOnly(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	ctx := context.Background()
-	w, err := f.svc.CreateWebhook(ctx, f.as("root"), WebhookInput{Name: "mine", Kind: WebhookSlack, URL: "https://hooks.slack.com/x", Enabled: true})
+	w, err := f.svc.Webhooks.Create(ctx, f.as("root"), WebhookInput{Name: "mine", Kind: WebhookSlack, URL: "https://hooks.slack.com/x", Enabled: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	pam := f.as("pam")
 	calls := map[string]func() error{
 		"create": func() error {
-			_, err := f.svc.CreateWebhook(ctx, pam, WebhookInput{Name: "p", Kind: WebhookJSON, URL: "https://example.com/"})
+			_, err := f.svc.Webhooks.Create(ctx, pam, WebhookInput{Name: "p", Kind: WebhookJSON, URL: "https://example.com/"})
 			return err
 		},
-		"list":    func() error { _, err := f.svc.Webhooks(ctx, pam); return err },
-		"disable": func() error { return f.svc.SetWebhookEnabled(ctx, pam, w.ID, false) },
-		"delete":  func() error { return f.svc.DeleteWebhook(ctx, pam, w.ID) },
-		"log":     func() error { _, _, err := f.svc.DeliveryLog(ctx, pam, w.ID, 10); return err },
+		"list":    func() error { _, err := f.svc.Webhooks.List(ctx, pam); return err },
+		"disable": func() error { return f.svc.Webhooks.SetEnabled(ctx, pam, w.ID, false) },
+		"delete":  func() error { return f.svc.Webhooks.Delete(ctx, pam, w.ID) },
+		"log":     func() error { _, _, err := f.svc.Webhooks.Deliveries(ctx, pam, w.ID, 10); return err },
 		"anonymous": func() error {
-			_, err := f.svc.Webhooks(ctx, Viewer{})
+			_, err := f.svc.Webhooks.List(ctx, ctf.Viewer{})
 			return err
 		},
 	}
 	for name, call := range calls {
 		wantCode(t, name, call(), ctf.Forbidden)
 	}
-	hooks, _ := f.svc.Webhooks(ctx, Operator)
+	hooks, _ := f.svc.Webhooks.List(ctx, ctf.Operator)
 	if len(hooks) != 1 || !hooks[0].Enabled || hooks[0].Name != "mine" {
 		t.Errorf("after a player's calls: %+v", hooks)
 	}
-	log, _ := f.svc.AuditLog(ctx, Operator, 0, 100)
+	log, _ := f.svc.Admin.AuditLog(ctx, ctf.Operator, 0, 100)
 	var actions []string
 	for _, a := range log {
 		if strings.HasPrefix(a.Action, "webhook.") {
@@ -129,12 +129,12 @@ func TestWebhookUseCasesAreAdminOnly(t *testing.T) {
 	}
 
 	// An admin's changes are audited; an unknown id is 404.
-	wantCode(t, "disable", f.svc.SetWebhookEnabled(ctx, f.as("root"), w.ID, false), "")
-	wantCode(t, "delete", f.svc.DeleteWebhook(ctx, f.as("root"), w.ID), "")
-	wantCode(t, "delete again", f.svc.DeleteWebhook(ctx, f.as("root"), w.ID), ctf.NotFound)
-	_, _, err = f.svc.DeliveryLog(ctx, Operator, "nope", 10)
+	wantCode(t, "disable", f.svc.Webhooks.SetEnabled(ctx, f.as("root"), w.ID, false), "")
+	wantCode(t, "delete", f.svc.Webhooks.Delete(ctx, f.as("root"), w.ID), "")
+	wantCode(t, "delete again", f.svc.Webhooks.Delete(ctx, f.as("root"), w.ID), ctf.NotFound)
+	_, _, err = f.svc.Webhooks.Deliveries(ctx, ctf.Operator, "nope", 10)
 	wantCode(t, "log of nothing", err, ctf.NotFound)
-	log, _ = f.svc.AuditLog(ctx, Operator, 0, 2)
+	log, _ = f.svc.Admin.AuditLog(ctx, ctf.Operator, 0, 2)
 	if len(log) != 2 || log[0].Action != "webhook.delete" || log[1].Action != "webhook.disable" {
 		t.Errorf("audit log %+v, want the delete after the disable", log)
 	}
@@ -152,7 +152,7 @@ func TestWebhookProducer(t *testing.T) {
 	create := func(in WebhookInput) Webhook {
 		t.Helper()
 		in.URL = "https://example.com/" + in.Name
-		w, err := f.svc.CreateWebhook(ctx, root, in)
+		w, err := f.svc.Webhooks.Create(ctx, root, in)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -164,13 +164,13 @@ func TestWebhookProducer(t *testing.T) {
 	other := f.replica()
 
 	pat := f.as("pat")
-	if _, err := f.svc.Submit(ctx, pat, "a", "flag{a}"); err != nil { // pam has a's first blood
+	if _, err := f.svc.Play.Submit(ctx, pat, "a", "flag{a}"); err != nil { // pam has a's first blood
 		t.Fatal(err)
 	}
-	if _, err := f.svc.Submit(ctx, pat, "b", "flag{b}"); err != nil { // b's first blood
+	if _, err := f.svc.Play.Submit(ctx, pat, "b", "flag{b}"); err != nil { // b's first blood
 		t.Fatal(err)
 	}
-	if _, err := other.PostAnnouncement(ctx, root, "Hello", "Welcome.", ""); err != nil {
+	if _, err := other.Event.PostAnnouncement(ctx, root, "Hello", "Welcome.", ""); err != nil {
 		t.Fatal(err)
 	}
 	produce := func() {
@@ -187,7 +187,7 @@ func TestWebhookProducer(t *testing.T) {
 	produce()
 	events := func(w Webhook) string {
 		t.Helper()
-		_, log, err := f.svc.DeliveryLog(ctx, root, w.ID, 0)
+		_, log, err := f.svc.Webhooks.Deliveries(ctx, root, w.ID, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -220,7 +220,7 @@ func TestWebhookProducer(t *testing.T) {
 	if got := events(late); got != "" {
 		t.Errorf("late: deliveries %q of events before it existed", got)
 	}
-	if _, err := f.svc.PostAnnouncement(ctx, root, "Again", "", ""); err != nil {
+	if _, err := f.svc.Event.PostAnnouncement(ctx, root, "Again", "", ""); err != nil {
 		t.Fatal(err)
 	}
 	produce()
@@ -232,7 +232,7 @@ func TestWebhookProducer(t *testing.T) {
 			t.Errorf("%s: deliveries %q, want %q", tc.w.Name, got, tc.want)
 		}
 	}
-	hooks, _ := f.svc.Webhooks(ctx, root)
+	hooks, _ := f.svc.Webhooks.List(ctx, root)
 	if hooks[0].Name != "all" || hooks[0].Pending != 3 || hooks[0].Delivered != 0 {
 		t.Errorf("counts of %s: %d pending, %d delivered; want 3 and 0", hooks[0].Name, hooks[0].Pending, hooks[0].Delivered)
 	}
@@ -310,7 +310,7 @@ func TestCreateWebhookAllowPrivate(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t, Options{WebhooksAllowPrivate: true})
 	for _, u := range []string{"http://127.0.0.1:9/x", "http://localhost:8080/hook", "http://[fd00:ec2::254]/", "http://10.0.0.1/"} {
-		if _, err := f.svc.CreateWebhook(context.Background(), Operator, WebhookInput{Name: "local", Kind: WebhookJSON, URL: u}); err != nil {
+		if _, err := f.svc.Webhooks.Create(context.Background(), ctf.Operator, WebhookInput{Name: "local", Kind: WebhookJSON, URL: u}); err != nil {
 			t.Errorf("%s: %v", u, err)
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/flagshipctf/flagship/internal/ctf"
+	"github.com/flagshipctf/flagship/internal/live"
 	"github.com/flagshipctf/flagship/internal/platform"
 )
 
@@ -17,7 +18,7 @@ import (
 
 // admin returns the caller if they are an admin; else it answers (log in,
 // or 403) and returns false.
-func (h *Handler) admin(w http.ResponseWriter, r *http.Request) (platform.Viewer, bool) {
+func (h *Handler) admin(w http.ResponseWriter, r *http.Request) (ctf.Viewer, bool) {
 	v, ok := h.signedIn(w, r)
 	if !ok {
 		return v, false
@@ -30,7 +31,7 @@ func (h *Handler) admin(w http.ResponseWriter, r *http.Request) (platform.Viewer
 }
 
 type overviewData struct {
-	O       platform.Overview
+	O       live.Overview
 	MaxHour int
 	Pending int
 	Audit   []ctf.AuditEntry
@@ -41,7 +42,7 @@ func (h *Handler) adminOverview(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	o, err := h.svc.Overview(r.Context(), v)
+	o, err := h.svc.Admin.Overview(r.Context(), v)
 	if err != nil {
 		h.error(w, r, v, err)
 		return
@@ -50,9 +51,9 @@ func (h *Handler) adminOverview(w http.ResponseWriter, r *http.Request) {
 	for _, hc := range o.SolvesPerHour {
 		d.MaxHour = max(d.MaxHour, hc.Count)
 	}
-	q, _ := h.svc.ModerationQueue(r.Context(), v)
+	q, _ := h.svc.Content.ModerationQueue(r.Context(), v)
 	d.Pending = len(q)
-	d.Audit, _ = h.svc.AuditLog(r.Context(), v, 0, 10)
+	d.Audit, _ = h.svc.Admin.AuditLog(r.Context(), v, 0, 10)
 	h.render(w, r, "admin", page{Title: "Admin", Viewer: v, Data: d})
 }
 
@@ -61,7 +62,7 @@ func (h *Handler) adminChallenges(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	list, err := h.svc.AdminChallenges(r.Context(), v)
+	list, err := h.svc.Content.AdminChallenges(r.Context(), v)
 	if err != nil {
 		h.error(w, r, v, err)
 		return
@@ -74,7 +75,7 @@ type challengeForm struct {
 	In           platform.ChallengeInput
 	New          bool
 	Flags        []ctf.Flag // the challenge's, and blank rows for more
-	All          []platform.ChallengeCount
+	All          []live.ChallengeCount
 	Categories   string
 	Tags         string
 	Port         string
@@ -83,8 +84,8 @@ type challengeForm struct {
 	Release      string // the release time as typed (UTC), "" for none
 }
 
-func (h *Handler) challengeFormPage(w http.ResponseWriter, r *http.Request, v platform.Viewer, f challengeForm, p page) {
-	f.All, _ = h.svc.AdminChallenges(r.Context(), v)
+func (h *Handler) challengeFormPage(w http.ResponseWriter, r *http.Request, v ctf.Viewer, f challengeForm, p page) {
+	f.All, _ = h.svc.Content.AdminChallenges(r.Context(), v)
 	f.Difficulties = ctf.Difficulties
 	f.MaxMiB = platform.DefaultMaxFileBytes >> 20
 	if f.Categories == "" {
@@ -123,7 +124,7 @@ func (h *Handler) adminEditChallenge(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	in, err := h.svc.ChallengeForEdit(r.Context(), v, r.PathValue("slug"))
+	in, err := h.svc.Content.ChallengeForEdit(r.Context(), v, r.PathValue("slug"))
 	if err != nil {
 		h.error(w, r, v, err)
 		return
@@ -196,7 +197,7 @@ func (h *Handler) adminSaveChallenge(w http.ResponseWriter, r *http.Request) {
 	}
 	if err == nil {
 		var c ctf.Challenge
-		if c, err = h.svc.SaveChallenge(r.Context(), v, in); err == nil {
+		if c, err = h.svc.Content.SaveChallenge(r.Context(), v, in); err == nil {
 			redirect(w, r, "/admin/challenges/"+c.Slug+"?saved=1")
 			return
 		}
@@ -223,8 +224,8 @@ func (h *Handler) adminWriteups(w http.ResponseWriter, r *http.Request) {
 	h.writeupQueue(w, r, v, page{})
 }
 
-func (h *Handler) writeupQueue(w http.ResponseWriter, r *http.Request, v platform.Viewer, p page) {
-	q, err := h.svc.ModerationQueue(r.Context(), v)
+func (h *Handler) writeupQueue(w http.ResponseWriter, r *http.Request, v ctf.Viewer, p page) {
+	q, err := h.svc.Content.ModerationQueue(r.Context(), v)
 	if err != nil {
 		h.error(w, r, v, err)
 		return
@@ -239,7 +240,7 @@ func (h *Handler) adminModerate(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	approve := r.PostFormValue("decision") == "approve"
-	_, err := h.svc.ModerateWriteup(r.Context(), v, r.PostFormValue("id"), approve, r.PostFormValue("reason"))
+	_, err := h.svc.Content.ModerateWriteup(r.Context(), v, r.PostFormValue("id"), approve, r.PostFormValue("reason"))
 	p := page{Notice: "Writeup rejected."}
 	if approve {
 		p.Notice = "Writeup approved."
@@ -252,7 +253,7 @@ func (h *Handler) adminModerate(w http.ResponseWriter, r *http.Request) {
 
 type usersData struct {
 	Query string
-	Users []platform.UserView
+	Users []live.UserView
 	More  int
 	New   newUserForm
 }
@@ -283,8 +284,8 @@ func (h *Handler) adminUsers(w http.ResponseWriter, r *http.Request) {
 	h.usersPage(w, r, v, page{}, r.URL.Query().Get("q"), newUserForm{})
 }
 
-func (h *Handler) usersPage(w http.ResponseWriter, r *http.Request, v platform.Viewer, p page, q string, f newUserForm) {
-	users, err := h.svc.Users(r.Context(), v, q)
+func (h *Handler) usersPage(w http.ResponseWriter, r *http.Request, v ctf.Viewer, p page, q string, f newUserForm) {
+	users, err := h.svc.Admin.Users(r.Context(), v, q)
 	if err != nil {
 		h.error(w, r, v, err)
 		return
@@ -307,11 +308,11 @@ func (h *Handler) adminUserAction(w http.ResponseWriter, r *http.Request) {
 	var err error
 	switch action {
 	case "ban", "unban":
-		_, err = h.svc.SetBanned(r.Context(), v, id, action == "ban")
+		_, err = h.svc.Admin.SetBanned(r.Context(), v, id, action == "ban")
 	case "promote":
-		_, err = h.svc.SetRole(r.Context(), v, id, ctf.RoleAdmin)
+		_, err = h.svc.Admin.SetRole(r.Context(), v, id, ctf.RoleAdmin)
 	case "demote":
-		_, err = h.svc.SetRole(r.Context(), v, id, ctf.RolePlayer)
+		_, err = h.svc.Admin.SetRole(r.Context(), v, id, ctf.RolePlayer)
 	default:
 		err = ctf.Errorf(ctf.Invalid, "unknown action %q", action)
 	}
@@ -342,7 +343,7 @@ func (h *Handler) adminCreateUser(w http.ResponseWriter, r *http.Request) {
 	if in.Password != r.PostFormValue("password2") {
 		err = ctf.FieldErrorf("password", "and its repetition differ")
 	} else {
-		u, err = h.svc.CreateUser(r.Context(), v, in)
+		u, err = h.svc.Accounts.CreateUser(r.Context(), v, in)
 	}
 	if err != nil {
 		p := h.refused(w, r, err)
@@ -360,7 +361,7 @@ func (h *Handler) adminAudit(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	before, _ := strconv.ParseInt(r.URL.Query().Get("before"), 10, 64)
-	log, err := h.svc.AuditLog(r.Context(), v, before, 100)
+	log, err := h.svc.Admin.AuditLog(r.Context(), v, before, 100)
 	if err != nil {
 		h.error(w, r, v, err)
 		return

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/flagshipctf/flagship/internal/apitest"
-	"github.com/flagshipctf/flagship/internal/platform"
+	"github.com/flagshipctf/flagship/internal/ctf"
 )
 
 // TestAdminCreatesAccounts: the users page's "Create an account" form
@@ -46,7 +46,7 @@ func TestAdminCreatesAccounts(t *testing.T) {
 			t.Errorf("%s: the password is sent back in the page", tc.name)
 		}
 	}
-	if _, err := s.Svc.UserByName(context.Background(), platform.Operator, "newone"); err == nil {
+	if _, err := s.Svc.Admin.UserByName(context.Background(), ctf.Operator, "newone"); err == nil {
 		t.Fatal("a refused form created the account")
 	}
 
@@ -69,11 +69,11 @@ func TestAdminCreatesAccounts(t *testing.T) {
 	pam := newBrowser(t, s)
 	pam.post("/login", url.Values{"username": {"pam"}, "password": {"pam-password"}})
 	want(t, "player posts", pam.post("/admin/users/new", form("sneaky", "sneaky@example.com", "long enough", "long enough", "1")), 403, "only admins")
-	if _, err := s.Svc.UserByName(context.Background(), platform.Operator, "sneaky"); err == nil {
+	if _, err := s.Svc.Admin.UserByName(context.Background(), ctf.Operator, "sneaky"); err == nil {
 		t.Error("a player's form created an account")
 	}
 
-	log, err := s.Svc.AuditLog(context.Background(), platform.Operator, 0, 10)
+	log, err := s.Svc.Admin.AuditLog(context.Background(), ctf.Operator, 0, 10)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,7 +8,6 @@ import (
 
 	"github.com/flagshipctf/flagship/internal/apitest"
 	"github.com/flagshipctf/flagship/internal/ctf"
-	"github.com/flagshipctf/flagship/internal/platform"
 )
 
 // agentEvent is adminEvent with an agent of pam's.
@@ -28,7 +27,7 @@ func TestAgentRunKeepsTheFreeze(t *testing.T) {
 	ctx := context.Background()
 	bot := s.Key("pam-bot")
 	freeze := clk.now().Add(-time.Hour)
-	if _, err := s.Svc.SetEvent(ctx, platform.Operator, ctf.Event{Freeze: &freeze}); err != nil {
+	if _, err := s.Svc.Event.Set(ctx, ctf.Operator, ctf.Event{Freeze: &freeze}); err != nil {
 		t.Fatal(err)
 	}
 	postFlag(t, s, bot, "warmup", "flag{nope}", 400)
@@ -59,7 +58,7 @@ func TestAgentRunKeepsTheFreeze(t *testing.T) {
 		}
 	}
 
-	if err := s.Svc.Unfreeze(ctx, platform.Operator); err != nil {
+	if err := s.Svc.Event.Unfreeze(ctx, ctf.Operator); err != nil {
 		t.Fatal(err)
 	}
 	want(t, "a visitor after the unfreeze", visitor.get(profile), 200, "✓ yes")

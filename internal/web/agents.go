@@ -6,13 +6,14 @@ import (
 	"time"
 
 	"github.com/flagshipctf/flagship/internal/ctf"
+	"github.com/flagshipctf/flagship/internal/live"
 	"github.com/flagshipctf/flagship/internal/platform"
 )
 
 // agentsData is the page where a player runs their AI agents: each agent
 // is an account of its own (docs/product.md#agents), playing under keys minted here.
 type agentsData struct {
-	Agents   []platform.AgentView
+	Agents   []live.AgentView
 	Max      int
 	NewKey   string // a key just made for an agent: shown this once
 	NewAgent string // whose key it is: the agent's id, then its username
@@ -28,9 +29,9 @@ func (h *Handler) agents(w http.ResponseWriter, r *http.Request) {
 	h.agentsPage(w, r, v, page{}, agentsData{})
 }
 
-func (h *Handler) agentsPage(w http.ResponseWriter, r *http.Request, v platform.Viewer, p page, d agentsData) {
+func (h *Handler) agentsPage(w http.ResponseWriter, r *http.Request, v ctf.Viewer, p page, d agentsData) {
 	var err error
-	if d.Agents, err = h.svc.Agents(r.Context(), v, ""); err != nil {
+	if d.Agents, err = h.svc.Agents.List(r.Context(), v, ""); err != nil {
 		h.error(w, r, v, err)
 		return
 	}
@@ -46,7 +47,7 @@ func (h *Handler) agentsPage(w http.ResponseWriter, r *http.Request, v platform.
 }
 
 // agentsForm runs one form of the agents page, like settingsForm.
-func (h *Handler) agentsForm(fn func(r *http.Request, v platform.Viewer, d *agentsData) (notice string, err error)) http.HandlerFunc {
+func (h *Handler) agentsForm(fn func(r *http.Request, v ctf.Viewer, d *agentsData) (notice string, err error)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		v, ok := h.signedIn(w, r)
 		if !ok {
@@ -62,10 +63,10 @@ func (h *Handler) agentsForm(fn func(r *http.Request, v platform.Viewer, d *agen
 	}
 }
 
-func (h *Handler) createAgent(r *http.Request, v platform.Viewer, d *agentsData) (string, error) {
+func (h *Handler) createAgent(r *http.Request, v ctf.Viewer, d *agentsData) (string, error) {
 	d.Form = platform.NewAgent{Username: r.PostFormValue("username"), Name: r.PostFormValue("name"),
 		Model: r.PostFormValue("model"), Harness: r.PostFormValue("harness")}
-	a, err := h.svc.CreateAgent(r.Context(), v, d.Form)
+	a, err := h.svc.Agents.Create(r.Context(), v, d.Form)
 	if err != nil {
 		return "", err
 	}
@@ -73,9 +74,9 @@ func (h *Handler) createAgent(r *http.Request, v platform.Viewer, d *agentsData)
 	return "Agent " + a.Username + " created. Mint it a key below to let it play.", nil
 }
 
-func (h *Handler) createAgentKey(r *http.Request, v platform.Viewer, d *agentsData) (string, error) {
+func (h *Handler) createAgentKey(r *http.Request, v ctf.Viewer, d *agentsData) (string, error) {
 	agent := r.PostFormValue("agent")
-	k, secret, err := h.svc.CreateAPIKey(r.Context(), v, platform.NewAPIKey{Owner: agent, Name: r.PostFormValue("name"),
+	k, secret, err := h.svc.Keys.Create(r.Context(), v, platform.NewAPIKey{Owner: agent, Name: r.PostFormValue("name"),
 		ReadOnly: r.PostFormValue("readonly") == "1"})
 	if err != nil {
 		return "", err
@@ -84,8 +85,8 @@ func (h *Handler) createAgentKey(r *http.Request, v platform.Viewer, d *agentsDa
 	return "Key " + k.KeyPrefix + "… created. Copy it now: it is shown only this once.", nil
 }
 
-func (h *Handler) revokeAgentKey(r *http.Request, v platform.Viewer, _ *agentsData) (string, error) {
-	_, err := h.svc.RevokeAPIKey(r.Context(), v, r.PostFormValue("agent"), r.PostFormValue("id"))
+func (h *Handler) revokeAgentKey(r *http.Request, v ctf.Viewer, _ *agentsData) (string, error) {
+	_, err := h.svc.Keys.Revoke(r.Context(), v, r.PostFormValue("agent"), r.PostFormValue("id"))
 	return "Key revoked.", err
 }
 

@@ -27,7 +27,7 @@ func (h *Handler) loginPage(w http.ResponseWriter, r *http.Request) {
 // authentication; the code may be sent with the password at once.
 func (h *Handler) login(w http.ResponseWriter, r *http.Request) {
 	f := loginForm{Username: strings.TrimSpace(r.PostFormValue("username")), Next: safeNext(r.PostFormValue("next"))}
-	res, err := h.svc.Login(r.Context(), platform.Login{Username: f.Username, Password: r.PostFormValue("password"),
+	res, err := h.svc.Accounts.Login(r.Context(), platform.Login{Username: f.Username, Password: r.PostFormValue("password"),
 		Code: r.PostFormValue("code"), Address: clientaddr.Bucket(r), UserAgent: r.UserAgent()})
 	switch {
 	case err != nil:
@@ -54,24 +54,24 @@ func (h *Handler) signupPage(w http.ResponseWriter, r *http.Request) {
 		redirect(w, r, "/")
 		return
 	}
-	h.render(w, r, "signup", page{Title: "Sign up", Data: signupForm{Closed: !h.svc.RegistrationOpen()}})
+	h.render(w, r, "signup", page{Title: "Sign up", Data: signupForm{Closed: !h.svc.Accounts.RegistrationOpen()}})
 }
 
 // signup opens an account and logs it in.
 func (h *Handler) signup(w http.ResponseWriter, r *http.Request) {
 	f := signupForm{Username: strings.TrimSpace(r.PostFormValue("username")), Email: strings.TrimSpace(r.PostFormValue("email")),
-		Name: strings.TrimSpace(r.PostFormValue("name")), Closed: !h.svc.RegistrationOpen()}
+		Name: strings.TrimSpace(r.PostFormValue("name")), Closed: !h.svc.Accounts.RegistrationOpen()}
 	password := r.PostFormValue("password")
 	if password != r.PostFormValue("password2") {
 		h.render(w, r, "signup", page{Title: "Sign up", Data: f, Error: "The two passwords differ.", Status: http.StatusBadRequest})
 		return
 	}
-	if _, err := h.svc.SignUp(r.Context(), platform.SignUp{Username: f.Username, Email: f.Email, Password: password, Name: f.Name,
+	if _, err := h.svc.Accounts.SignUp(r.Context(), platform.SignUp{Username: f.Username, Email: f.Email, Password: password, Name: f.Name,
 		Address: clientaddr.Bucket(r)}); err != nil {
 		h.formError(w, r, "signup", page{Title: "Sign up", Data: f}, err)
 		return
 	}
-	res, err := h.svc.Login(r.Context(), platform.Login{Username: f.Username, Password: password, Address: clientaddr.Bucket(r), UserAgent: r.UserAgent()})
+	res, err := h.svc.Accounts.Login(r.Context(), platform.Login{Username: f.Username, Password: password, Address: clientaddr.Bucket(r), UserAgent: r.UserAgent()})
 	if err != nil || res.Token == "" {
 		redirect(w, r, "/login")
 		return
@@ -82,7 +82,7 @@ func (h *Handler) signup(w http.ResponseWriter, r *http.Request) {
 
 func (h *Handler) logout(w http.ResponseWriter, r *http.Request) {
 	v := h.viewer(w, r)
-	if err := h.svc.Logout(r.Context(), v); err != nil {
+	if err := h.svc.Accounts.Logout(r.Context(), v); err != nil {
 		h.error(w, r, v, err)
 		return
 	}

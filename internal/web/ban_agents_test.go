@@ -95,15 +95,15 @@ func TestBanCoversThePersonAndTheirAgents(t *testing.T) {
 	pamUser := ctf.User{ID: pamID, Username: "pam", Banned: true}
 	for _, c := range []struct {
 		who   string
-		v     platform.Viewer
+		v     ctf.Viewer
 		owner string
 	}{
-		{"pam for herself", platform.Viewer{User: &pamUser}, ""},
-		{"pam for her agent", platform.Viewer{User: &pamUser}, botID},
-		{"the operator for pam", platform.Operator, pamID},
-		{"the operator for pam's agent", platform.Operator, botID},
+		{"pam for herself", ctf.Viewer{User: &pamUser}, ""},
+		{"pam for her agent", ctf.Viewer{User: &pamUser}, botID},
+		{"the operator for pam", ctf.Operator, pamID},
+		{"the operator for pam's agent", ctf.Operator, botID},
 	} {
-		if _, _, err := a.Svc.CreateAPIKey(ctx, c.v, platform.NewAPIKey{Owner: c.owner, Name: "k"}); ctf.ErrorCode(err) != ctf.Forbidden {
+		if _, _, err := a.Svc.Keys.Create(ctx, c.v, platform.NewAPIKey{Owner: c.owner, Name: "k"}); ctf.ErrorCode(err) != ctf.Forbidden {
 			t.Errorf("%s mints a key during the ban: %v", c.who, err)
 		}
 	}

@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 
 	"github.com/flagshipctf/flagship/internal/ctf"
+	"github.com/flagshipctf/flagship/internal/live"
 	"github.com/flagshipctf/flagship/internal/platform"
 )
 
@@ -47,7 +48,7 @@ type boardSnap struct {
 type card struct {
 	id      string
 	version uint64
-	sum     platform.ChallengeSummary
+	sum     live.ChallengeSummary
 	html    [4]template.HTML // solved*2 + unlocked
 }
 
@@ -59,13 +60,13 @@ type boardCache struct {
 // get returns the cards at the service's current version, rendering only
 // those whose version moved.
 func (c *boardCache) get(h *Handler) *boardSnap {
-	if s := c.cur.Load(); s != nil && s.version == h.svc.ChallengeListVersion() {
+	if s := c.cur.Load(); s != nil && s.version == h.svc.Play.ChallengeListVersion() {
 		return s
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	old := c.cur.Load()
-	if old != nil && old.version == h.svc.ChallengeListVersion() {
+	if old != nil && old.version == h.svc.Play.ChallengeListVersion() {
 		return old
 	}
 	byID := map[string]*card{}
@@ -74,7 +75,7 @@ func (c *boardCache) get(h *Handler) *boardSnap {
 			byID[x.id] = x
 		}
 	}
-	v, rows := h.svc.ChallengeList(func(id string, ver uint64) bool {
+	v, rows := h.svc.Play.ChallengeList(func(id string, ver uint64) bool {
 		x := byID[id]
 		return x != nil && x.version == ver
 	})
@@ -90,12 +91,12 @@ func (c *boardCache) get(h *Handler) *boardSnap {
 	return snap
 }
 
-func (h *Handler) renderCard(id string, version uint64, sum platform.ChallengeSummary) *card {
+func (h *Handler) renderCard(id string, version uint64, sum live.ChallengeSummary) *card {
 	x := &card{id: id, version: version, sum: sum}
 	for i := range x.html {
 		var buf bytes.Buffer
 		d := struct {
-			platform.ChallengeSummary
+			live.ChallengeSummary
 			Solved, Unlocked bool
 		}{sum, i >= 2, i%2 == 1}
 		if err := h.cardTmpl.Execute(&buf, d); err != nil {
@@ -115,7 +116,7 @@ func (h *Handler) board(w http.ResponseWriter, r *http.Request) {
 	var solved, unlocked []bool
 	for {
 		var ver uint64
-		ver, solved, unlocked = h.svc.MarksInList(v.ID(), solved[:0], unlocked[:0])
+		ver, solved, unlocked = h.svc.Play.MarksInList(v.ID(), solved[:0], unlocked[:0])
 		if snap = h.boards.get(h); snap.version == ver && len(snap.cards) == len(solved) {
 			break
 		}
@@ -163,14 +164,14 @@ func (h *Handler) board(w http.ResponseWriter, r *http.Request) {
 
 // challengeData is a challenge's page.
 type challengeData struct {
-	C        platform.ChallengeDetail
-	Requires platform.Requirements
-	Result   *platform.SubmitResult
+	C        live.ChallengeDetail
+	Requires live.Requirements
+	Result   *live.SubmitResult
 	Flag     string // what was sent, kept in the form after a wrong flag
 	Connect  string // how to reach its service
 	// After solving: the writeups to read, and the caller's own.
-	Writeups []platform.WriteupView
-	Mine     *platform.WriteupView
+	Writeups []live.WriteupView
+	Mine     *live.WriteupView
 	Reason   string // why the caller's writeup was rejected
 	Draft    platform.WriteupInput
 	Stars    []int
@@ -182,18 +183,18 @@ func (h *Handler) challenge(w http.ResponseWriter, r *http.Request) {
 	h.challengePage(w, r, v, page{}, nil, "")
 }
 
-func (h *Handler) challengePage(w http.ResponseWriter, r *http.Request, v platform.Viewer, p page, res *platform.SubmitResult, flag string) {
+func (h *Handler) challengePage(w http.ResponseWriter, r *http.Request, v ctf.Viewer, p page, res *live.SubmitResult, flag string) {
 	slug := r.PathValue("slug")
-	c, err := h.svc.Challenge(slug, v)
+	c, err := h.svc.Play.Challenge(slug, v)
 	if err != nil {
 		h.error(w, r, v, err)
 		return
 	}
-	reqs, _ := h.svc.Prerequisites(slug, v)
-	d := challengeData{C: c, Requires: reqs, Result: res, Flag: flag, Connect: h.svc.ConnectionInfo(slug),
+	reqs, _ := h.svc.Play.Prerequisites(slug, v)
+	d := challengeData{C: c, Requires: reqs, Result: res, Flag: flag, Connect: h.svc.Play.ConnectionInfo(slug),
 		Stars: []int{1, 2, 3, 4, 5}, Levels: []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}}
 	if c.Solved {
-		if list, err := h.svc.Writeups(r.Context(), slug, v); err == nil {
+		if list, err := h.svc.Play.Writeups(r.Context(), slug, v); err == nil {
 			for _, w := range list.Writeups {
 				if w.UserID == v.ID() {
 					mine := w
@@ -205,7 +206,7 @@ func (h *Handler) challengePage(w http.ResponseWriter, r *http.Request, v platfo
 			}
 		}
 		if d.Mine != nil {
-			_, d.Reason, _ = h.svc.MyWriteup(r.Context(), v, slug)
+			_, d.Reason, _ = h.svc.Play.MyWriteup(r.Context(), v, slug)
 		}
 	}
 	if draft, ok := p.Data.(platform.WriteupInput); ok {
@@ -223,7 +224,7 @@ func (h *Handler) review(w http.ResponseWriter, r *http.Request) {
 	}
 	stars, _ := strconv.Atoi(r.PostFormValue("stars"))
 	level, _ := strconv.Atoi(r.PostFormValue("difficulty"))
-	if _, err := h.svc.Review(r.Context(), v, r.PathValue("slug"), stars, level); err != nil {
+	if _, err := h.svc.Play.Review(r.Context(), v, r.PathValue("slug"), stars, level); err != nil {
 		h.challengeError(w, r, v, err, page{})
 		return
 	}
@@ -239,7 +240,7 @@ func (h *Handler) writeup(w http.ResponseWriter, r *http.Request) {
 	}
 	in := platform.WriteupInput{Title: r.PostFormValue("title"), Content: r.PostFormValue("content"),
 		Images: strings.Split(strings.ReplaceAll(r.PostFormValue("images"), "\r", ""), "\n")}
-	if _, err := h.svc.SaveWriteup(r.Context(), v, r.PathValue("slug"), in); err != nil {
+	if _, err := h.svc.Play.SaveWriteup(r.Context(), v, r.PathValue("slug"), in); err != nil {
 		h.challengeError(w, r, v, err, page{Data: in})
 		return
 	}
@@ -248,7 +249,7 @@ func (h *Handler) writeup(w http.ResponseWriter, r *http.Request) {
 
 // challengeError shows a refused form on the challenge's page (or the
 // error page when there is no such challenge).
-func (h *Handler) challengeError(w http.ResponseWriter, r *http.Request, v platform.Viewer, err error, p page) {
+func (h *Handler) challengeError(w http.ResponseWriter, r *http.Request, v ctf.Viewer, err error, p page) {
 	if ctf.ErrorCode(err) == ctf.NotFound {
 		h.error(w, r, v, err)
 		return
@@ -268,7 +269,7 @@ func (h *Handler) submit(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	flag := r.PostFormValue("flag")
-	res, err := h.svc.Submit(r.Context(), v, slug, flag)
+	res, err := h.svc.Play.Submit(r.Context(), v, slug, flag)
 	if err != nil {
 		if ctf.ErrorCode(err) == ctf.NotFound {
 			h.error(w, r, v, err)

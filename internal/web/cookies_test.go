@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/flagshipctf/flagship/internal/apitest"
-	"github.com/flagshipctf/flagship/internal/platform"
+	"github.com/flagshipctf/flagship/internal/ctf"
 )
 
 // setCookie is the cookie named name that p sets, or nil.
@@ -90,7 +90,7 @@ func TestHTTPSCookiesAndHSTS(t *testing.T) {
 			if p := anon.do("GET", "/", nil, "Cookie: "+theme+"=light"); !strings.Contains(p.body, `data-theme="light"`) {
 				t.Errorf("the %s cookie does not choose the theme", theme)
 			}
-			if _, err := s.Svc.PostAnnouncement(context.Background(), platform.Operator, "Hello", "Welcome.", ""); err != nil {
+			if _, err := s.Svc.Event.PostAnnouncement(context.Background(), ctf.Operator, "Hello", "Welcome.", ""); err != nil {
 				t.Fatal(err)
 			}
 			ann := anon.get("/announcements")

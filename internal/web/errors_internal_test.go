@@ -27,10 +27,10 @@ func TestRefusalsWithAWaitSayIt(t *testing.T) {
 	if err := svc.Load(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := svc.CreateUser(ctx, platform.Operator, platform.NewUser{Username: "pam", Email: "pam@example.com", Password: "pam-password"}); err != nil {
+	if _, err := svc.Accounts.CreateUser(ctx, ctf.Operator, platform.NewUser{Username: "pam", Email: "pam@example.com", Password: "pam-password"}); err != nil {
 		t.Fatal(err)
 	}
-	res, err := svc.Login(ctx, platform.Login{Username: "pam", Password: "pam-password"})
+	res, err := svc.Accounts.Login(ctx, platform.Login{Username: "pam", Password: "pam-password"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,11 +53,11 @@ func TestRefusalsWithAWaitSayIt(t *testing.T) {
 			name string
 			fn   http.HandlerFunc
 		}{
-			{"a settings form", h.settingsForm(func(*http.Request, platform.Viewer, *settingsData) (string, error) { return "", tc.err })},
+			{"a settings form", h.settingsForm(func(*http.Request, ctf.Viewer, *settingsData) (string, error) { return "", tc.err })},
 			{"a form page", func(w http.ResponseWriter, r *http.Request) {
 				h.formError(w, r, "login", page{Title: "Log in", Data: loginForm{}}, tc.err)
 			}},
-			{"the error page", func(w http.ResponseWriter, r *http.Request) { h.error(w, r, platform.Viewer{}, tc.err) }},
+			{"the error page", func(w http.ResponseWriter, r *http.Request) { h.error(w, r, ctf.Viewer{}, tc.err) }},
 		} {
 			form := url.Values{"current": {"pam-password"}, "new": {"a new password"}, "new2": {"a new password"}}
 			req := httptest.NewRequest("POST", "/settings/password", strings.NewReader(form.Encode()))

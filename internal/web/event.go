@@ -10,7 +10,7 @@ import (
 
 	"github.com/flagshipctf/flagship/internal/ctf"
 	"github.com/flagshipctf/flagship/internal/httpx"
-	"github.com/flagshipctf/flagship/internal/platform"
+	"github.com/flagshipctf/flagship/internal/live"
 )
 
 // The event's clock in the web app: the organisers' page that sets it
@@ -20,9 +20,9 @@ import (
 
 // clockView is where the event's clock stands, as the templates need it:
 // the use case's view with the phase as questions.
-type clockView struct{ platform.EventView }
+type clockView struct{ live.EventView }
 
-func (h *Handler) clock() clockView { return clockView{h.svc.Event()} }
+func (h *Handler) clock() clockView { return clockView{h.svc.Event.Current()} }
 
 // Before, Running and Ended say the phase.
 func (c clockView) Before() bool  { return c.Phase == ctf.BeforeStart }
@@ -132,12 +132,12 @@ func (h *Handler) adminEvent(w http.ResponseWriter, r *http.Request) {
 	case "unfrozen":
 		p.Notice = "The scoreboard is unfrozen: everyone sees the live standings."
 	}
-	h.eventPage(w, r, v, p, formOfEvent(h.svc.Event().Event))
+	h.eventPage(w, r, v, p, formOfEvent(h.svc.Event.Current().Event))
 }
 
-func (h *Handler) eventPage(w http.ResponseWriter, r *http.Request, v platform.Viewer, p page, f eventForm) {
+func (h *Handler) eventPage(w http.ResponseWriter, r *http.Request, v ctf.Viewer, p page, f eventForm) {
 	f.MaxName, f.MaxFormat = ctf.MaxEventNameChars, ctf.MaxFlagFormatChars
-	ev := h.svc.Event()
+	ev := h.svc.Event.Current()
 	p.Title, p.Viewer, p.Data = "Event · Admin", v, adminEventData{Form: f, Clock: h.clock(), Unfrozen: ev.Unfrozen}
 	h.render(w, r, "admin-event", p)
 }
@@ -163,7 +163,7 @@ func (h *Handler) adminSaveEvent(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if err == nil {
-		if _, err = h.svc.SetEvent(r.Context(), v, e); err == nil {
+		if _, err = h.svc.Event.Set(r.Context(), v, e); err == nil {
 			redirect(w, r, "/admin/event?done=saved")
 			return
 		}
@@ -192,9 +192,9 @@ func (h *Handler) adminUnfreeze(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	if err := h.svc.Unfreeze(r.Context(), v); err != nil {
+	if err := h.svc.Event.Unfreeze(r.Context(), v); err != nil {
 		msg, _ := h.refusal(w, r, err)
-		h.eventPage(w, r, v, page{Status: httpx.Status(err), Error: msg}, formOfEvent(h.svc.Event().Event))
+		h.eventPage(w, r, v, page{Status: httpx.Status(err), Error: msg}, formOfEvent(h.svc.Event.Current().Event))
 		return
 	}
 	redirect(w, r, "/admin/event?done=unfrozen")
@@ -215,7 +215,7 @@ func (h *Handler) seenAt(r *http.Request) int64 {
 }
 
 type announcementItem struct {
-	platform.AnnouncementView
+	live.AnnouncementView
 	Unread bool
 }
 
@@ -224,7 +224,7 @@ type announcementItem struct {
 func (h *Handler) announcements(w http.ResponseWriter, r *http.Request) {
 	v := h.viewer(w, r)
 	seen := h.seenAt(r)
-	list := h.svc.Announcements()
+	list := h.svc.Event.Announcements()
 	items := make([]announcementItem, len(list))
 	for i, a := range list {
 		items[i] = announcementItem{AnnouncementView: a, Unread: a.CreatedAt.UnixMilli() > seen}
@@ -240,8 +240,8 @@ func (h *Handler) announcements(w http.ResponseWriter, r *http.Request) {
 type adminAnnouncementsData struct {
 	Title, Body, Challenge string
 	Error, Field           string
-	Challenges             []platform.ChallengeCount
-	List                   []platform.AnnouncementView
+	Challenges             []live.ChallengeCount
+	List                   []live.AnnouncementView
 	MaxTitle, MaxBody      int
 }
 
@@ -257,8 +257,8 @@ func (h *Handler) adminAnnouncements(w http.ResponseWriter, r *http.Request) {
 	h.announcementsPage(w, r, v, p, adminAnnouncementsData{})
 }
 
-func (h *Handler) announcementsPage(w http.ResponseWriter, r *http.Request, v platform.Viewer, p page, d adminAnnouncementsData) {
-	all, err := h.svc.AdminChallenges(r.Context(), v)
+func (h *Handler) announcementsPage(w http.ResponseWriter, r *http.Request, v ctf.Viewer, p page, d adminAnnouncementsData) {
+	all, err := h.svc.Content.AdminChallenges(r.Context(), v)
 	if err != nil {
 		h.error(w, r, v, err)
 		return
@@ -268,7 +268,7 @@ func (h *Handler) announcementsPage(w http.ResponseWriter, r *http.Request, v pl
 			d.Challenges = append(d.Challenges, c)
 		}
 	}
-	d.List, d.MaxTitle, d.MaxBody = h.svc.Announcements(), ctf.MaxAnnouncementTitleChars, ctf.MaxAnnouncementBodyChars
+	d.List, d.MaxTitle, d.MaxBody = h.svc.Event.Announcements(), ctf.MaxAnnouncementTitleChars, ctf.MaxAnnouncementBodyChars
 	p.Title, p.Viewer, p.Data = "Announcements · Admin", v, d
 	h.render(w, r, "admin-announcements", p)
 }
@@ -279,7 +279,7 @@ func (h *Handler) adminPostAnnouncement(w http.ResponseWriter, r *http.Request) 
 		return
 	}
 	d := adminAnnouncementsData{Title: r.PostFormValue("title"), Body: r.PostFormValue("body"), Challenge: r.PostFormValue("challenge")}
-	_, err := h.svc.PostAnnouncement(r.Context(), v, d.Title, d.Body, d.Challenge)
+	_, err := h.svc.Event.PostAnnouncement(r.Context(), v, d.Title, d.Body, d.Challenge)
 	if err == nil {
 		redirect(w, r, "/admin/announcements?posted=1")
 		return

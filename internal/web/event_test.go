@@ -14,7 +14,6 @@ import (
 
 	"github.com/flagshipctf/flagship/internal/apitest"
 	"github.com/flagshipctf/flagship/internal/ctf"
-	"github.com/flagshipctf/flagship/internal/platform"
 )
 
 // testClock is the platform's clock in a test: pinned, moved by hand.
@@ -70,7 +69,7 @@ func TestAdminSetsTheEvent(t *testing.T) {
 	if saved.status != http.StatusSeeOther || saved.header.Get("Location") != "/admin/event?done=saved" {
 		t.Fatalf("save: %d %s\n%.2000s", saved.status, saved.header.Get("Location"), saved.body)
 	}
-	ev := s.Svc.Event()
+	ev := s.Svc.Event.Current()
 	wantEvent := ctf.Event{Name: "Winter CTF", Start: &start, End: &end, Freeze: &freeze, UnfreezeAtEnd: true, Practice: true, FlagFormat: "WCTF{...}"}
 	if !reflect.DeepEqual(ev.Event, wantEvent) {
 		t.Fatalf("saved %+v, want %+v", ev.Event, wantEvent)
@@ -107,11 +106,11 @@ func TestAdminSetsTheEvent(t *testing.T) {
 		if !regexp.MustCompile(`name="` + tc.field + `"[^>]*aria-invalid="true"`).MatchString(p.body) {
 			t.Errorf("%s: the field %s is not marked invalid", tc.name, tc.field)
 		}
-		if got := s.Svc.Event().Event; !reflect.DeepEqual(got, wantEvent) {
+		if got := s.Svc.Event.Current().Event; !reflect.DeepEqual(got, wantEvent) {
 			t.Errorf("%s: the event changed to %+v", tc.name, got)
 		}
 	}
-	log, _ := s.Svc.AuditLog(context.Background(), platform.Operator, 0, 10)
+	log, _ := s.Svc.Admin.AuditLog(context.Background(), ctf.Operator, 0, 10)
 	if len(log) != 1 || log[0].Action != "event.update" {
 		t.Errorf("audit: %+v", log)
 	}
@@ -124,10 +123,10 @@ func TestPlayersCannotRunTheClock(t *testing.T) {
 	clk := newTestClock()
 	s := apitest.Start(t, adminEvent, apitest.Options{Now: clk.now})
 	freeze := clk.now().Add(-time.Hour)
-	if _, err := s.Svc.SetEvent(context.Background(), platform.Operator, ctf.Event{Freeze: &freeze}); err != nil {
+	if _, err := s.Svc.Event.Set(context.Background(), ctf.Operator, ctf.Event{Freeze: &freeze}); err != nil {
 		t.Fatal(err)
 	}
-	before := s.Svc.Event().Event
+	before := s.Svc.Event.Current().Event
 	pam := logIn(t, s, "pam")
 	for _, path := range []string{"/admin/event", "/admin/announcements"} {
 		want(t, "player on "+path, pam.get(path), 403, "only admins")
@@ -140,13 +139,13 @@ func TestPlayersCannotRunTheClock(t *testing.T) {
 		want(t, "player posts "+path, pam.post(path, form), 403)
 	}
 	want(t, "signed out", newBrowser(t, s).post("/admin/event", url.Values{"name": {"Pwned"}}), http.StatusSeeOther)
-	if got := s.Svc.Event().Event; !reflect.DeepEqual(got, before) || !s.Svc.Event().Frozen {
+	if got := s.Svc.Event.Current().Event; !reflect.DeepEqual(got, before) || !s.Svc.Event.Current().Frozen {
 		t.Errorf("a player's form changed the event: %+v", got)
 	}
-	if n := len(s.Svc.Announcements()); n != 0 {
+	if n := len(s.Svc.Event.Announcements()); n != 0 {
 		t.Errorf("a player posted %d announcements", n)
 	}
-	if log, _ := s.Svc.AuditLog(context.Background(), platform.Operator, 0, 10); len(log) != 1 {
+	if log, _ := s.Svc.Admin.AuditLog(context.Background(), ctf.Operator, 0, 10); len(log) != 1 {
 		t.Errorf("refused forms were audited: %+v", log)
 	}
 }
@@ -162,7 +161,7 @@ func TestTheClockAcrossTheWebApp(t *testing.T) {
 	s := apitest.Start(t, adminEvent, apitest.Options{Now: clk.now})
 	start := clk.now().Add(2*time.Hour + 13*time.Minute)
 	freeze, end := start.Add(time.Hour), start.Add(3*time.Hour)
-	if _, err := s.Svc.SetEvent(context.Background(), platform.Operator, ctf.Event{Name: "Winter CTF", Start: &start, End: &end,
+	if _, err := s.Svc.Event.Set(context.Background(), ctf.Operator, ctf.Event{Name: "Winter CTF", Start: &start, End: &end,
 		Freeze: &freeze, Practice: true, FlagFormat: "WCTF{...}"}); err != nil {
 		t.Fatal(err)
 	}
@@ -200,7 +199,7 @@ func TestTheClockAcrossTheWebApp(t *testing.T) {
 	if un.status != http.StatusSeeOther || un.header.Get("Location") != "/admin/event?done=unfrozen" {
 		t.Fatalf("unfreeze: %d %s\n%.1500s", un.status, un.header.Get("Location"), un.body)
 	}
-	if s.Svc.Event().Frozen {
+	if s.Svc.Event.Current().Frozen {
 		t.Fatal("still frozen")
 	}
 	after := root.get("/admin/event?done=unfrozen")
@@ -248,7 +247,7 @@ func TestAnnouncements(t *testing.T) {
 	} {
 		want(t, tc.name, root.post("/admin/announcements", tc.form), 400, `id="post-error">`+tc.msg, `value="`+tc.form.Get("title")+`"`)
 	}
-	if len(s.Svc.Announcements()) != 0 {
+	if len(s.Svc.Event.Announcements()) != 0 {
 		t.Fatal("a refused announcement was posted")
 	}
 
@@ -273,7 +272,7 @@ func TestAnnouncements(t *testing.T) {
 	if strings.Contains(list.body, `data-unread`) {
 		t.Error("the list page counts what it shows as unread")
 	}
-	newest := s.Svc.Announcements()[0].CreatedAt.UnixMilli()
+	newest := s.Svc.Event.Announcements()[0].CreatedAt.UnixMilli()
 	if c := list.header.Get("Set-Cookie"); !strings.Contains(c, "flagship_seen="+strconv.FormatInt(newest, 10)) || !strings.Contains(c, "Path=/") {
 		t.Errorf("seen cookie: %q", c)
 	}
@@ -286,7 +285,7 @@ func TestAnnouncements(t *testing.T) {
 	}
 
 	clk.add(time.Second)
-	if _, err := s.Svc.PostAnnouncement(context.Background(), platform.Operator, "Hint for next", "Look closer.", "next"); err != nil {
+	if _, err := s.Svc.Event.PostAnnouncement(context.Background(), ctf.Operator, "Hint for next", "Look closer.", "next"); err != nil {
 		t.Fatal(err)
 	}
 	want(t, "one more", anon.get("/scoreboard"), 200, `data-unread>1<span class="sr"> unread`)
@@ -316,14 +315,14 @@ func TestChallengeReleaseAt(t *testing.T) {
 	fields := map[string]string{"id": id[1], "title": "Warmup", "categories": "misc", "difficulty": "Easy", "points": "50",
 		"flagKind0": "static", "flagContent0": "flag{warm}", "author": "evil", "releaseAt": "soon"}
 	want(t, "bad time", root.multipartPost("/admin/challenges", fields, "", "", nil), 400, "Release at must be a date and time", `value="soon"`)
-	if in, _ := s.Svc.ChallengeForEdit(context.Background(), platform.Operator, "warmup"); in.ReleaseAt != nil {
+	if in, _ := s.Svc.Content.ChallengeForEdit(context.Background(), ctf.Operator, "warmup"); in.ReleaseAt != nil {
 		t.Fatal("a refused form set the release")
 	}
 	fields["releaseAt"] = inputValue(release)
 	if r := root.multipartPost("/admin/challenges", fields, "", "", nil); r.status != http.StatusSeeOther {
 		t.Fatalf("save: %d\n%.1500s", r.status, r.body)
 	}
-	if in, _ := s.Svc.ChallengeForEdit(context.Background(), platform.Operator, "warmup"); in.ReleaseAt == nil || !in.ReleaseAt.Equal(release) {
+	if in, _ := s.Svc.Content.ChallengeForEdit(context.Background(), ctf.Operator, "warmup"); in.ReleaseAt == nil || !in.ReleaseAt.Equal(release) {
 		t.Fatalf("release at %v, want %v", in.ReleaseAt, release)
 	}
 	want(t, "round trip", root.get("/admin/challenges/warmup"), 200, `name="releaseAt" value="`+inputValue(release)+`"`)
@@ -337,7 +336,7 @@ func TestChallengeReleaseAt(t *testing.T) {
 	// Clearing the field clears the release.
 	fields["releaseAt"] = ""
 	root.multipartPost("/admin/challenges", fields, "", "", nil)
-	if in, _ := s.Svc.ChallengeForEdit(context.Background(), platform.Operator, "warmup"); in.ReleaseAt != nil {
+	if in, _ := s.Svc.Content.ChallengeForEdit(context.Background(), ctf.Operator, "warmup"); in.ReleaseAt != nil {
 		t.Errorf("release not cleared: %v", in.ReleaseAt)
 	}
 }

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/flagshipctf/flagship/internal/apitest"
-	"github.com/flagshipctf/flagship/internal/platform"
+	"github.com/flagshipctf/flagship/internal/ctf"
 )
 
 // imagesEvent has a challenge whose description shows images on other
@@ -73,7 +73,7 @@ func TestNoThirdPartyImages(t *testing.T) {
 		t.Errorf("the moderation queue shows an image of another site: %s", m)
 	}
 	// And announcements, the third place Markdown is shown.
-	if _, err := s.Svc.PostAnnouncement(context.Background(), platform.Operator, "Look", "![logo](https://tracker.example/logo.png)", ""); err != nil {
+	if _, err := s.Svc.Event.PostAnnouncement(context.Background(), ctf.Operator, "Look", "![logo](https://tracker.example/logo.png)", ""); err != nil {
 		t.Fatal(err)
 	}
 	ann := pam.get("/announcements")

@@ -5,16 +5,16 @@ import (
 	"sort"
 
 	"github.com/flagshipctf/flagship/internal/ctf"
-	"github.com/flagshipctf/flagship/internal/platform"
+	"github.com/flagshipctf/flagship/internal/live"
 )
 
 type profileData struct {
-	P            *platform.PublicProfile
+	P            *live.PublicProfile
 	Own          bool
 	Badges       []badgeView
 	Categories   []countView
 	Difficulties []countView
-	Run          *platform.Run // an agent's run, beside the people's times
+	Run          *live.Run // an agent's run, beside the people's times
 }
 
 type badgeView struct {
@@ -30,7 +30,7 @@ type countView struct {
 // profile is a player's public page; one's own says so.
 func (h *Handler) profile(w http.ResponseWriter, r *http.Request) {
 	v := h.viewer(w, r)
-	p := h.svc.Profile(r.PathValue("id"))
+	p := h.svc.Scoreboard.Profile(r.PathValue("id"))
 	if p == nil {
 		h.error(w, r, v, ctf.Errorf(ctf.NotFound, "no such player"))
 		return
@@ -42,7 +42,7 @@ func (h *Handler) profile(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if p.Username != nil {
-		if run, err := h.svc.AgentRun(r.Context(), v, *p.Username); err == nil {
+		if run, err := h.svc.Agents.Run(r.Context(), v, *p.Username); err == nil {
 			d.Run = &run
 		}
 	}

@@ -16,7 +16,6 @@ import (
 
 	"github.com/flagshipctf/flagship/internal/ctf"
 	"github.com/flagshipctf/flagship/internal/httpx"
-	"github.com/flagshipctf/flagship/internal/platform"
 	"github.com/microcosm-cc/bluemonday"
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/extension"
@@ -28,7 +27,7 @@ import (
 // data, and a message for a form.
 type page struct {
 	Title   string
-	Viewer  platform.Viewer
+	Viewer  ctf.Viewer
 	Theme   string // dark (default) or light
 	Path    string // the page's path, for "next" after logging in
 	Data    any
@@ -87,7 +86,7 @@ func (h *Handler) funcs() template.FuncMap {
 		"add":       func(a, b int) int { return a + b },
 		// liveAfter is the live stream's position a page is rendered at, so
 		// that live.js resumes from it (data-live-after).
-		"liveAfter": h.svc.LastEvent,
+		"liveAfter": h.svc.Stream.LastEvent,
 		"hasString": func(list []string, s string) bool {
 			for _, x := range list {
 				if x == s {
@@ -127,7 +126,7 @@ func (h *Handler) render(w http.ResponseWriter, r *http.Request, name string, p 
 	p.Path = r.URL.RequestURI()
 	p.Clock = h.clock()
 	if !p.allRead {
-		p.Unread = h.svc.AnnouncementsAfter(time.UnixMilli(h.seenAt(r)))
+		p.Unread = h.svc.Event.AnnouncementsAfter(time.UnixMilli(h.seenAt(r)))
 	}
 	var buf bytes.Buffer
 	if err := t.Execute(&buf, p); err != nil {
@@ -165,7 +164,7 @@ func writeCompressed(w http.ResponseWriter, r *http.Request, status int, body []
 }
 
 // error renders err as a page with its status.
-func (h *Handler) error(w http.ResponseWriter, r *http.Request, v platform.Viewer, err error) {
+func (h *Handler) error(w http.ResponseWriter, r *http.Request, v ctf.Viewer, err error) {
 	p := h.refused(w, r, err)
 	p.Title, p.Viewer = http.StatusText(p.Status), v
 	h.render(w, r, "error", p)

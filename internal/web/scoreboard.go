@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/flagshipctf/flagship/internal/live"
 	"github.com/flagshipctf/flagship/internal/platform"
 )
 
@@ -18,13 +19,13 @@ const scorePageSize = 50
 
 type scoreboardData struct {
 	Who         string // "", "people" or "agents": which players the page lists
-	Rows        []platform.RankedEntry
+	Rows        []live.RankedEntry
 	Page, Pages int
 	Total       int
 	MyRank      int // 0: not ranked (or anonymous)
 	MyPage      int
 	Graph       template.HTML
-	Top         []platform.RankedEntry
+	Top         []live.RankedEntry
 	Live        bool // an admin's view of the live standings during a freeze
 }
 
@@ -32,39 +33,39 @@ func (h *Handler) scoreboard(w http.ResponseWriter, r *http.Request) {
 	v := h.viewer(w, r)
 	pageNo, _ := strconv.Atoi(r.URL.Query().Get("page"))
 	pageNo = max(pageNo, 1)
-	who, whoName := platform.Everyone, ""
+	who, whoName := live.Everyone, ""
 	switch r.URL.Query().Get("who") {
 	case "people":
-		who, whoName = platform.People, "people"
+		who, whoName = live.People, "people"
 	case "agents":
-		who, whoName = platform.Agents, "agents"
+		who, whoName = live.AgentsOnly, "agents"
 	}
 	// During a freeze admins see the live standings (the use case says
 	// who may), and the page says so. Their graph is drawn for them: the
 	// cached one is the public, frozen one.
-	live := v.IsAdmin() && h.svc.Event().Frozen
+	unfrozen := v.IsAdmin() && h.svc.Event.Current().Frozen
 	var total int
-	var rows []platform.RankedEntry
-	if live {
+	var rows []live.RankedEntry
+	if unfrozen {
 		var err error
-		if total, rows, err = h.svc.LiveLeaderboardPageOf(v, who, (pageNo-1)*scorePageSize, scorePageSize, false); err != nil {
+		if total, rows, err = h.svc.Scoreboard.LiveLeaderboardPageOf(v, who, (pageNo-1)*scorePageSize, scorePageSize, false); err != nil {
 			h.error(w, r, v, err)
 			return
 		}
 	} else {
-		total, rows = h.svc.LeaderboardPageOf(who, (pageNo-1)*scorePageSize, scorePageSize, false)
+		total, rows = h.svc.Scoreboard.LeaderboardPageOf(who, (pageNo-1)*scorePageSize, scorePageSize, false)
 	}
-	d := scoreboardData{Who: whoName, Rows: rows, Page: pageNo, Total: total, Pages: max((total+scorePageSize-1)/scorePageSize, 1), Live: live}
+	d := scoreboardData{Who: whoName, Rows: rows, Page: pageNo, Total: total, Pages: max((total+scorePageSize-1)/scorePageSize, 1), Live: unfrozen}
 	if v.User != nil && who.Includes(v.User) {
 		// The caller's row is on the page of their place among those listed.
-		if rank := h.svc.RankOf(v.User.ID); rank > 0 {
+		if rank := h.svc.Scoreboard.RankOf(v.User.ID); rank > 0 {
 			d.MyRank = rank
-			d.MyPage = h.svc.PlaceAmong(who, v.User.ID)/scorePageSize + 1
+			d.MyPage = h.svc.Scoreboard.PlaceAmong(who, v.User.ID)/scorePageSize + 1
 		}
 	}
 	d.Top, d.Graph = h.graph[who].get(h.svc, who)
-	if live {
-		if _, top, err := h.svc.LiveLeaderboardPageOf(v, who, 0, graphSeries, true); err == nil {
+	if unfrozen {
+		if _, top, err := h.svc.Scoreboard.LiveLeaderboardPageOf(v, who, 0, graphSeries, true); err == nil {
 			d.Top, d.Graph = top, scoreGraph(top)
 		}
 	}
@@ -77,16 +78,16 @@ type graphCache struct {
 	mu      sync.Mutex
 	version uint64
 	valid   bool
-	top     []platform.RankedEntry
+	top     []live.RankedEntry
 	svg     template.HTML
 }
 
-func (c *graphCache) get(svc *platform.Service, who platform.Who) ([]platform.RankedEntry, template.HTML) {
-	v := svc.LeaderboardVersion()
+func (c *graphCache) get(svc *platform.Service, who live.Who) ([]live.RankedEntry, template.HTML) {
+	v := svc.Scoreboard.LeaderboardVersion()
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if !c.valid || c.version != v {
-		_, c.top = svc.LeaderboardPageOf(who, 0, graphSeries, true)
+		_, c.top = svc.Scoreboard.LeaderboardPageOf(who, 0, graphSeries, true)
 		c.svg, c.version, c.valid = scoreGraph(c.top), v, true
 	}
 	return c.top, c.svg
@@ -104,7 +105,7 @@ const (
 // as an SVG of step lines, one per player, coloured by CSS classes so it
 // follows the theme, with a title and a description for screen readers
 // (the table under it holds the same numbers). No script: it fits the CSP.
-func scoreGraph(top []platform.RankedEntry) template.HTML {
+func scoreGraph(top []live.RankedEntry) template.HTML {
 	if len(top) == 0 {
 		return ""
 	}

@@ -9,6 +9,7 @@ import (
 	"net/url"
 
 	"github.com/flagshipctf/flagship/internal/ctf"
+	"github.com/flagshipctf/flagship/internal/live"
 	"github.com/flagshipctf/flagship/internal/platform"
 	"github.com/pquerna/otp"
 )
@@ -16,9 +17,9 @@ import (
 // settingsData is the settings page: profile, password, two-factor
 // authentication, sessions and API keys.
 type settingsData struct {
-	Me        platform.MyProfile
-	Sessions  []platform.SessionView
-	Keys      []platform.APIKeyView
+	Me        live.MyProfile
+	Sessions  []live.SessionView
+	Keys      []live.APIKeyView
 	NewKey    string // a key just made: shown this once
 	NewKeyID  string
 	BaseURL   string
@@ -33,7 +34,7 @@ type enrolmentView struct {
 }
 
 // signedIn returns the caller, or sends them to log in and returns false.
-func (h *Handler) signedIn(w http.ResponseWriter, r *http.Request) (platform.Viewer, bool) {
+func (h *Handler) signedIn(w http.ResponseWriter, r *http.Request) (ctf.Viewer, bool) {
 	v := h.viewer(w, r)
 	if v.User == nil {
 		next := r.URL.Path
@@ -54,17 +55,17 @@ func (h *Handler) settings(w http.ResponseWriter, r *http.Request) {
 	h.settingsPage(w, r, v, page{}, settingsData{})
 }
 
-func (h *Handler) settingsPage(w http.ResponseWriter, r *http.Request, v platform.Viewer, p page, d settingsData) {
+func (h *Handler) settingsPage(w http.ResponseWriter, r *http.Request, v ctf.Viewer, p page, d settingsData) {
 	ctx := r.Context()
 	var err error
-	if d.Me, err = h.svc.Me(ctx, v); err != nil {
+	if d.Me, err = h.svc.Accounts.Me(ctx, v); err != nil {
 		h.error(w, r, v, err)
 		return
 	}
-	d.Sessions, _ = h.svc.Sessions(ctx, v)
-	d.Keys, _ = h.svc.APIKeys(ctx, v, "")
+	d.Sessions, _ = h.svc.Accounts.Sessions(ctx, v)
+	d.Keys, _ = h.svc.Keys.List(ctx, v, "")
 	if d.Me.TwoFactorEnabled {
-		d.CodesLeft, _ = h.svc.RecoveryCodesLeft(ctx, v)
+		d.CodesLeft, _ = h.svc.Accounts.RecoveryCodesLeft(ctx, v)
 	}
 	d.BaseURL = h.baseURL(r)
 	p.Title, p.Viewer, p.Data = "Settings", v, d
@@ -73,7 +74,7 @@ func (h *Handler) settingsPage(w http.ResponseWriter, r *http.Request, v platfor
 
 // settingsForm runs one form of the settings page: fn's error shows on the
 // page with its status; a success shows notice (or what fn put in d).
-func (h *Handler) settingsForm(fn func(r *http.Request, v platform.Viewer, d *settingsData) (notice string, err error)) http.HandlerFunc {
+func (h *Handler) settingsForm(fn func(r *http.Request, v ctf.Viewer, d *settingsData) (notice string, err error)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		v, ok := h.signedIn(w, r)
 		if !ok {
@@ -85,7 +86,7 @@ func (h *Handler) settingsForm(fn func(r *http.Request, v platform.Viewer, d *se
 			h.settingsPage(w, r, v, h.refused(w, r, err), d)
 			return
 		}
-		if v2, err := h.svc.AuthenticateSession(r.Context(), h.cookieValue(r)); err == nil {
+		if v2, err := h.svc.Accounts.AuthenticateSession(r.Context(), h.cookieValue(r)); err == nil {
 			v = v2 // the user as the change left them (2FA on, a new name)
 		}
 		h.settingsPage(w, r, v, page{Notice: notice}, d)
@@ -97,20 +98,20 @@ func (h *Handler) cookieValue(r *http.Request) string {
 	return token
 }
 
-func (h *Handler) saveProfile(r *http.Request, v platform.Viewer, _ *settingsData) (string, error) {
-	_, err := h.svc.UpdateProfile(r.Context(), v, r.PostFormValue("name"), r.PostFormValue("image"))
+func (h *Handler) saveProfile(r *http.Request, v ctf.Viewer, _ *settingsData) (string, error) {
+	_, err := h.svc.Accounts.UpdateProfile(r.Context(), v, r.PostFormValue("name"), r.PostFormValue("image"))
 	return "Profile saved.", err
 }
 
-func (h *Handler) changePassword(r *http.Request, v platform.Viewer, _ *settingsData) (string, error) {
+func (h *Handler) changePassword(r *http.Request, v ctf.Viewer, _ *settingsData) (string, error) {
 	if r.PostFormValue("new") != r.PostFormValue("new2") {
 		return "", ctf.FieldErrorf("new password", "and its repetition differ")
 	}
-	return "Password changed; your other sessions are logged out.", h.svc.ChangePassword(r.Context(), v, r.PostFormValue("current"), r.PostFormValue("new"))
+	return "Password changed; your other sessions are logged out.", h.svc.Accounts.ChangePassword(r.Context(), v, r.PostFormValue("current"), r.PostFormValue("new"))
 }
 
-func (h *Handler) beginTwoFactor(r *http.Request, v platform.Viewer, d *settingsData) (string, error) {
-	e, err := h.svc.BeginTwoFactor(r.Context(), v)
+func (h *Handler) beginTwoFactor(r *http.Request, v ctf.Viewer, d *settingsData) (string, error) {
+	e, err := h.svc.Accounts.BeginTwoFactor(r.Context(), v)
 	if err != nil {
 		return "", err
 	}
@@ -118,8 +119,8 @@ func (h *Handler) beginTwoFactor(r *http.Request, v platform.Viewer, d *settings
 	return "Scan the code with your authenticator app, then enter the code it shows.", nil
 }
 
-func (h *Handler) confirmTwoFactor(r *http.Request, v platform.Viewer, d *settingsData) (string, error) {
-	codes, err := h.svc.ConfirmTwoFactor(r.Context(), v, r.PostFormValue("code"))
+func (h *Handler) confirmTwoFactor(r *http.Request, v ctf.Viewer, d *settingsData) (string, error) {
+	codes, err := h.svc.Accounts.ConfirmTwoFactor(r.Context(), v, r.PostFormValue("code"))
 	if err != nil {
 		return "", err
 	}
@@ -127,21 +128,21 @@ func (h *Handler) confirmTwoFactor(r *http.Request, v platform.Viewer, d *settin
 	return "Two-factor authentication is on. Your other sessions are logged out. Keep the recovery codes below somewhere safe: they are shown only now.", nil
 }
 
-func (h *Handler) disableTwoFactor(r *http.Request, v platform.Viewer, _ *settingsData) (string, error) {
+func (h *Handler) disableTwoFactor(r *http.Request, v ctf.Viewer, _ *settingsData) (string, error) {
 	return "Two-factor authentication is off. Your other sessions are logged out.",
-		h.svc.DisableTwoFactor(r.Context(), v, r.PostFormValue("password"), r.PostFormValue("code"))
+		h.svc.Accounts.DisableTwoFactor(r.Context(), v, r.PostFormValue("password"), r.PostFormValue("code"))
 }
 
-func (h *Handler) revokeSession(r *http.Request, v platform.Viewer, _ *settingsData) (string, error) {
-	return "Session ended.", h.svc.RevokeSession(r.Context(), v, r.PostFormValue("id"))
+func (h *Handler) revokeSession(r *http.Request, v ctf.Viewer, _ *settingsData) (string, error) {
+	return "Session ended.", h.svc.Accounts.RevokeSession(r.Context(), v, r.PostFormValue("id"))
 }
 
-func (h *Handler) revokeOtherSessions(r *http.Request, v platform.Viewer, _ *settingsData) (string, error) {
-	return "Your other sessions are logged out.", h.svc.RevokeOtherSessions(r.Context(), v)
+func (h *Handler) revokeOtherSessions(r *http.Request, v ctf.Viewer, _ *settingsData) (string, error) {
+	return "Your other sessions are logged out.", h.svc.Accounts.RevokeOtherSessions(r.Context(), v)
 }
 
-func (h *Handler) createKey(r *http.Request, v platform.Viewer, d *settingsData) (string, error) {
-	k, secret, err := h.svc.CreateAPIKey(r.Context(), v, platform.NewAPIKey{Name: r.PostFormValue("name"), ReadOnly: r.PostFormValue("readonly") == "1"})
+func (h *Handler) createKey(r *http.Request, v ctf.Viewer, d *settingsData) (string, error) {
+	k, secret, err := h.svc.Keys.Create(r.Context(), v, platform.NewAPIKey{Name: r.PostFormValue("name"), ReadOnly: r.PostFormValue("readonly") == "1"})
 	if err != nil {
 		return "", err
 	}
@@ -149,8 +150,8 @@ func (h *Handler) createKey(r *http.Request, v platform.Viewer, d *settingsData)
 	return "Key created. Copy it now: it is shown only this once.", nil
 }
 
-func (h *Handler) revokeKey(r *http.Request, v platform.Viewer, _ *settingsData) (string, error) {
-	_, err := h.svc.RevokeAPIKey(r.Context(), v, "", r.PostFormValue("id"))
+func (h *Handler) revokeKey(r *http.Request, v ctf.Viewer, _ *settingsData) (string, error) {
+	_, err := h.svc.Keys.Revoke(r.Context(), v, "", r.PostFormValue("id"))
 	return "Key revoked.", err
 }
 

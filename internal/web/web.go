@@ -55,7 +55,7 @@ type Handler struct {
 	// cardTmpl renders a board card; boards keeps the cards per version.
 	cardTmpl *template.Template
 	boards   boardCache
-	graph    [3]graphCache // by platform.Who
+	graph    [3]graphCache // by live.Who
 	// The session cookie, and the other cookies' names (ctf.CookieName:
 	// prefixed over https).
 	session                 httpx.SessionCookie
@@ -148,7 +148,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		hd.Set("Strict-Transport-Security", "max-age=31536000")
 	}
 	if err := h.csrf.Check(r); err != nil {
-		h.error(w, r, platform.Viewer{}, ctf.Errorf(ctf.Forbidden, "this form was sent from another site; reload the page and send it again"))
+		h.error(w, r, ctf.Viewer{}, ctf.Errorf(ctf.Forbidden, "this form was sent from another site; reload the page and send it again"))
 		return
 	}
 	if !h.limitBody(w, r) {
@@ -221,15 +221,15 @@ func (h *Handler) static(w http.ResponseWriter, r *http.Request) {
 
 // viewer resolves the signed-in user from the session cookie; a stale
 // cookie is cleared and reads as anonymous.
-func (h *Handler) viewer(w http.ResponseWriter, r *http.Request) platform.Viewer {
+func (h *Handler) viewer(w http.ResponseWriter, r *http.Request) ctf.Viewer {
 	token, ok := h.session.Token(r)
 	if !ok {
-		return platform.Viewer{}
+		return ctf.Viewer{}
 	}
-	v, err := h.svc.AuthenticateSession(r.Context(), token)
+	v, err := h.svc.Accounts.AuthenticateSession(r.Context(), token)
 	if err != nil {
 		h.session.Clear(w)
-		return platform.Viewer{}
+		return ctf.Viewer{}
 	}
 	return v
 }

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/flagshipctf/flagship/internal/apitest"
+	"github.com/flagshipctf/flagship/internal/ctf"
 	"github.com/flagshipctf/flagship/internal/platform"
 	"github.com/flagshipctf/flagship/internal/server"
 	"github.com/pquerna/otp/totp"
@@ -341,11 +342,11 @@ func TestRateAndWriteUp(t *testing.T) {
 	if strings.Contains(evil.get("/challenges/warmup").body, "My &lt;b&gt;way") {
 		t.Fatal("a pending writeup is shown to another player")
 	}
-	q, err := s.Svc.ModerationQueue(context.Background(), platform.Operator)
+	q, err := s.Svc.Content.ModerationQueue(context.Background(), ctf.Operator)
 	if err != nil || len(q) != 1 {
 		t.Fatalf("queue %v %v", q, err)
 	}
-	if _, err := s.Svc.ModerateWriteup(context.Background(), platform.Operator, q[0].ID, true, ""); err != nil {
+	if _, err := s.Svc.Content.ModerateWriteup(context.Background(), ctf.Operator, q[0].ID, true, ""); err != nil {
 		t.Fatal(err)
 	}
 	read := evil.get("/challenges/warmup")
@@ -353,7 +354,7 @@ func TestRateAndWriteUp(t *testing.T) {
 	if strings.Contains(read.body, "<script>alert('wu')") || strings.Contains(read.body, "javascript:alert") {
 		t.Error("hostile writeup content reached the page")
 	}
-	if _, err := s.Svc.ModerateWriteup(context.Background(), platform.Operator, q[0].ID, false, "Spoils <i>another</i> one"); err != nil {
+	if _, err := s.Svc.Content.ModerateWriteup(context.Background(), ctf.Operator, q[0].ID, false, "Spoils <i>another</i> one"); err != nil {
 		t.Fatal(err)
 	}
 	want(t, "rejected", pam.get("/challenges/warmup"), 200, "Rejected: Spoils &lt;i&gt;another&lt;/i&gt; one", `status rejected`)
@@ -421,7 +422,7 @@ func TestAdminPagesRefusePlayers(t *testing.T) {
 	for _, path := range []string{"/admin", "/admin/challenges", "/admin/challenges/new", "/admin/challenges/warmup", "/admin/writeups", "/admin/users", "/admin/audit"} {
 		want(t, "player on "+path, b.get(path), 403, "only admins")
 	}
-	evilID := s.Svc.Profile(mustUser(t, s, "evil")).ID
+	evilID := s.Svc.Scoreboard.Profile(mustUser(t, s, "evil")).ID
 	for path, form := range map[string]url.Values{
 		"/admin/users":      {"id": {evilID}, "action": {"ban"}},
 		"/admin/challenges": {"title": {"Sneaky"}, "categories": {"x"}, "points": {"1"}, "difficulty": {"Easy"}, "flagKind0": {"static"}, "flagContent0": {"f"}},
@@ -432,14 +433,14 @@ func TestAdminPagesRefusePlayers(t *testing.T) {
 	if strings.Contains(newBrowser(t, s).get("/").body, "Sneaky") || strings.Contains(newBrowser(t, s).get("/admin/challenges").body, "Sneaky") {
 		t.Error("a player's admin form changed something")
 	}
-	if log, _ := s.Svc.AuditLog(context.Background(), platform.Operator, 0, 10); len(log) != 0 {
+	if log, _ := s.Svc.Admin.AuditLog(context.Background(), ctf.Operator, 0, 10); len(log) != 0 {
 		t.Errorf("refused admin forms were audited: %+v", log)
 	}
 }
 
 func mustUser(t *testing.T, s *apitest.Server, username string) string {
 	t.Helper()
-	u, err := s.Svc.UserByName(context.Background(), platform.Operator, username)
+	u, err := s.Svc.Admin.UserByName(context.Background(), ctf.Operator, username)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -41,15 +41,15 @@ func (h *Handler) adminWebhooks(w http.ResponseWriter, r *http.Request) {
 	h.webhooksPage(w, r, v, page{}, r.PathValue("id"), webhookForm{Kind: platform.WebhookDiscord, Enabled: true})
 }
 
-func (h *Handler) webhooksPage(w http.ResponseWriter, r *http.Request, v platform.Viewer, p page, shown string, f webhookForm) {
-	hooks, err := h.svc.Webhooks(r.Context(), v)
+func (h *Handler) webhooksPage(w http.ResponseWriter, r *http.Request, v ctf.Viewer, p page, shown string, f webhookForm) {
+	hooks, err := h.svc.Webhooks.List(r.Context(), v)
 	if err != nil {
 		h.error(w, r, v, err)
 		return
 	}
 	d := webhooksData{Hooks: hooks, Kinds: platform.WebhookKinds, Events: platform.WebhookEvents, New: f}
 	if shown != "" {
-		hook, log, err := h.svc.DeliveryLog(r.Context(), v, shown, deliveryLogSize)
+		hook, log, err := h.svc.Webhooks.Deliveries(r.Context(), v, shown, deliveryLogSize)
 		if err != nil {
 			h.error(w, r, v, err)
 			return
@@ -73,7 +73,7 @@ func (h *Handler) adminCreateWebhook(w http.ResponseWriter, r *http.Request) {
 	}
 	f := webhookForm{Name: strings.TrimSpace(r.PostFormValue("name")), Kind: ctf.WebhookKind(r.PostFormValue("kind")),
 		URL: strings.TrimSpace(r.PostFormValue("url")), Events: r.PostForm["events"], Enabled: r.PostFormValue("enabled") == "1"}
-	hook, err := h.svc.CreateWebhook(r.Context(), v, platform.WebhookInput{Name: f.Name, Kind: f.Kind, URL: f.URL,
+	hook, err := h.svc.Webhooks.Create(r.Context(), v, platform.WebhookInput{Name: f.Name, Kind: f.Kind, URL: f.URL,
 		Secret: r.PostFormValue("secret"), Events: f.Events, Enabled: f.Enabled})
 	if err != nil {
 		p := h.refused(w, r, err)
@@ -95,9 +95,9 @@ func (h *Handler) adminWebhookAction(w http.ResponseWriter, r *http.Request) {
 	shown := id
 	switch action {
 	case "enable", "disable":
-		err = h.svc.SetWebhookEnabled(r.Context(), v, id, action == "enable")
+		err = h.svc.Webhooks.SetEnabled(r.Context(), v, id, action == "enable")
 	case "delete":
-		err, shown = h.svc.DeleteWebhook(r.Context(), v, id), ""
+		err, shown = h.svc.Webhooks.Delete(r.Context(), v, id), ""
 	default:
 		err = ctf.Errorf(ctf.Invalid, "unknown action %q", action)
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/flagshipctf/flagship/internal/apitest"
+	"github.com/flagshipctf/flagship/internal/ctf"
 	"github.com/flagshipctf/flagship/internal/platform"
 	"github.com/flagshipctf/flagship/internal/store"
 )
@@ -33,7 +34,7 @@ func TestAdminWebhooksPage(t *testing.T) {
 
 	form.Set("url", "https://example.com/hook")
 	made := root.post("/admin/webhooks/new", form)
-	hooks, err := s.Svc.Webhooks(ctx, platform.Operator)
+	hooks, err := s.Svc.Webhooks.List(ctx, ctf.Operator)
 	if err != nil || len(hooks) != 1 {
 		t.Fatalf("webhooks after the form: %+v, %v", hooks, err)
 	}
@@ -69,7 +70,7 @@ func TestAdminWebhooksPage(t *testing.T) {
 	}
 	want(t, "player creates", pam.post("/admin/webhooks/new", form), http.StatusForbidden)
 	want(t, "player deletes", pam.post("/admin/webhooks", url.Values{"id": {hook.ID}, "action": {"delete"}}), http.StatusForbidden)
-	if hooks, _ := s.Svc.Webhooks(ctx, platform.Operator); len(hooks) != 1 || !hooks[0].Enabled {
+	if hooks, _ := s.Svc.Webhooks.List(ctx, ctf.Operator); len(hooks) != 1 || !hooks[0].Enabled {
 		t.Errorf("after a player's posts: %+v", hooks)
 	}
 
@@ -79,7 +80,7 @@ func TestAdminWebhooksPage(t *testing.T) {
 	want(t, "bad action", root.post("/admin/webhooks", url.Values{"id": {hook.ID}, "action": {"explode"}}), 400, "unknown action")
 	want(t, "delete", root.post("/admin/webhooks", url.Values{"id": {hook.ID}, "action": {"delete"}}), 200, "Done.", "No webhook yet.")
 	want(t, "delete again", root.post("/admin/webhooks", url.Values{"id": {hook.ID}, "action": {"delete"}}), 404, "no such webhook")
-	log, _ := s.Svc.AuditLog(ctx, platform.Operator, 0, 10)
+	log, _ := s.Svc.Admin.AuditLog(ctx, ctf.Operator, 0, 10)
 	var actions []string
 	for _, a := range log {
 		actions = append(actions, a.Action)
@@ -123,7 +124,7 @@ func TestAdminWebhookFormRefusesPrivateURLs(t *testing.T) {
 		form := url.Values{"name": {"internal"}, "kind": {"json"}, "url": {u}, "enabled": {"1"}}
 		want(t, u, root.post("/admin/webhooks/new", form), 400, `id="new-error">url must name a public host`)
 	}
-	if hooks, _ := s.Svc.Webhooks(context.Background(), platform.Operator); len(hooks) != 0 {
+	if hooks, _ := s.Svc.Webhooks.List(context.Background(), ctf.Operator); len(hooks) != 0 {
 		t.Fatalf("refused URLs stored %d webhooks", len(hooks))
 	}
 	want(t, "a public address", root.post("/admin/webhooks/new", url.Values{"name": {"public"}, "kind": {"json"},
@@ -142,7 +143,7 @@ func TestDeliveryLogShowsOnlyClasses(t *testing.T) {
 	root.post("/login", url.Values{"username": {"root"}, "password": {"root-password"}})
 	want(t, "made", root.post("/admin/webhooks/new", url.Values{"name": {"old"}, "kind": {"json"},
 		"url": {"https://example.com/hook"}, "enabled": {"1"}}), 200)
-	hooks, err := s.Svc.Webhooks(ctx, platform.Operator)
+	hooks, err := s.Svc.Webhooks.List(ctx, ctf.Operator)
 	if err != nil || len(hooks) != 1 {
 		t.Fatalf("webhooks: %+v, %v", hooks, err)
 	}

@@ -13,7 +13,6 @@ import (
 	"github.com/flagshipctf/flagship/internal/apitest"
 	"github.com/flagshipctf/flagship/internal/ctf"
 	"github.com/flagshipctf/flagship/internal/golden"
-	"github.com/flagshipctf/flagship/internal/platform"
 	"github.com/flagshipctf/flagship/internal/store"
 	"github.com/flagshipctf/flagship/internal/testtime"
 	"github.com/flagshipctf/flagship/internal/webhook"
@@ -44,7 +43,7 @@ func TestGoldenBodies(t *testing.T) {
 		for deadline := time.Now().Add(testtime.Scale(10 * time.Second)); ; time.Sleep(5 * time.Millisecond) {
 			var got []int
 			for _, h := range hooks {
-				_, ds, err := s.Svc.DeliveryLog(ctx, platform.Operator, h.id, 100)
+				_, ds, err := s.Svc.Webhooks.Deliveries(ctx, ctf.Operator, h.id, 100)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -67,13 +66,13 @@ func TestGoldenBodies(t *testing.T) {
 		t.Fatalf("first blood: %d %s", r.Status, r.Body)
 	}
 	delivered("first blood", 1, 1, 1)
-	if _, err := s.Svc.PostAnnouncement(ctx, platform.Operator, "Hint: *look* <closer> @everyone",
+	if _, err := s.Svc.Event.PostAnnouncement(ctx, ctf.Operator, "Hint: *look* <closer> @everyone",
 		"Try `strings` & **grep**.\nThen <ask>.", "forensics-1"); err != nil {
 		t.Fatal(err)
 	}
 	delivered("announcement", 2, 2, 2)
 	start, end, freeze := time.Date(2026, 1, 5, 9, 0, 0, 0, time.UTC), time.Date(2026, 1, 20, 9, 0, 0, 0, time.UTC), apitest.GoldenNow
-	if _, err := s.Svc.SetEvent(ctx, platform.Operator, ctf.Event{Name: "Golden CTF", Start: &start, End: &end, Freeze: &freeze}); err != nil {
+	if _, err := s.Svc.Event.Set(ctx, ctf.Operator, ctf.Event{Name: "Golden CTF", Start: &start, End: &end, Freeze: &freeze}); err != nil {
 		t.Fatal(err)
 	}
 	delivered("freeze", 3, 3, 2)

@@ -85,7 +85,7 @@ func TestWebhooksExactlyOncePerCluster(t *testing.T) {
 	t.Cleanup(target.Close)
 
 	ctx := context.Background()
-	hook, err := s.Svc.CreateWebhook(ctx, platform.Operator, platform.WebhookInput{Name: "receiver", Kind: platform.WebhookJSON,
+	hook, err := s.Svc.Webhooks.Create(ctx, ctf.Operator, platform.WebhookInput{Name: "receiver", Kind: platform.WebhookJSON,
 		URL: target.URL + "/hook", Enabled: true})
 	if err != nil {
 		t.Fatal(err)
@@ -120,14 +120,14 @@ func TestWebhooksExactlyOncePerCluster(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res, err := replicas[1].Submit(ctx, platform.Viewer{User: &alice}, "baby-rsa", "flag{rsa}"); err != nil || !res.Success {
+	if res, err := replicas[1].Play.Submit(ctx, ctf.Viewer{User: &alice}, "baby-rsa", "flag{rsa}"); err != nil || !res.Success {
 		t.Fatalf("first blood: %+v, %v", res, err)
 	}
-	if _, err := replicas[2].PostAnnouncement(ctx, platform.Operator, "Hint for Baby RSA", "Look at *e*.", "baby-rsa"); err != nil {
+	if _, err := replicas[2].Event.PostAnnouncement(ctx, ctf.Operator, "Hint for Baby RSA", "Look at *e*.", "baby-rsa"); err != nil {
 		t.Fatal(err)
 	}
 	now := time.Now().UTC()
-	if _, err := replicas[0].SetEvent(ctx, platform.Operator, ctf.Event{Freeze: &now}); err != nil {
+	if _, err := replicas[0].Event.Set(ctx, ctf.Operator, ctf.Event{Freeze: &now}); err != nil {
 		t.Fatal(err)
 	}
 
@@ -136,7 +136,7 @@ func TestWebhooksExactlyOncePerCluster(t *testing.T) {
 	// so nothing more can arrive before counting.
 	deadline := time.Now().Add(testtime.Scale(2 * time.Minute))
 	for {
-		_, log, err := s.Svc.DeliveryLog(ctx, platform.Operator, hook.ID, 0)
+		_, log, err := s.Svc.Webhooks.Deliveries(ctx, ctf.Operator, hook.ID, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -215,7 +215,7 @@ func TestWebhooksExactlyOncePerCluster(t *testing.T) {
 
 	// The log: three deliveries, each tried three times (500, 500, 204),
 	// with the backoff's growing waits between the tries.
-	_, log, err := s.Svc.DeliveryLog(ctx, platform.Operator, hook.ID, 0)
+	_, log, err := s.Svc.Webhooks.Deliveries(ctx, ctf.Operator, hook.ID, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -47,11 +47,11 @@ type axeResult struct {
 func TestAccessibility(t *testing.T) {
 	axe := axeScript(t)
 	s := apitest.Start(t, string(demo.Dataset))
-	if _, err := s.Svc.CreateUser(context.Background(), platform.Operator, platform.NewUser{Username: "auditor",
+	if _, err := s.Svc.Accounts.CreateUser(context.Background(), ctf.Operator, platform.NewUser{Username: "auditor",
 		Email: "auditor@example.com", Password: "auditor-password", Role: ctf.RoleAdmin}); err != nil {
 		t.Fatal(err)
 	}
-	other, err := s.Svc.UserByName(context.Background(), platform.Operator, "n0ps1ed")
+	other, err := s.Svc.Admin.UserByName(context.Background(), ctf.Operator, "n0ps1ed")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,11 +59,11 @@ func TestAccessibility(t *testing.T) {
 	// notices, the unfreeze button), with a flag format and an
 	// announcement about a challenge (the unread count and mark).
 	began, froze, ends := time.Now().Add(-24*time.Hour), time.Now().Add(-time.Minute), time.Now().Add(24*time.Hour)
-	if _, err := s.Svc.SetEvent(context.Background(), platform.Operator, ctf.Event{Name: "Axe CTF", Start: &began, End: &ends,
+	if _, err := s.Svc.Event.Set(context.Background(), ctf.Operator, ctf.Event{Name: "Axe CTF", Start: &began, End: &ends,
 		Freeze: &froze, FlagFormat: "flag{...}"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Svc.PostAnnouncement(context.Background(), platform.Operator, "Baby RSA fixed",
+	if _, err := s.Svc.Event.PostAnnouncement(context.Background(), ctf.Operator, "Baby RSA fixed",
 		"The modulus was **wrong**; see [the challenge](/challenges/baby-rsa).", "baby-rsa"); err != nil {
 		t.Fatal(err)
 	}
@@ -200,7 +200,7 @@ func TestAccessibility(t *testing.T) {
 
 	// Before the start: the board's countdown, and the event page saying so.
 	starts := time.Now().Add(2 * time.Hour)
-	if _, err := s.Svc.SetEvent(context.Background(), platform.Operator, ctf.Event{Name: "Axe CTF", Start: &starts}); err != nil {
+	if _, err := s.Svc.Event.Set(context.Background(), ctf.Operator, ctf.Event{Name: "Axe CTF", Start: &starts}); err != nil {
 		t.Fatal(err)
 	}
 	for _, theme := range []string{"light", "dark"} {

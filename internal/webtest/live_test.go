@@ -9,7 +9,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 	"github.com/flagshipctf/flagship/internal/apitest"
-	"github.com/flagshipctf/flagship/internal/platform"
+	"github.com/flagshipctf/flagship/internal/ctf"
 )
 
 const liveEvent = `
@@ -55,7 +55,7 @@ func TestScoreboardIsLive(t *testing.T) {
 		t.Errorf("first row %q: Nora (200 points) should lead reader (50)", first)
 	}
 
-	if _, err := s.Svc.PostAnnouncement(context.Background(), platform.Operator, "Crypto One is fixed", "", ""); err != nil {
+	if _, err := s.Svc.Event.PostAnnouncement(context.Background(), ctf.Operator, "Crypto One is fixed", "", ""); err != nil {
 		t.Fatal(err)
 	}
 	s.Sync()

@@ -17,11 +17,11 @@ import (
 // root: ../../docs/screenshots) saves them there.
 func TestScreenshots(t *testing.T) {
 	s := apitest.Start(t, string(demo.Dataset))
-	if _, err := s.Svc.CreateUser(context.Background(), platform.Operator, platform.NewUser{Username: "organiser2",
+	if _, err := s.Svc.Accounts.CreateUser(context.Background(), ctf.Operator, platform.NewUser{Username: "organiser2",
 		Email: "organiser2@example.com", Password: "organiser-password", Role: ctf.RoleAdmin}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Svc.PostAnnouncement(context.Background(), platform.Operator, "Baby RSA: a new handout",
+	if _, err := s.Svc.Event.PostAnnouncement(context.Background(), ctf.Operator, "Baby RSA: a new handout",
 		"The first handout had the **wrong modulus**. Download it again; earlier solves stand.", "baby-rsa"); err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package platform
+package live
 
 import (
 	"encoding/json"
@@ -9,16 +9,20 @@ import (
 	"github.com/flagshipctf/flagship/internal/store"
 )
 
-// serviceOf serves st, with no database.
-func serviceOf(st *state) *Service {
-	s := New(nil, Options{})
-	s.st.Store(st)
-	return s
+// boardJSON is the leaderboard's rows as JSON.
+func boardJSON(st *State) string {
+	_, rows := st.Leaderboard(nil)
+	entries := make([]*LeaderboardEntry, len(rows))
+	for i, r := range rows {
+		entries[i] = r.Entry
+	}
+	b, _ := json.Marshal(map[string]any{"leaderboard": entries})
+	return string(b)
 }
 
 func t0(min int) time.Time { return time.Date(2026, 1, 5, 10, min, 0, 0, time.UTC) }
 
-func testState() *state {
+func testState() *State {
 	flag := []ctf.Flag{{Kind: "static", Content: "f"}}
 	return newState(&store.Snapshot{
 		Users: []ctf.User{
@@ -62,7 +66,7 @@ func TestStateCountsAndBoard(t *testing.T) {
 		t.Errorf("visible %d, web total %d; the hidden challenge must count nowhere", len(st.visible), st.catTotal["web"])
 	}
 	var b board
-	if err := json.Unmarshal([]byte(boardJSON(serviceOf(st))), &b); err != nil {
+	if err := json.Unmarshal([]byte(boardJSON(st)), &b); err != nil {
 		t.Fatal(err)
 	}
 	if len(b.Leaderboard) != 1 || b.Leaderboard[0].Username != "bob" || b.Leaderboard[0].TotalPoints != 100 || b.Leaderboard[0].Name != "Bob" {
@@ -85,7 +89,7 @@ func TestStateBodiesFollowSolvesNotWrongAttempts(t *testing.T) {
 	}
 	kept := st.applySolves([]ctf.Solve{{Seq: 4, ID: "s4", UserID: "u1", ChallengeID: "c1", At: t0(3)}}, nil, t0(3))
 	var ids []string
-	for _, a := range kept[0].awards {
+	for _, a := range kept[0].Awards {
 		ids = append(ids, a.ID)
 	}
 	// ann solved at 10:03, before bob's 10:05: she takes the first blood.
@@ -93,7 +97,7 @@ func TestStateBodiesFollowSolvesNotWrongAttempts(t *testing.T) {
 		t.Errorf("new badges = %v, want first-solve, first-blood", ids)
 	}
 	var b board
-	json.Unmarshal([]byte(boardJSON(serviceOf(st))), &b)
+	json.Unmarshal([]byte(boardJSON(st)), &b)
 	if len(b.Leaderboard) != 2 || b.Leaderboard[0].Username != "ann" {
 		t.Errorf("board after ann's earlier solve = %+v", b.Leaderboard)
 	}
@@ -126,6 +130,6 @@ func TestStateCatchUpCountsEachRowOnce(t *testing.T) {
 }
 
 // newState builds a state from snap with versions from the start.
-func newState(snap *store.Snapshot, publicURL string, now time.Time) *state {
+func newState(snap *store.Snapshot, publicURL string, now time.Time) *State {
 	return newStateAfter(snap, publicURL, now, 0)
 }

@@ -1,4 +1,4 @@
-package platform
+package live
 
 import (
 	"context"
@@ -20,13 +20,13 @@ import (
 
 // pendingAt reports whether c is not open to the public at now: before the
 // event's start, or before its own release.
-func (st *state) pendingAt(c *chal, now time.Time) bool {
+func (st *State) pendingAt(c *chal, now time.Time) bool {
 	return st.event.PhaseAt(now) == ctf.BeforeStart || !c.ReleasedAt(now)
 }
 
 // setClock computes what the clock decides at now, for a state being
 // built (before its solves are added).
-func (st *state) setClock(now time.Time) {
+func (st *State) setClock(now time.Time) {
 	st.clockAt = now
 	st.phase = st.event.PhaseAt(now)
 	st.freezeAt, st.frozen = st.event.FrozenAt(now)
@@ -40,7 +40,7 @@ func (st *state) setClock(now time.Time) {
 // solves again where the freeze or a challenge's visibility moved, and
 // returns the moves every replica notices, as stream rows to record once.
 // The caller holds st.mu for writing.
-func (st *state) advanceClock(now time.Time, dirty dirtySet) []store.StreamRow {
+func (st *State) advanceClock(now time.Time, dirty dirtySet) []store.StreamRow {
 	if now.Before(st.clockAt) {
 		now = st.clockAt // the clock never goes back
 	}
@@ -125,7 +125,7 @@ func msKey(t time.Time) string { return fmt.Sprint(t.UnixMilli()) }
 
 // rearm computes the next instant at which the clock decides otherwise.
 // The caller holds st.mu for writing.
-func (st *state) rearm() {
+func (st *State) rearm() {
 	next := st.event.NextChange(st.clockAt)
 	for _, c := range st.chals {
 		if c.ReleaseAt != nil && c.ReleaseAt.After(st.clockAt) && !c.Hidden && (next.IsZero() || c.ReleaseAt.Before(next)) {
@@ -142,8 +142,8 @@ func (st *state) rearm() {
 // tick moves st's clock when now has passed its next instant. From a read
 // it only tries (a caller may hold the state's lock already); the watcher
 // waits for the lock, so the move is never later than its next round.
-func (s *Service) tick(st *state, wait bool) {
-	now := s.now()
+func (r *Replica) tick(st *State, wait bool) {
+	now := r.now()
 	if now.UnixMilli() < st.next.Load() {
 		return
 	}
@@ -156,7 +156,7 @@ func (s *Service) tick(st *state, wait bool) {
 	moves := st.advanceClock(now, dirty)
 	st.changed(dirty)
 	st.mu.Unlock()
-	s.noteClockMoves(moves)
+	r.noteClockMoves(moves)
 }
 
 // clockMoves are the moves of the clock waiting to be recorded in the
@@ -166,121 +166,30 @@ type clockMoves struct {
 	rows []store.StreamRow
 }
 
-func (s *Service) noteClockMoves(rows []store.StreamRow) {
+func (r *Replica) noteClockMoves(rows []store.StreamRow) {
 	if len(rows) == 0 {
 		return
 	}
-	s.moves.mu.Lock()
-	s.moves.rows = append(s.moves.rows, rows...)
-	s.moves.mu.Unlock()
-	s.Wake()
+	r.moves.mu.Lock()
+	r.moves.rows = append(r.moves.rows, rows...)
+	r.moves.mu.Unlock()
+	r.wakeUp()
 }
 
 // recordClockMoves records the noted moves in the stream, each once in
 // the cluster: the first replica to get there writes it.
-func (s *Service) recordClockMoves(ctx context.Context) {
-	s.moves.mu.Lock()
-	rows := s.moves.rows
-	s.moves.rows = nil
-	s.moves.mu.Unlock()
-	for i, r := range rows {
-		if _, err := s.db.AppendStreamOnce(ctx, r); err != nil {
-			s.log.Warn("record a move of the clock", "kind", r.Kind, "err", err)
-			s.moves.mu.Lock()
-			s.moves.rows = append(rows[i:], s.moves.rows...)
-			s.moves.mu.Unlock()
+func (r *Replica) recordClockMoves(ctx context.Context) {
+	r.moves.mu.Lock()
+	rows := r.moves.rows
+	r.moves.rows = nil
+	r.moves.mu.Unlock()
+	for i, row := range rows {
+		if _, err := r.db.AppendStreamOnce(ctx, row); err != nil {
+			r.log.Warn("record a move of the clock", "kind", row.Kind, "err", err)
+			r.moves.mu.Lock()
+			r.moves.rows = append(rows[i:], r.moves.rows...)
+			r.moves.mu.Unlock()
 			return
 		}
 	}
-}
-
-// EventView is the event's clock as everyone may see it.
-type EventView struct {
-	ctf.Event
-	Phase  ctf.Phase
-	Frozen bool // the public standings are frozen now
-	// FrozenAt is the freeze time in force when Frozen.
-	FrozenAt time.Time
-	// Now is the service's clock at the read (never before the state's
-	// last move), for countdowns computed server-side.
-	Now time.Time
-}
-
-// Event returns the event's settings and where its clock stands.
-func (s *Service) Event() EventView {
-	st := s.state()
-	st.mu.RLock()
-	defer st.mu.RUnlock()
-	return EventView{Event: st.event, Phase: st.phase, Frozen: st.frozen, FrozenAt: st.freezeAt, Now: later(s.now(), st.clockAt)}
-}
-
-// SetEvent replaces the event's settings (admins and the operator). The
-// unfreeze mark survives an edit that keeps the freeze time, and is
-// cleared by a new one.
-func (s *Service) SetEvent(ctx context.Context, v Viewer, e ctf.Event) (ctf.Event, error) {
-	if !v.admin() {
-		return ctf.Event{}, errNotAdmin
-	}
-	for _, t := range []**time.Time{&e.Start, &e.End, &e.Freeze, &e.Unfrozen} {
-		if *t != nil {
-			m := ctf.Millis(**t)
-			*t = &m
-		}
-	}
-	if err := ctf.ValidateEvent(e); err != nil {
-		return ctf.Event{}, err
-	}
-	cur := s.Event().Event
-	if e.Unfrozen == nil && cur.Unfrozen != nil && e.Freeze != nil && cur.Freeze != nil && e.Freeze.Equal(*cur.Freeze) {
-		e.Unfrozen = cur.Unfrozen
-	}
-	if e.Freeze == nil {
-		e.Unfrozen = nil
-	}
-	return e, s.putEvent(ctx, v, e, "event.update")
-}
-
-// Unfreeze lifts the freeze now: the public standings show every solve.
-func (s *Service) Unfreeze(ctx context.Context, v Viewer) error {
-	if !v.admin() {
-		return errNotAdmin
-	}
-	ev := s.Event()
-	if !ev.Frozen {
-		return ctf.Errorf(ctf.Conflict, "the scoreboard is not frozen")
-	}
-	e := ev.Event
-	now := ctf.Millis(s.now())
-	if now.Before(*e.Freeze) {
-		now = *e.Freeze
-	}
-	e.Unfrozen = &now
-	return s.putEvent(ctx, v, e, "event.unfreeze")
-}
-
-func (s *Service) putEvent(ctx context.Context, v Viewer, e ctf.Event, action string) error {
-	s.gate.RLock()
-	defer s.gate.RUnlock()
-	seqs, err := s.db.PutEvent(ctx, e, s.audit(v, action, "event", eventDetail(e)))
-	s.noteWrite(err)
-	if err != nil {
-		return err
-	}
-	var moves []store.StreamRow
-	s.applyOwn(seqs, func(st *state, dirty dirtySet) {
-		st.event = e
-		moves = st.advanceClock(s.now(), dirty)
-	})
-	s.noteClockMoves(moves)
-	return nil
-}
-
-func eventDetail(e ctf.Event) map[string]any {
-	d := map[string]any{"name": e.Name, "practice": e.Practice, "unfreezeAtEnd": e.UnfreezeAtEnd}
-	for k, t := range map[string]*time.Time{"start": e.Start, "end": e.End, "freeze": e.Freeze, "unfrozen": e.Unfrozen} {
-		if t != nil {
-			d[k] = ctf.FormatTime(*t)
-		}
-	}
-	return d
 }

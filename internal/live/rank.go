@@ -1,4 +1,4 @@
-package platform
+package live
 
 import (
 	"sort"
@@ -26,7 +26,7 @@ type rankCache struct {
 // than sorted again (sorting ten thousand players took most of a solve's
 // cost to the board): the players whose entries did not change keep their
 // order, and those that did are sorted among themselves and merged in.
-func (s *state) rankingLocked() ([]*user, map[string]int) {
+func (s *State) rankingLocked() ([]*user, map[string]int) {
 	rc := &s.ranking
 	rc.mu.Lock()
 	defer rc.mu.Unlock()
@@ -58,7 +58,7 @@ func (s *state) rankingLocked() ([]*user, map[string]int) {
 // user's entry a new version (bump). The ranks are rewritten only where
 // the order changed. No caller holds the old order or ranks: they are
 // used under the state's read lock, and they change only after a write.
-func (s *state) mendRanking(rc *rankCache) {
+func (s *State) mendRanking(rc *rankCache) {
 	var moved []*user
 	for _, u := range s.users {
 		if u.ver > rc.seen && u.ranked() {

@@ -1,4 +1,4 @@
-package platform
+package live
 
 import (
 	"math"
@@ -13,10 +13,10 @@ import (
 	"github.com/flagshipctf/flagship/internal/store"
 )
 
-// state is the in-memory hot state of one event: everything the public
+// State is the in-memory hot state of one event: everything the public
 // reads need, kept current by applying each solve and wrong attempt as it is
 // recorded, never recomputed from the database per request.
-type state struct {
+type State struct {
 	mu sync.RWMutex
 
 	revision  int64
@@ -136,13 +136,13 @@ func (c *chal) shown() bool { return !c.Hidden && !c.pending }
 // counts reports whether a solve counts in the public aggregates: of a
 // shown challenge, not a practice solve, not held by a freeze. (Whether
 // its user is a player is the caller's to add.)
-func (st *state) counts(x *solve) bool {
+func (st *State) counts(x *solve) bool {
 	return x.chal.shown() && !x.Practice && !st.hold().holds(x.At)
 }
 
 // hold is what the freeze in force holds back from the public: the solves
 // (and, on an agent's run, the attempts) made at or after its instant.
-func (st *state) hold() heldFrom { return heldFrom{on: st.frozen, at: st.freezeAt} }
+func (st *State) hold() heldFrom { return heldFrom{on: st.frozen, at: st.freezeAt} }
 
 // heldFrom is a freeze as of one read of the state, kept past its lock.
 type heldFrom struct {
@@ -157,8 +157,8 @@ func (h heldFrom) holds(t time.Time) bool { return h.on && !t.Before(h.at) }
 // themselves (as Me shows a player their own held solves), u's owner when
 // u is an agent, and admins (who see the live standings). Everyone else
 // sees the public standings.
-func seesHeld(v Viewer, u *ctf.User) bool {
-	if v.admin() {
+func seesHeld(v ctf.Viewer, u *ctf.User) bool {
+	if v.IsAdmin() {
 		return true
 	}
 	return v.User != nil && (v.User.ID == u.ID || (u.IsAgent() && v.User.ID == u.OwnerID))
@@ -167,8 +167,8 @@ func seesHeld(v Viewer, u *ctf.User) bool {
 // newStateAfter builds a state from a snapshot, with every version (of the lists, of their
 // entries) past after: a front door that keeps what it built of an entry
 // by version must not mistake a rebuilt state's entry for the old one.
-func newStateAfter(snap *store.Snapshot, publicURL string, now time.Time, after uint64) *state {
-	s := &state{
+func newStateAfter(snap *store.Snapshot, publicURL string, now time.Time, after uint64) *State {
+	s := &State{
 		lastVer:       after,
 		solveVer:      after + 1,
 		listVer:       after + 1,
@@ -242,7 +242,7 @@ func newStateAfter(snap *store.Snapshot, publicURL string, now time.Time, after 
 }
 
 // moveBoard notes a change of the leaderboard: its order or an entry.
-func (s *state) moveBoard() {
+func (s *State) moveBoard() {
 	s.solveVer++
 	if s.onBoard != nil {
 		s.onBoard()
@@ -251,20 +251,20 @@ func (s *state) moveBoard() {
 
 // lastVersion is the highest version the state has given out; the caller
 // holds mu.
-func (s *state) lastVersion() uint64 { return max(s.lastVer, s.solveVer, s.listVer) }
+func (s *State) lastVersion() uint64 { return max(s.lastVer, s.solveVer, s.listVer) }
 
 // bump returns a new entry version.
-func (s *state) bump() uint64 {
+func (s *State) bump() uint64 {
 	s.lastVer++
 	return s.lastVer
 }
 
 // changedChal notes that c's list entry changed.
-func (s *state) changedChal(c *chal) { c.ver = s.bump() }
+func (s *State) changedChal(c *chal) { c.ver = s.bump() }
 
 // sortVisible rebuilds the list of visible challenges, in list order, and
 // the per-category totals.
-func (s *state) sortVisible() {
+func (s *State) sortVisible() {
 	s.visible = s.visible[:0]
 	s.catTotal = map[string]int{}
 	for _, c := range s.chals {
@@ -292,7 +292,7 @@ func sortChallenges(list []*chal) {
 // addSolve records a solve; the caller holds mu (or owns s) and marks
 // the challenge changed. Solves of unknown users or challenges are ignored; those
 // of hidden challenges are kept but count nowhere until it is shown.
-func (s *state) addSolve(sv ctf.Solve) *solve {
+func (s *State) addSolve(sv ctf.Solve) *solve {
 	u, c := s.users[sv.UserID], s.chals[sv.ChallengeID]
 	if u == nil || c == nil || u.solved[c.ID] != nil {
 		return nil
@@ -327,7 +327,7 @@ func (s *state) addSolve(sv ctf.Solve) *solve {
 }
 
 // attach counts a solve in its user's public history.
-func (s *state) attach(x *solve) {
+func (s *State) attach(x *solve) {
 	if x.attached {
 		return
 	}
@@ -339,7 +339,7 @@ func (s *state) attach(x *solve) {
 }
 
 // detach undoes attach.
-func (s *state) detach(x *solve) {
+func (s *State) detach(x *solve) {
 	if !x.attached {
 		return
 	}
@@ -353,7 +353,7 @@ func (s *state) detach(x *solve) {
 // recountChallenge counts c's solves again after its visibility or the
 // freeze moved: each is attached or not as counts says, and the players'
 // solves follow.
-func (s *state) recountChallenge(c *chal) {
+func (s *State) recountChallenge(c *chal) {
 	c.playerSolves = c.playerSolves[:0]
 	for _, x := range c.solves {
 		if s.counts(x) {
@@ -453,7 +453,7 @@ func displayName(u *user) string {
 // unlocked reports whether u (nil for anonymous) has solved every visible
 // prerequisite of c. A hidden prerequisite cannot be solved, so it does not
 // lock anything.
-func (s *state) unlocked(c *chal, u *user) bool {
+func (s *State) unlocked(c *chal, u *user) bool {
 	for _, id := range c.Requires {
 		p := s.chals[id]
 		if p == nil || p.Hidden {
@@ -468,7 +468,7 @@ func (s *state) unlocked(c *chal, u *user) bool {
 
 // visibleBySlug returns the challenge unless it is unknown, hidden or
 // pending.
-func (s *state) visibleBySlug(slug string) *chal {
+func (s *State) visibleBySlug(slug string) *chal {
 	c := s.bySlug[slug]
 	if c == nil || !c.shown() {
 		return nil
@@ -478,7 +478,7 @@ func (s *state) visibleBySlug(slug string) *chal {
 
 // openBySlug is visibleBySlug for v: admins also see and test pending
 // challenges (before the start, before their release), never hidden ones.
-func (s *state) openBySlug(slug string, v Viewer) *chal {
+func (s *State) openBySlug(slug string, v ctf.Viewer) *chal {
 	c := s.bySlug[slug]
 	if c == nil || !openTo(c, v) {
 		return nil
@@ -488,4 +488,4 @@ func (s *state) openBySlug(slug string, v Viewer) *chal {
 
 // openTo reports whether v may see c at all: the one rule of what a
 // viewer may know exists (open to the public, or pending and v an admin).
-func openTo(c *chal, v Viewer) bool { return !c.Hidden && (!c.pending || v.admin()) }
+func openTo(c *chal, v ctf.Viewer) bool { return !c.Hidden && (!c.pending || v.IsAdmin()) }

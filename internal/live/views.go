@@ -1,4 +1,4 @@
-package platform
+package live
 
 import (
 	"time"
@@ -187,4 +187,15 @@ func strPtr(s string) *string {
 		return nil
 	}
 	return &s
+}
+
+func keyView(k *apiKey) APIKeyView {
+	kv := APIKeyView{ID: k.ID, Name: k.Name, KeyPrefix: k.Prefix, CreatedAt: ctf.FormatTime(k.CreatedAt)}
+	if t := msTime(k.lastUsed.Load()); t != nil {
+		kv.LastUsedAt = strPtr(ctf.FormatTime(*t))
+	}
+	if k.RevokedAt != nil {
+		kv.RevokedAt = strPtr(ctf.FormatTime(*k.RevokedAt))
+	}
+	return kv
 }

@@ -1,4 +1,4 @@
-package platform
+package live
 
 import (
 	"sort"
@@ -18,13 +18,13 @@ import (
 type dirtySet map[*chal]bool
 
 // changed gives the dirty challenges new list-entry versions.
-func (st *state) changed(dirty dirtySet) {
+func (st *State) changed(dirty dirtySet) {
 	for c := range dirty {
 		st.changedChal(c)
 	}
 }
 
-func (st *state) addUser(u ctf.User) *user {
+func (st *State) addUser(u ctf.User) *user {
 	x := &user{User: u, solved: map[string]*solve{}, wrong: map[string]int64{}}
 	// An agent's owner may come later in a snapshot: newStateAfter
 	// evaluates the agents again once every user is in.
@@ -40,7 +40,7 @@ func (st *state) addUser(u ctf.User) *user {
 
 // putUser applies a user's row: a new account, or a change of profile,
 // role, ban or two-factor state.
-func (st *state) putUser(nu ctf.User, dirty dirtySet) {
+func (st *State) putUser(nu ctf.User, dirty dirtySet) {
 	u := st.users[nu.ID]
 	if u == nil {
 		// Every attempt of a user made after the snapshot comes after it.
@@ -89,7 +89,7 @@ func (st *state) putUser(nu ctf.User, dirty dirtySet) {
 
 // setPlayer moves u in or out of the public aggregates (a ban, an unban,
 // a promotion or a demotion): solves, first bloods, attempts, reviews.
-func (st *state) setPlayer(u *user, player bool, dirty dirtySet) {
+func (st *State) setPlayer(u *user, player bool, dirty dirtySet) {
 	u.player = player
 	sign := int64(1)
 	if !player {
@@ -127,7 +127,7 @@ func (st *state) setPlayer(u *user, player bool, dirty dirtySet) {
 
 // putKey applies an API key's row. Its last use is the later of memory's
 // (recorded here first) and the database's.
-func (st *state) putKey(k ctf.APIKey) {
+func (st *State) putKey(k ctf.APIKey) {
 	x := st.keyByID[k.ID]
 	if x == nil {
 		u := st.users[k.UserID]
@@ -158,7 +158,7 @@ func keyBefore(a, b *ctf.APIKey) bool {
 }
 
 // addSession adds an active session.
-func (st *state) addSession(s ctf.Session) {
+func (st *State) addSession(s ctf.Session) {
 	u := st.users[s.UserID]
 	if u == nil {
 		return
@@ -170,7 +170,7 @@ func (st *state) addSession(s ctf.Session) {
 }
 
 // putSessions replaces a user's sessions with the active ones listed.
-func (st *state) putSessions(userID string, list []ctf.Session) {
+func (st *State) putSessions(userID string, list []ctf.Session) {
 	u := st.users[userID]
 	if u == nil {
 		return
@@ -190,7 +190,7 @@ func (st *state) putSessions(userID string, list []ctf.Session) {
 }
 
 // putReview applies a review's row.
-func (st *state) putReview(r ctf.Review) *chal {
+func (st *State) putReview(r ctf.Review) *chal {
 	c, u := st.chals[r.ChallengeID], st.users[r.UserID]
 	if c == nil || u == nil {
 		return nil
@@ -207,7 +207,7 @@ func (st *state) putReview(r ctf.Review) *chal {
 }
 
 // putWriteup applies a writeup's row.
-func (st *state) putWriteup(w ctf.Writeup) {
+func (st *State) putWriteup(w ctf.Writeup) {
 	c := st.chals[w.ChallengeID]
 	if c == nil {
 		return
@@ -233,7 +233,7 @@ func (st *state) putWriteup(w ctf.Writeup) {
 // putChallenge applies a challenge's row: a new one, or an edit of any
 // field. Its solves are counted again under the new points and
 // visibility: only its solvers' entries change, never the whole state.
-func (st *state) putChallenge(nc ctf.Challenge, dirty dirtySet) {
+func (st *State) putChallenge(nc ctf.Challenge, dirty dirtySet) {
 	c := st.chals[nc.ID]
 	if c == nil {
 		c = &chal{Challenge: nc, reviews: map[string]ctf.Review{}}
@@ -261,7 +261,7 @@ func (st *state) putChallenge(nc ctf.Challenge, dirty dirtySet) {
 // applyEntities applies a catch-up's changed entities, in an order where
 // what an entity names is there first (users and challenges before keys,
 // sessions, reviews and writeups).
-func (st *state) applyEntities(e store.Entities, dirty dirtySet) {
+func (st *State) applyEntities(e store.Entities, dirty dirtySet) {
 	for _, u := range e.Users {
 		st.putUser(u, dirty)
 	}
@@ -311,7 +311,7 @@ func msTime(ms int64) *time.Time {
 // needsBaseline returns the users whose player status the change may move
 // and whose snapshot counts are not read yet: the changed users, and the
 // agents of those whose ban changes. The caller holds st.mu.
-func (st *state) needsBaseline(changed []ctf.User) []string {
+func (st *State) needsBaseline(changed []ctf.User) []string {
 	var ids []string
 	seen := map[string]bool{}
 	need := func(u *user) {

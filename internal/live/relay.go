@@ -1,4 +1,4 @@
-package platform
+package live
 
 import (
 	"context"
@@ -28,9 +28,9 @@ const ringSize = 4096
 // hub holds the newest events and wakes the clients waiting for more.
 type hub struct {
 	mu   sync.Mutex
-	ring []Event // contiguous numbers, oldest first
-	base int64   // the ring covers the events after base
-	last int64   // the newest number relayed
+	ring []StreamEvent // contiguous numbers, oldest first
+	base int64         // the ring covers the events after base
+	last int64         // the newest number relayed
 	wake chan struct{}
 }
 
@@ -39,7 +39,7 @@ func newHub() *hub { return &hub{wake: make(chan struct{})} }
 // publish adds events numbered from h.last+1 on and wakes the waiters.
 // Events past a jump (a rebuild of the state read past what was relayed)
 // start a new ring.
-func (h *hub) publish(evs []Event, head int64) {
+func (h *hub) publish(evs []StreamEvent, head int64) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	for _, ev := range evs {
@@ -65,7 +65,7 @@ func (h *hub) publish(evs []Event, head int64) {
 
 // after returns up to limit events after n from the ring, and whether the
 // ring covers n.
-func (h *hub) after(n int64, limit int) ([]Event, bool) {
+func (h *hub) after(n int64, limit int) ([]StreamEvent, bool) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if n < h.base {
@@ -76,12 +76,12 @@ func (h *hub) after(n int64, limit int) ([]Event, bool) {
 		return nil, true
 	}
 	end := min(len(h.ring), i+limit)
-	return append([]Event(nil), h.ring[i:end]...), true
+	return append([]StreamEvent(nil), h.ring[i:end]...), true
 }
 
 // recent returns up to limit events after n, or after the oldest kept
 // when n is older.
-func (h *hub) recent(n int64, limit int) []Event {
+func (h *hub) recent(n int64, limit int) []StreamEvent {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	i := int(max(n, h.base) - h.base)
@@ -89,20 +89,20 @@ func (h *hub) recent(n int64, limit int) []Event {
 		return nil
 	}
 	end := min(len(h.ring), i+limit)
-	return append([]Event(nil), h.ring[i:end]...)
+	return append([]StreamEvent(nil), h.ring[i:end]...)
 }
 
-func (s *Service) lastEvent() int64 {
-	s.hub.mu.Lock()
-	defer s.hub.mu.Unlock()
-	return s.hub.last
+func (r *Replica) lastEvent() int64 {
+	r.hub.mu.Lock()
+	defer r.hub.mu.Unlock()
+	return r.hub.last
 }
 
-func (s *Service) waitEvents(ctx context.Context, after int64) (int64, error) {
+func (r *Replica) waitEvents(ctx context.Context, after int64) (int64, error) {
 	for {
-		s.hub.mu.Lock()
-		last, wake := s.hub.last, s.hub.wake
-		s.hub.mu.Unlock()
+		r.hub.mu.Lock()
+		last, wake := r.hub.last, r.hub.wake
+		r.hub.mu.Unlock()
 		if last > after {
 			return last, nil
 		}
@@ -114,24 +114,24 @@ func (s *Service) waitEvents(ctx context.Context, after int64) (int64, error) {
 	}
 }
 
-func (s *Service) eventsAfter(ctx context.Context, after int64, limit int) ([]Event, error) {
+func (r *Replica) eventsAfter(ctx context.Context, after int64, limit int) ([]StreamEvent, error) {
 	if limit <= 0 || limit > ringSize {
 		limit = ringSize
 	}
-	if evs, ok := s.hub.after(after, limit); ok {
+	if evs, ok := r.hub.after(after, limit); ok {
 		return evs, nil
 	}
 	// Older than the ring: read the rows again and render them as the
 	// state stands now, up to what this replica relayed.
-	last := s.lastEvent()
-	rows, err := s.db.StreamAfter(ctx, after, limit)
+	last := r.lastEvent()
+	rows, err := r.db.StreamAfter(ctx, after, limit)
 	if err != nil {
 		return nil, err
 	}
-	st := s.state()
+	st := r.state()
 	st.mu.RLock()
 	defer st.mu.RUnlock()
-	out := make([]Event, 0, len(rows))
+	out := make([]StreamEvent, 0, len(rows))
 	for _, r := range rows {
 		if r.Seq > last {
 			break
@@ -145,14 +145,14 @@ func (s *Service) eventsAfter(ctx context.Context, after int64, limit int) ([]Ev
 // for the ring, so that a replica serves resuming clients from memory as
 // soon as it starts (or rebuilds its state): one read here, none per
 // client.
-func (s *Service) recentEvents(ctx context.Context, st *state, head int64) ([]Event, error) {
-	rows, err := s.db.StreamAfter(ctx, max(0, head-ringSize), ringSize)
+func (r *Replica) recentEvents(ctx context.Context, st *State, head int64) ([]StreamEvent, error) {
+	rows, err := r.db.StreamAfter(ctx, max(0, head-ringSize), ringSize)
 	if err != nil {
 		return nil, fmt.Errorf("read the newest events of the live stream: %w", err)
 	}
 	st.mu.RLock()
 	defer st.mu.RUnlock()
-	out := make([]Event, 0, len(rows))
+	out := make([]StreamEvent, 0, len(rows))
 	for _, r := range rows {
 		if r.Seq > head {
 			break // committed after the snapshot: the catch-up relays it
@@ -169,7 +169,7 @@ func (s *Service) recentEvents(ctx context.Context, st *state, head int64) ([]Ev
 // numbers the public reads skip nothing it may not see, the same on every
 // replica (they are the database's), and a held solve is not numbered
 // after the freeze is lifted either. The caller holds st.mu.
-func (st *state) announces(userID, chalID string, at time.Time) bool {
+func (st *State) announces(userID, chalID string, at time.Time) bool {
 	u, c := st.users[userID], st.chals[chalID]
 	if u == nil || c == nil || !u.player || !c.shown() {
 		return false
@@ -179,8 +179,8 @@ func (st *state) announces(userID, chalID string, at time.Time) bool {
 }
 
 // render is a stream row as the state tells it; the caller holds st.mu.
-func (st *state) render(r store.StreamRow) Event {
-	ev := Event{Seq: r.Seq, Kind: r.Kind, At: r.At}
+func (st *State) render(r store.StreamRow) StreamEvent {
+	ev := StreamEvent{Seq: r.Seq, Kind: r.Kind, At: r.At}
 	switch r.Kind {
 	case ctf.StreamSolve:
 		u, c := st.users[r.UserID], st.chals[r.ChallengeID]
@@ -224,8 +224,8 @@ func (st *state) render(r store.StreamRow) Event {
 
 // relay renders the stream rows a catch-up read; the caller holds st.mu
 // for writing and has applied what the rows name.
-func (st *state) relay(rows []store.StreamRow) []Event {
-	evs := make([]Event, 0, len(rows))
+func (st *State) relay(rows []store.StreamRow) []StreamEvent {
+	evs := make([]StreamEvent, 0, len(rows))
 	for _, r := range rows {
 		if r.Seq <= st.streamMax {
 			continue
@@ -237,7 +237,7 @@ func (st *state) relay(rows []store.StreamRow) []Event {
 }
 
 // announcementView is a as players see it; the caller holds st.mu.
-func (st *state) announcementView(a ctf.Announcement) AnnouncementView {
+func (st *State) announcementView(a ctf.Announcement) AnnouncementView {
 	v := AnnouncementView{ID: a.ID, Title: a.Title, Body: a.Body, CreatedAt: a.CreatedAt}
 	if c := st.chals[a.ChallengeID]; c != nil && c.shown() {
 		v.Challenge = &EventChallenge{ID: c.ID, Slug: c.Slug, Title: c.Title}
@@ -246,7 +246,7 @@ func (st *state) announcementView(a ctf.Announcement) AnnouncementView {
 }
 
 // putAnnouncement applies an announcement's row.
-func (st *state) putAnnouncement(a ctf.Announcement) {
+func (st *State) putAnnouncement(a ctf.Announcement) {
 	for i := range st.announcements {
 		if st.announcements[i].ID == a.ID {
 			st.announcements[i] = a
