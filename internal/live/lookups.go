@@ -226,7 +226,6 @@ func (st *State) RequiresPath(id string, reqs []string) []string {
 	return append(out, slug(id))
 }
 
-
 // UserIDByName returns the id of the user called username.
 func (a Accounts) UserIDByName(username string) (string, bool) {
 	st := a.st
