@@ -13,6 +13,7 @@ import (
 	"github.com/pquerna/otp"
 	"github.com/pquerna/otp/totp"
 
+	"github.com/flagshipctf/flagship/internal/ctf"
 	"github.com/flagshipctf/flagship/internal/dataset"
 	"github.com/flagshipctf/flagship/internal/openapi/contract"
 	"github.com/flagshipctf/flagship/internal/platform"
@@ -236,7 +237,7 @@ func itWebhooks(t *testing.T, s *Server) []platform.Webhook {
 	for _, in := range []platform.WebhookInput{
 		{Name: "Signed", Kind: platform.WebhookJSON, URL: "https://hooks.example.com/ctf?team=1", Secret: "0123456789abcdef-secret", Enabled: true},
 		{Name: "Discord", Kind: platform.WebhookDiscord, URL: "https://discord.com/api/webhooks/1/token",
-			Events: []string{platform.HookFirstBlood, platform.HookAnnouncement}},
+			Events: []ctf.WebhookEvent{platform.HookFirstBlood, platform.HookAnnouncement}},
 	} {
 		if _, err := s.Svc.CreateWebhook(ctx, platform.Operator, in); err != nil {
 			t.Fatal(err)

@@ -34,7 +34,7 @@ type Webhook struct {
 	ID, Name    string
 	Kind        ctf.WebhookKind
 	URL, Secret string
-	Events      []string
+	Events      []ctf.WebhookEvent
 	Enabled     bool
 	CreatedAt   time.Time
 	// AfterSeq is the live stream's number when the webhook was created:
@@ -158,7 +158,7 @@ func (db *DB) changeWebhook(ctx context.Context, query string, audit *ctf.AuditE
 type NewDelivery struct {
 	WebhookID string
 	StreamSeq int64
-	Event     string // the kind of event: firstBlood, announcement, …
+	Event     ctf.WebhookEvent
 	Body      string
 }
 
@@ -231,7 +231,7 @@ func webhookCursor(ctx context.Context, q querier, lock string) (int64, error) {
 type Claimed struct {
 	Seq       int64
 	StreamSeq int64
-	Event     string
+	Event     ctf.WebhookEvent
 	Body      string
 	Attempts  int // tries before this one
 	CreatedAt time.Time
@@ -349,7 +349,7 @@ func (db *DB) RecordAttempt(ctx context.Context, delivery int64, a DeliveryTry, 
 type Delivery struct {
 	Seq         int64
 	StreamSeq   int64
-	Event       string
+	Event       ctf.WebhookEvent
 	Body        string
 	Status      string
 	Attempts    int
