@@ -40,6 +40,21 @@ const (
 // forms list them; a webhook subscribed to none gets them all.
 var WebhookEvents = []WebhookEvent{HookFirstBlood, HookAnnouncement, HookStarted, HookFrozen, HookEnded}
 
+// DeliveryStatus is where a webhook's delivery stands: the store keeps
+// it, the sender moves it on, the delivery log shows it.
+type DeliveryStatus string
+
+// Delivery statuses.
+const (
+	DeliveryPending   DeliveryStatus = "pending"   // due a try, first or again
+	DeliveryDelivered DeliveryStatus = "delivered" // the target accepted it
+	DeliveryFailed    DeliveryStatus = "failed"    // given up: its retries ran out
+)
+
+// IsPending reports whether s is DeliveryPending, for the delivery log,
+// which says when a pending delivery is tried next.
+func (s DeliveryStatus) IsPending() bool { return s == DeliveryPending }
+
 // Webhook limits.
 const (
 	MaxWebhookName   = 64

@@ -23,9 +23,9 @@ import (
 
 // Delivery statuses.
 const (
-	DeliveryPending   = "pending"
-	DeliveryDelivered = "delivered"
-	DeliveryFailed    = "failed"
+	DeliveryPending   = ctf.DeliveryPending
+	DeliveryDelivered = ctf.DeliveryDelivered
+	DeliveryFailed    = ctf.DeliveryFailed
 )
 
 // Webhook is a target as stored, with the counts of its deliveries by
@@ -73,13 +73,14 @@ func (db *DB) Webhooks(ctx context.Context) ([]Webhook, error) {
 	if err != nil {
 		return nil, err
 	}
-	counts := map[string]map[string]int{}
+	counts := map[string]map[ctf.DeliveryStatus]int{}
 	err = eachRow(ctx, db.r, "SELECT webhook_id, status, count(*) FROM webhook_deliveries GROUP BY webhook_id, status", func(sc scanner) error {
-		var id, status string
+		var id string
+		var status ctf.DeliveryStatus
 		var n int
 		err := sc.Scan(&id, &status, &n)
 		if counts[id] == nil {
-			counts[id] = map[string]int{}
+			counts[id] = map[ctf.DeliveryStatus]int{}
 		}
 		counts[id][status] = n
 		return err
@@ -310,7 +311,7 @@ type DeliveryTry struct {
 // Outcome is what a try leaves a delivery in: Status delivered, failed,
 // or pending again, due at NextAt.
 type Outcome struct {
-	Status string
+	Status ctf.DeliveryStatus
 	NextAt time.Time
 }
 
@@ -351,7 +352,7 @@ type Delivery struct {
 	StreamSeq   int64
 	Event       ctf.WebhookEvent
 	Body        string
-	Status      string
+	Status      ctf.DeliveryStatus
 	Attempts    int
 	NextAt      time.Time // the next try, when pending
 	CreatedAt   time.Time
