@@ -97,7 +97,7 @@ func (u *User) IsPlayer() bool { return u.Role != RoleAdmin && !u.Banned }
 
 // Flag is one accepted answer of a challenge.
 type Flag struct {
-	Kind            string // FlagStatic or FlagRegex
+	Kind            FlagKind
 	Content         string
 	CaseInsensitive bool
 	re              *regexp.Regexp

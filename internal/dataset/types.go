@@ -131,9 +131,9 @@ type APIKey struct {
 
 // Flag is one accepted flag of a challenge.
 type Flag struct {
-	Type    string `json:"type" yaml:"type"`                     // static | regex
-	Content string `json:"content" yaml:"content"`               // the flag, or an RE2 pattern (anchored when checked)
-	Data    string `json:"data,omitempty" yaml:"data,omitempty"` // "case_insensitive" or empty
+	Type    ctf.FlagKind `json:"type" yaml:"type"`                     // static | regex
+	Content string       `json:"content" yaml:"content"`               // the flag, or an RE2 pattern (anchored when checked)
+	Data    string       `json:"data,omitempty" yaml:"data,omitempty"` // "case_insensitive" or empty
 }
 
 // File is the one downloadable file of a challenge: either bytes stored in the
