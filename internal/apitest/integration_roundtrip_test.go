@@ -237,7 +237,7 @@ func itWebhooks(t *testing.T, s *Server) []platform.Webhook {
 	for _, in := range []platform.WebhookInput{
 		{Name: "Signed", Kind: platform.WebhookJSON, URL: "https://hooks.example.com/ctf?team=1", Secret: "0123456789abcdef-secret", Enabled: true},
 		{Name: "Discord", Kind: platform.WebhookDiscord, URL: "https://discord.com/api/webhooks/1/token",
-			Events: []string{platform.HookFirstBlood, platform.HookAnnouncement}},
+			Events: []ctf.WebhookEvent{platform.HookFirstBlood, platform.HookAnnouncement}},
 	} {
 		if _, err := s.Svc.Webhooks.Create(ctx, ctf.Operator, in); err != nil {
 			t.Fatal(err)

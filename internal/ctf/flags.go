@@ -8,11 +8,17 @@ import (
 	"strings"
 )
 
+// FlagKind is how a flag is matched: as the exact text, or as a pattern.
+type FlagKind string
+
 // Flag kinds.
 const (
-	FlagStatic = "static"
-	FlagRegex  = "regex"
+	FlagStatic FlagKind = "static"
+	FlagRegex  FlagKind = "regex"
 )
+
+// FlagKinds are the kinds of flag, in the order forms list them.
+var FlagKinds = []FlagKind{FlagStatic, FlagRegex}
 
 // Compile validates f and prepares it for matching (ValidateFlag's rules).
 // Regex flags are RE2, anchored at both ends so that a pattern never
@@ -39,7 +45,7 @@ func (f *Flag) Compile() error {
 // of at most MaxFlagBytes, and for a regex, RE2 syntax that compiles on its
 // own, so it cannot close the anchoring group and escape it (content
 // `a)|(?:.*` would otherwise accept every flag).
-func ValidateFlag(kind, content string) error {
+func ValidateFlag(kind FlagKind, content string) error {
 	if kind != FlagStatic && kind != FlagRegex {
 		return Errorf(Invalid, "flag type must be static or regex, not %q", kind)
 	}

@@ -30,6 +30,11 @@ const (
 	RoleAdmin  Role = "admin"
 )
 
+// IsAdmin reports whether r is RoleAdmin, for views that show admins
+// more; whether a caller may act as one is the platform's to say (a
+// banned admin may not).
+func (r Role) IsAdmin() bool { return r == RoleAdmin }
+
 // AccountKind says who plays an account: a person, or an AI agent owned
 // by a person (docs/product.md#agents).
 type AccountKind string
@@ -97,7 +102,7 @@ func (u *User) IsPlayer() bool { return u.Role != RoleAdmin && !u.Banned }
 
 // Flag is one accepted answer of a challenge.
 type Flag struct {
-	Kind            string // FlagStatic or FlagRegex
+	Kind            FlagKind
 	Content         string
 	CaseInsensitive bool
 	re              *regexp.Regexp

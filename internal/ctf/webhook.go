@@ -22,18 +22,38 @@ const (
 // WebhookKinds are the kinds of webhook.
 var WebhookKinds = []WebhookKind{WebhookJSON, WebhookDiscord, WebhookSlack}
 
+// WebhookEvent is the kind of event a webhook may subscribe to: the name
+// its payload, its X-Flagship-Event header and its stored subscription
+// carry.
+type WebhookEvent string
+
 // Events a webhook may subscribe to.
 const (
-	HookFirstBlood   = "firstBlood"
-	HookAnnouncement = "announcement"
-	HookStarted      = "started"
-	HookFrozen       = "frozen"
-	HookEnded        = "ended"
+	HookFirstBlood   WebhookEvent = "firstBlood"
+	HookAnnouncement WebhookEvent = "announcement"
+	HookStarted      WebhookEvent = "started"
+	HookFrozen       WebhookEvent = "frozen"
+	HookEnded        WebhookEvent = "ended"
 )
 
 // WebhookEvents are the events a webhook may subscribe to, in the order
 // forms list them; a webhook subscribed to none gets them all.
-var WebhookEvents = []string{HookFirstBlood, HookAnnouncement, HookStarted, HookFrozen, HookEnded}
+var WebhookEvents = []WebhookEvent{HookFirstBlood, HookAnnouncement, HookStarted, HookFrozen, HookEnded}
+
+// DeliveryStatus is where a webhook's delivery stands: the store keeps
+// it, the sender moves it on, the delivery log shows it.
+type DeliveryStatus string
+
+// Delivery statuses.
+const (
+	DeliveryPending   DeliveryStatus = "pending"   // due a try, first or again
+	DeliveryDelivered DeliveryStatus = "delivered" // the target accepted it
+	DeliveryFailed    DeliveryStatus = "failed"    // given up: its retries ran out
+)
+
+// IsPending reports whether s is DeliveryPending, for the delivery log,
+// which says when a pending delivery is tried next.
+func (s DeliveryStatus) IsPending() bool { return s == DeliveryPending }
 
 // Webhook limits.
 const (
@@ -46,7 +66,7 @@ const (
 // ValidateWebhook checks a webhook as an admin's form or a dataset gives
 // it (trimmed): a name, a kind, an absolute http(s) URL, known events, and
 // a secret only for the json kind (empty there: the caller generates one).
-func ValidateWebhook(name string, kind WebhookKind, rawURL, secret string, events []string) error {
+func ValidateWebhook(name string, kind WebhookKind, rawURL, secret string, events []WebhookEvent) error {
 	switch n := utf8.RuneCountInString(name); {
 	case n == 0:
 		return FieldErrorf("name", "is required")
@@ -61,7 +81,7 @@ func ValidateWebhook(name string, kind WebhookKind, rawURL, secret string, event
 	}
 	for _, e := range events {
 		if !slices.Contains(WebhookEvents, e) {
-			return FieldErrorf("events", "has %q, which is none of %s", e, strings.Join(WebhookEvents, ", "))
+			return FieldErrorf("events", "has %q, which is none of %s", e, joinKinds(WebhookEvents))
 		}
 	}
 	switch {
@@ -88,8 +108,8 @@ func ValidateWebhookURL(raw string) error {
 
 // WebhookEventsOf returns events as a webhook stores them: in the
 // canonical order, each once; none means all.
-func WebhookEventsOf(events []string) []string {
-	var out []string
+func WebhookEventsOf(events []WebhookEvent) []WebhookEvent {
+	var out []WebhookEvent
 	for _, e := range WebhookEvents {
 		if len(events) == 0 || slices.Contains(events, e) {
 			out = append(out, e)

@@ -208,7 +208,7 @@ func (d *decoder) staticFlag(c *Challenge, flag, field string) {
 		d.fail(field, "required")
 		return
 	}
-	c.Flags = []Flag{{Type: "static", Content: flag}}
+	c.Flags = []Flag{{Type: ctf.FlagStatic, Content: flag}}
 }
 
 // instance records the service a task runs: Flagship's instance port and

@@ -180,7 +180,7 @@ func (d *decoder) challenge(n *yaml.Node, src Source) Challenge {
 
 // flagFields are those of a flag given as a mapping.
 var flagFields = newMapping(rejectUnlessCtfcli, nil,
-	asLower("type", func(f *Flag) *string { return &f.Type }),
+	asLower("type", func(f *Flag) *string { return (*string)(&f.Type) }),
 	asText("content", func(f *Flag) *string { return &f.Content }),
 	asLower("data", func(f *Flag) *string { return &f.Data }),
 )
@@ -198,12 +198,12 @@ func (d *decoder) flags(n *yaml.Node, field string) []Flag {
 			fl.Content = d.str(it, f)
 		}
 		if fl.Type == "" {
-			fl.Type = "static"
+			fl.Type = ctf.FlagStatic
 		}
 		if fl.Data == "case_sensitive" { // CTFd's spelling of the default
 			fl.Data = ""
 		}
-		if fl.Type == "static" { // submissions are trimmed, so must the flag be
+		if fl.Type == ctf.FlagStatic { // submissions are trimmed, so must the flag be
 			fl.Content = strings.TrimSpace(fl.Content)
 		}
 		out = append(out, fl)

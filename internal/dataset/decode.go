@@ -231,7 +231,7 @@ var webhookFields = newMapping(rejectUnknown, nil,
 	asTrimmed("secret", func(w *Webhook) *string { return &w.Secret }),
 	field[Webhook]{"events", func(d *decoder, w *Webhook, v *yaml.Node, path string) {
 		for _, e := range d.strs(v, path) {
-			w.Events = append(w.Events, strings.TrimSpace(e))
+			w.Events = append(w.Events, ctf.WebhookEvent(strings.TrimSpace(e)))
 		}
 	}},
 	asBool("enabled", func(w *Webhook) *bool { return &w.Enabled }),

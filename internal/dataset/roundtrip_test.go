@@ -106,7 +106,7 @@ func dumpLike(dir string) *Dataset {
 		},
 		Webhooks: []Webhook{
 			{ID: "h1", Name: "yes", Kind: ctf.WebhookJSON, URL: "https://hooks.example.com/a?b=c&d=%20", Secret: "null-" + strings.Repeat("s", 20),
-				Events: []string{"firstBlood", "ended"}, Enabled: true, CreatedAt: ts("2026-01-02T00:00:00.004Z")},
+				Events: []ctf.WebhookEvent{"firstBlood", "ended"}, Enabled: true, CreatedAt: ts("2026-01-02T00:00:00.004Z")},
 			{ID: "h2", Name: "Discord", Kind: ctf.WebhookDiscord, URL: "https://discord.com/api/webhooks/1/x", Enabled: false},
 		},
 	}

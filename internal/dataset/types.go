@@ -105,14 +105,14 @@ type TwoFactor struct {
 // Its delivery log does not move with it: a loaded webhook gets what
 // happens after the load.
 type Webhook struct {
-	ID        string          `json:"id,omitempty" yaml:"id,omitempty"`
-	Name      string          `json:"name" yaml:"name"`
-	Kind      ctf.WebhookKind `json:"kind" yaml:"kind"` // json | discord | slack
-	URL       string          `json:"url" yaml:"url"`
-	Secret    string          `json:"secret,omitempty" yaml:"secret,omitempty"` // json: signs deliveries (generated when absent)
-	Events    []string        `json:"events,omitempty" yaml:"events,omitempty"` // none: all
-	Enabled   bool            `json:"enabled" yaml:"enabled"`                   // true when the key is absent
-	CreatedAt *time.Time      `json:"createdAt,omitempty" yaml:"createdAt,omitempty"`
+	ID        string             `json:"id,omitempty" yaml:"id,omitempty"`
+	Name      string             `json:"name" yaml:"name"`
+	Kind      ctf.WebhookKind    `json:"kind" yaml:"kind"` // json | discord | slack
+	URL       string             `json:"url" yaml:"url"`
+	Secret    string             `json:"secret,omitempty" yaml:"secret,omitempty"` // json: signs deliveries (generated when absent)
+	Events    []ctf.WebhookEvent `json:"events,omitempty" yaml:"events,omitempty"` // none: all
+	Enabled   bool               `json:"enabled" yaml:"enabled"`                   // true when the key is absent
+	CreatedAt *time.Time         `json:"createdAt,omitempty" yaml:"createdAt,omitempty"`
 
 	Source Source `json:"-" yaml:"-"` // where the entry was read (not encoded)
 }
@@ -131,9 +131,9 @@ type APIKey struct {
 
 // Flag is one accepted flag of a challenge.
 type Flag struct {
-	Type    string `json:"type" yaml:"type"`                     // static | regex
-	Content string `json:"content" yaml:"content"`               // the flag, or an RE2 pattern (anchored when checked)
-	Data    string `json:"data,omitempty" yaml:"data,omitempty"` // "case_insensitive" or empty
+	Type    ctf.FlagKind `json:"type" yaml:"type"`                     // static | regex
+	Content string       `json:"content" yaml:"content"`               // the flag, or an RE2 pattern (anchored when checked)
+	Data    string       `json:"data,omitempty" yaml:"data,omitempty"` // "case_insensitive" or empty
 }
 
 // File is the one downloadable file of a challenge: either bytes stored in the

@@ -68,7 +68,7 @@ type WebhookInput struct {
 	// Secret signs the json kind's deliveries; empty: one is generated.
 	// The other kinds take none (their URL is their secret).
 	Secret  string
-	Events  []string // empty: all
+	Events  []ctf.WebhookEvent // empty: all
 	Enabled bool
 }
 
@@ -76,7 +76,7 @@ type WebhookInput struct {
 // kind posts as is, and what the Discord and Slack messages are written
 // from.
 type WebhookPayload struct {
-	Event     string            `json:"event"` // one of WebhookEvents
+	Event     ctf.WebhookEvent  `json:"event"` // one of WebhookEvents
 	Seq       int64             `json:"seq"`   // the live stream's number
 	At        string            `json:"at"`
 	User      *WebhookUser      `json:"user,omitempty"`      // firstBlood

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/netip"
+	"slices"
 	"strings"
 	"testing"
 
@@ -40,7 +41,7 @@ func TestCreateWebhookValidation(t *testing.T) {
 		{"metadata URL", with(func(in *WebhookInput) { in.URL = "http://169.254.169.254/latest/meta-data/" }), "url"},
 		{"IPv6 metadata URL", with(func(in *WebhookInput) { in.URL = "http://[fd00:ec2::254]/" }), "url"},
 		{"private URL", with(func(in *WebhookInput) { in.URL = "https://10.1.2.3/hook" }), "url"},
-		{"unknown event", with(func(in *WebhookInput) { in.Events = []string{"firstBlood", "solve"} }), "events"},
+		{"unknown event", with(func(in *WebhookInput) { in.Events = []ctf.WebhookEvent{"firstBlood", "solve"} }), "events"},
 		{"secret on discord", with(func(in *WebhookInput) { in.Secret = "a-long-enough-secret" }), "secret"},
 		{"short json secret", with(func(in *WebhookInput) { in.Kind, in.Secret = WebhookJSON, "short" }), "secret"},
 		{"json secret", with(func(in *WebhookInput) { in.Kind, in.Secret = WebhookJSON, "a-long-enough-secret" }), ""},
@@ -69,18 +70,18 @@ func TestCreateWebhookValidation(t *testing.T) {
 		t.Fatalf("%d webhooks stored, want the 4 valid ones", len(hooks))
 	}
 	h := hooks[0]
-	if h.Secret != "" || !h.Enabled || strings.Join(h.Events, ",") != strings.Join(WebhookEvents, ",") {
+	if h.Secret != "" || !h.Enabled || !slices.Equal(h.Events, WebhookEvents) {
 		t.Errorf("a discord webhook with no events: %+v; want no secret and every event", h)
 	}
 	if hooks[3].Secret != "a-long-enough-secret" {
 		t.Errorf("a json webhook's secret as given: %q", hooks[3].Secret)
 	}
 	w, err := f.svc.Webhooks.Create(ctx, ctf.Operator, WebhookInput{Name: "x", Kind: WebhookJSON, URL: "https://example.com/x",
-		Events: []string{HookEnded, HookFirstBlood, HookEnded}})
+		Events: []ctf.WebhookEvent{HookEnded, HookFirstBlood, HookEnded}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if strings.Join(w.Events, ",") != "firstBlood,ended" || w.Enabled || len(w.Secret) != 64 {
+	if !slices.Equal(w.Events, []ctf.WebhookEvent{"firstBlood", "ended"}) || w.Enabled || len(w.Secret) != 64 {
 		t.Errorf("events %v (want canonical order, once each), enabled %v, secret %q (want 64 hex digits)", w.Events, w.Enabled, w.Secret)
 	}
 }
@@ -159,7 +160,7 @@ func TestWebhookProducer(t *testing.T) {
 		return w
 	}
 	all := create(WebhookInput{Name: "all", Kind: WebhookJSON, Enabled: true})
-	news := create(WebhookInput{Name: "news", Kind: WebhookDiscord, Events: []string{HookAnnouncement}, Enabled: true})
+	news := create(WebhookInput{Name: "news", Kind: WebhookDiscord, Events: []ctf.WebhookEvent{HookAnnouncement}, Enabled: true})
 	off := create(WebhookInput{Name: "off", Kind: WebhookSlack})
 	other := f.replica()
 
@@ -198,9 +199,9 @@ func TestWebhookProducer(t *testing.T) {
 				t.Fatalf("delivery body %s: %v", log[i].Body, err)
 			}
 			if p.Event == HookFirstBlood {
-				out = append(out, p.Event+":"+p.Challenge.Slug+":"+p.User.Username)
+				out = append(out, string(p.Event)+":"+p.Challenge.Slug+":"+p.User.Username)
 			} else {
-				out = append(out, p.Event)
+				out = append(out, string(p.Event))
 			}
 		}
 		return strings.Join(out, ",")

@@ -354,8 +354,8 @@ func nullMs(t *time.Time) any {
 
 var errNotFound = ctf.Errorf(ctf.NotFound, "not found")
 
-func jsonUnmarshalStrings(s string, out *[]string) error {
-	*out = []string{}
+func jsonUnmarshalStrings[S ~string](s string, out *[]S) error {
+	*out = []S{}
 	if s == "" {
 		return nil
 	}

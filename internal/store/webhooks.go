@@ -23,9 +23,9 @@ import (
 
 // Delivery statuses.
 const (
-	DeliveryPending   = "pending"
-	DeliveryDelivered = "delivered"
-	DeliveryFailed    = "failed"
+	DeliveryPending   = ctf.DeliveryPending
+	DeliveryDelivered = ctf.DeliveryDelivered
+	DeliveryFailed    = ctf.DeliveryFailed
 )
 
 // Webhook is a target as stored, with the counts of its deliveries by
@@ -34,7 +34,7 @@ type Webhook struct {
 	ID, Name    string
 	Kind        ctf.WebhookKind
 	URL, Secret string
-	Events      []string
+	Events      []ctf.WebhookEvent
 	Enabled     bool
 	CreatedAt   time.Time
 	// AfterSeq is the live stream's number when the webhook was created:
@@ -73,13 +73,14 @@ func (db *DB) Webhooks(ctx context.Context) ([]Webhook, error) {
 	if err != nil {
 		return nil, err
 	}
-	counts := map[string]map[string]int{}
+	counts := map[string]map[ctf.DeliveryStatus]int{}
 	err = eachRow(ctx, db.r, "SELECT webhook_id, status, count(*) FROM webhook_deliveries GROUP BY webhook_id, status", func(sc scanner) error {
-		var id, status string
+		var id string
+		var status ctf.DeliveryStatus
 		var n int
 		err := sc.Scan(&id, &status, &n)
 		if counts[id] == nil {
-			counts[id] = map[string]int{}
+			counts[id] = map[ctf.DeliveryStatus]int{}
 		}
 		counts[id][status] = n
 		return err
@@ -158,7 +159,7 @@ func (db *DB) changeWebhook(ctx context.Context, query string, audit *ctf.AuditE
 type NewDelivery struct {
 	WebhookID string
 	StreamSeq int64
-	Event     string // the kind of event: firstBlood, announcement, …
+	Event     ctf.WebhookEvent
 	Body      string
 }
 
@@ -231,7 +232,7 @@ func webhookCursor(ctx context.Context, q querier, lock string) (int64, error) {
 type Claimed struct {
 	Seq       int64
 	StreamSeq int64
-	Event     string
+	Event     ctf.WebhookEvent
 	Body      string
 	Attempts  int // tries before this one
 	CreatedAt time.Time
@@ -310,7 +311,7 @@ type DeliveryTry struct {
 // Outcome is what a try leaves a delivery in: Status delivered, failed,
 // or pending again, due at NextAt.
 type Outcome struct {
-	Status string
+	Status ctf.DeliveryStatus
 	NextAt time.Time
 }
 
@@ -349,9 +350,9 @@ func (db *DB) RecordAttempt(ctx context.Context, delivery int64, a DeliveryTry, 
 type Delivery struct {
 	Seq         int64
 	StreamSeq   int64
-	Event       string
+	Event       ctf.WebhookEvent
 	Body        string
-	Status      string
+	Status      ctf.DeliveryStatus
 	Attempts    int
 	NextAt      time.Time // the next try, when pending
 	CreatedAt   time.Time

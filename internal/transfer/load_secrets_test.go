@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/flagshipctf/flagship/internal/ctf"
 	"github.com/flagshipctf/flagship/internal/dataset"
 )
 
@@ -55,7 +56,7 @@ webhooks:
 		t.Fatalf("webhooks: %+v, %v", hooks, err)
 	}
 	bot, chat := hooks[1], hooks[0] // oldest first: Chat's createdAt is given
-	if bot.Name != "Bot" || len(bot.Secret) != 64 || !reflect.DeepEqual(bot.Events, []string{"firstBlood", "ended"}) || !bot.Enabled ||
+	if bot.Name != "Bot" || len(bot.Secret) != 64 || !reflect.DeepEqual(bot.Events, []ctf.WebhookEvent{"firstBlood", "ended"}) || !bot.Enabled ||
 		chat.Name != "Chat" || chat.Secret != "" || chat.Enabled || len(chat.Events) != 5 {
 		t.Errorf("webhooks as loaded: %+v", hooks)
 	}

@@ -80,13 +80,14 @@ type challengeForm struct {
 	Tags         string
 	Port         string
 	Difficulties []ctf.Difficulty
+	FlagKinds    []ctf.FlagKind
 	MaxMiB       int
 	Release      string // the release time as typed (UTC), "" for none
 }
 
 func (h *Handler) challengeFormPage(w http.ResponseWriter, r *http.Request, v ctf.Viewer, f challengeForm, p page) {
 	f.All, _ = h.svc.Content.AdminChallenges(r.Context(), v)
-	f.Difficulties = ctf.Difficulties
+	f.Difficulties, f.FlagKinds = ctf.Difficulties, ctf.FlagKinds
 	f.MaxMiB = platform.DefaultMaxFileBytes >> 20
 	if f.Categories == "" {
 		f.Categories = strings.Join(f.In.Categories, ", ")
@@ -179,7 +180,7 @@ func (h *Handler) adminSaveChallenge(w http.ResponseWriter, r *http.Request) {
 			break
 		}
 		if content := r.FormValue("flagContent" + k); strings.TrimSpace(content) != "" {
-			in.Flags = append(in.Flags, ctf.Flag{Kind: kind[0], Content: content, CaseInsensitive: r.FormValue("flagCI"+k) == "1"})
+			in.Flags = append(in.Flags, ctf.Flag{Kind: ctf.FlagKind(kind[0]), Content: content, CaseInsensitive: r.FormValue("flagCI"+k) == "1"})
 		}
 	}
 	if url := strings.TrimSpace(r.FormValue("fileURL")); url != "" {

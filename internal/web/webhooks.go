@@ -2,6 +2,7 @@ package web
 
 import (
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/flagshipctf/flagship/internal/ctf"
@@ -14,7 +15,7 @@ import (
 type webhooksData struct {
 	Hooks  []platform.Webhook
 	Kinds  []ctf.WebhookKind
-	Events []string
+	Events []ctf.WebhookEvent
 	New    webhookForm
 	// Shown is the webhook whose delivery log is open, Log its deliveries.
 	Shown *platform.Webhook
@@ -24,11 +25,14 @@ type webhooksData struct {
 type webhookForm struct {
 	Name, URL string
 	Kind      ctf.WebhookKind
-	Events    []string
+	Events    []ctf.WebhookEvent
 	Enabled   bool
 	Error     string
 	Created   *platform.Webhook
 }
+
+// Subscribes reports whether the form has event ticked.
+func (f webhookForm) Subscribes(event ctf.WebhookEvent) bool { return slices.Contains(f.Events, event) }
 
 // deliveryLogSize is how many deliveries the log shows.
 const deliveryLogSize = 50
@@ -72,7 +76,10 @@ func (h *Handler) adminCreateWebhook(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	f := webhookForm{Name: strings.TrimSpace(r.PostFormValue("name")), Kind: ctf.WebhookKind(r.PostFormValue("kind")),
-		URL: strings.TrimSpace(r.PostFormValue("url")), Events: r.PostForm["events"], Enabled: r.PostFormValue("enabled") == "1"}
+		URL: strings.TrimSpace(r.PostFormValue("url")), Enabled: r.PostFormValue("enabled") == "1"}
+	for _, e := range r.PostForm["events"] {
+		f.Events = append(f.Events, ctf.WebhookEvent(e))
+	}
 	hook, err := h.svc.Webhooks.Create(r.Context(), v, platform.WebhookInput{Name: f.Name, Kind: f.Kind, URL: f.URL,
 		Secret: r.PostFormValue("secret"), Events: f.Events, Enabled: f.Enabled})
 	if err != nil {

@@ -87,7 +87,7 @@ func Request(c store.Claimed, now time.Time) ([]byte, http.Header, error) {
 	h := http.Header{}
 	h.Set("Content-Type", "application/json")
 	h.Set("User-Agent", "Flagship-Webhook")
-	h.Set(HeaderEvent, c.Event)
+	h.Set(HeaderEvent, string(c.Event))
 	h.Set(HeaderDelivery, strconv.FormatInt(c.Seq, 10))
 	if c.Webhook.Kind == platform.WebhookJSON {
 		body := []byte(c.Body)
@@ -144,7 +144,7 @@ func text(p platform.WebhookPayload, esc *markup) string {
 	case platform.HookEnded:
 		s = "🏆 The event is over"
 	default:
-		s = p.Event
+		s = string(p.Event)
 	}
 	return truncate(s, maxMessage)
 }

@@ -156,7 +156,7 @@ func TestWebhooksExactlyOncePerCluster(t *testing.T) {
 
 	// Exactly one accepted delivery per event, and no event twice.
 	ids := map[string]bool{}
-	events := map[string]int{}
+	events := map[ctf.WebhookEvent]int{}
 	seqs := map[int64]bool{}
 	for _, a := range rc.accepted {
 		ids[a.delivery] = true
@@ -164,7 +164,7 @@ func TestWebhooksExactlyOncePerCluster(t *testing.T) {
 		if err := json.Unmarshal(a.body, &p); err != nil {
 			t.Fatalf("accepted body %s: %v", a.body, err)
 		}
-		if p.Event != a.event {
+		if string(p.Event) != a.event {
 			t.Errorf("body event %q, header %q", p.Event, a.event)
 		}
 		if seqs[p.Seq] {
@@ -176,7 +176,7 @@ func TestWebhooksExactlyOncePerCluster(t *testing.T) {
 	if len(rc.accepted) != 3 || len(ids) != 3 {
 		t.Errorf("accepted %d tries with %d delivery ids, want 3 and 3", len(rc.accepted), len(ids))
 	}
-	for _, e := range []string{platform.HookFirstBlood, platform.HookAnnouncement, platform.HookFrozen} {
+	for _, e := range []ctf.WebhookEvent{platform.HookFirstBlood, platform.HookAnnouncement, platform.HookFrozen} {
 		if events[e] != 1 {
 			t.Errorf("%s accepted %d times, want once", e, events[e])
 		}
