@@ -184,34 +184,6 @@ type querier interface {
 	QueryRowContext(ctx context.Context, query string, args ...any) *row
 }
 
-const userColumns = "id, username, name, COALESCE(email, ''), image, password_hash, role, banned, two_factor, created_at, kind, COALESCE(owner_id, ''), model, harness"
-
-func scanUser(sc interface{ Scan(...any) error }) (ctf.User, error) {
-	var u ctf.User
-	var created int64
-	err := sc.Scan(&u.ID, &u.Username, &u.Name, &u.Email, &u.Image, &u.PasswordHash, &u.Role, &u.Banned, &u.TwoFactor, &created,
-		&u.Kind, &u.OwnerID, &u.Model, &u.Harness)
-	u.CreatedAt = fromMs(created)
-	return u, err
-}
-
-func queryUsers(ctx context.Context, q querier, where string, args ...any) ([]ctf.User, error) {
-	rows, err := q.QueryContext(ctx, "SELECT "+userColumns+" FROM users "+where+" ORDER BY created_at, username", args...)
-	if err != nil {
-		return nil, fmt.Errorf("query users: %w", err)
-	}
-	defer rows.Close()
-	var out []ctf.User
-	for rows.Next() {
-		u, err := scanUser(rows)
-		if err != nil {
-			return nil, fmt.Errorf("scan user: %w", err)
-		}
-		out = append(out, u)
-	}
-	return out, rows.Err()
-}
-
 func queryChallenges(ctx context.Context, q querier) ([]ctf.Challenge, error) {
 	return queryChallengesWhere(ctx, q, "")
 }
