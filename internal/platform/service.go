@@ -20,7 +20,8 @@ import (
 	"github.com/flagshipctf/flagship/internal/store"
 )
 
-// Store is the database as the use cases use it: *store.DB.
+// Store is the database as the use cases use it: *store.DB and its areas
+// (stores.go).
 type Store interface {
 	Snapshot(ctx context.Context) (*store.Snapshot, error)
 	Heads(ctx context.Context) (store.Heads, error)
@@ -149,7 +150,10 @@ type Service struct {
 }
 
 // New returns a Service over db; call Load before serving.
-func New(db Store, opts Options) *Service {
+func New(db *store.DB, opts Options) *Service { return newService(storesOf(db), opts) }
+
+// newService returns a Service over any Store (tests wrap the database's).
+func newService(db Store, opts Options) *Service {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
@@ -422,5 +426,3 @@ func (s *Service) applyOwn(seqs []int64, fn func(st *state, dirty dirtySet)) {
 
 // ErrNoChallenge is the answer for unknown and hidden challenges alike.
 var ErrNoChallenge = ctf.Errorf(ctf.NotFound, "challenge not found")
-
-var _ Store = (*store.DB)(nil)

@@ -12,9 +12,9 @@ import (
 
 // PutReview creates or changes a user's review of a challenge (one per
 // user and challenge) and returns it as stored.
-func (db *DB) PutReview(ctx context.Context, r ctf.Review) (ctf.Review, []int64, error) {
+func (ct Content) PutReview(ctx context.Context, r ctf.Review) (ctf.Review, []int64, error) {
 	var out ctf.Review
-	seqs, err := db.write(ctx, nil, func(tx *sqlTx) ([]ChangeRef, error) {
+	seqs, err := ct.db.write(ctx, nil, func(tx *sqlTx) ([]ChangeRef, error) {
 		rows, err := queryReviewsWhere(ctx, tx, `WHERE id = (SELECT id FROM reviews WHERE user_id = ? AND challenge_id = ?)`, r.UserID, r.ChallengeID)
 		if err != nil {
 			return nil, err
@@ -70,14 +70,14 @@ func queryWriteups(ctx context.Context, q querier, where string, args ...any) ([
 // PutWriteup creates or replaces a user's writeup of a challenge (one per
 // user and challenge): title, content, images and status as given, the
 // id and creation time of an existing one kept. It returns it as stored.
-func (db *DB) PutWriteup(ctx context.Context, w ctf.Writeup) (ctf.Writeup, []int64, error) {
+func (ct Content) PutWriteup(ctx context.Context, w ctf.Writeup) (ctf.Writeup, []int64, error) {
 	var out ctf.Writeup
 	images := w.Images
 	if images == nil {
 		images = []string{}
 	}
 	ij, _ := json.Marshal(images)
-	seqs, err := db.write(ctx, nil, func(tx *sqlTx) ([]ChangeRef, error) {
+	seqs, err := ct.db.write(ctx, nil, func(tx *sqlTx) ([]ChangeRef, error) {
 		old, err := queryWriteups(ctx, tx, "WHERE user_id = ? AND challenge_id = ?", w.UserID, w.ChallengeID)
 		if err != nil {
 			return nil, err
@@ -105,9 +105,9 @@ func (db *DB) PutWriteup(ctx context.Context, w ctf.Writeup) (ctf.Writeup, []int
 }
 
 // ModerateWriteup sets a writeup's status and reason and returns it.
-func (db *DB) ModerateWriteup(ctx context.Context, id string, status ctf.WriteupStatus, reason string, audit *ctf.AuditEntry) (ctf.Writeup, []int64, error) {
+func (ct Content) ModerateWriteup(ctx context.Context, id string, status ctf.WriteupStatus, reason string, audit *ctf.AuditEntry) (ctf.Writeup, []int64, error) {
 	var w ctf.Writeup
-	seqs, err := db.write(ctx, audit, func(tx *sqlTx) ([]ChangeRef, error) {
+	seqs, err := ct.db.write(ctx, audit, func(tx *sqlTx) ([]ChangeRef, error) {
 		var err error
 		w, err = scanWriteup(tx.QueryRowContext(ctx, "UPDATE writeups SET status = ?, reason = ? WHERE id = ? RETURNING "+writeupColumns,
 			status, reason, id))

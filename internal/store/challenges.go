@@ -87,8 +87,8 @@ func SameChallengeRow(a, b ctf.Challenge) bool {
 // flags and its prerequisites — and stores file (the handout's bytes,
 // addressed by c.FileSHA256) when not nil. A slug another challenge has
 // is a Conflict.
-func (db *DB) PutChallenge(ctx context.Context, c ctf.Challenge, file []byte, audit *ctf.AuditEntry) ([]int64, error) {
-	return db.write(ctx, audit, func(tx *sqlTx) ([]ChangeRef, error) {
+func (ct Content) PutChallenge(ctx context.Context, c ctf.Challenge, file []byte, audit *ctf.AuditEntry) ([]int64, error) {
+	return ct.db.write(ctx, audit, func(tx *sqlTx) ([]ChangeRef, error) {
 		if file != nil {
 			if err := putFile(ctx, tx, c.FileSHA256, file); err != nil {
 				return nil, err

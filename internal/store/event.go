@@ -32,8 +32,8 @@ func (db *DB) EventSettings(ctx context.Context) (ctf.Event, error) { return que
 
 // PutEvent replaces the event's settings. The moves of the clock they
 // cause (an unfreeze) reach the stream as every replica notices them.
-func (db *DB) PutEvent(ctx context.Context, e ctf.Event, audit *ctf.AuditEntry) ([]int64, error) {
-	return db.write(ctx, audit, func(tx *sqlTx) ([]ChangeRef, error) {
+func (ct Content) PutEvent(ctx context.Context, e ctf.Event, audit *ctf.AuditEntry) ([]int64, error) {
+	return ct.db.write(ctx, audit, func(tx *sqlTx) ([]ChangeRef, error) {
 		if err := putEvent(ctx, tx, e); err != nil {
 			return nil, err
 		}
@@ -73,8 +73,8 @@ func queryAnnouncements(ctx context.Context, q querier, where string, args ...an
 
 // PostAnnouncement records an announcement and its event in the live
 // stream, in one transaction.
-func (db *DB) PostAnnouncement(ctx context.Context, a ctf.Announcement, audit *ctf.AuditEntry) ([]int64, error) {
-	return db.write(ctx, audit, func(tx *sqlTx) ([]ChangeRef, error) {
+func (ct Content) PostAnnouncement(ctx context.Context, a ctf.Announcement, audit *ctf.AuditEntry) ([]int64, error) {
+	return ct.db.write(ctx, audit, func(tx *sqlTx) ([]ChangeRef, error) {
 		if _, err := tx.ExecContext(ctx, `INSERT INTO announcements (id, title, body, challenge_id, author_id, created_at)
 			VALUES (?, ?, ?, ?, ?, ?)`, a.ID, a.Title, a.Body, nullString(a.ChallengeID), nullString(a.AuthorID), ms(a.CreatedAt)); err != nil {
 			return nil, fmt.Errorf("save announcement: %w", err)

@@ -67,8 +67,8 @@ var testHookBeforeSubmitCommit func(ctx context.Context, tx *sqlTx)
 
 // RecordSubmission records one submission: RecordSubmissions with a batch
 // of one.
-func (db *DB) RecordSubmission(ctx context.Context, s Submission, limit RateLimit) (Recorded, error) {
-	out, err := db.RecordSubmissions(ctx, []Submission{s}, limit)
+func (p Play) RecordSubmission(ctx context.Context, s Submission, limit RateLimit) (Recorded, error) {
+	out, err := p.RecordSubmissions(ctx, []Submission{s}, limit)
 	if err != nil {
 		return Recorded{}, err
 	}
@@ -106,12 +106,12 @@ func (db *DB) RecordSubmission(ctx context.Context, s Submission, limit RateLimi
 // under a lock on the user), so the badges a solve announces, a function
 // of the user's solves in time order, are not undone by a solve of theirs
 // committed earlier on another replica with a later time.
-func (db *DB) RecordSubmissions(ctx context.Context, subs []Submission, limit RateLimit) ([]SubmitOutcome, error) {
-	st, err := db.submitStatements(ctx)
+func (p Play) RecordSubmissions(ctx context.Context, subs []Submission, limit RateLimit) ([]SubmitOutcome, error) {
+	st, err := p.submitStatements(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("submit: prepare: %w", err)
 	}
-	tx, err := db.w.BeginTx(ctx, nil)
+	tx, err := p.db.w.BeginTx(ctx, nil)
 	if err != nil {
 		return nil, fmt.Errorf("submit: %w", err)
 	}
@@ -131,7 +131,7 @@ func (db *DB) RecordSubmissions(ctx context.Context, subs []Submission, limit Ra
 			recorded = recorded || out[i].Err == nil
 			continue
 		}
-		rec, refused, err := db.recordOne(ctx, tx, st, s, limit)
+		rec, refused, err := p.recordOne(ctx, tx, st, s, limit)
 		if err != nil {
 			return nil, fmt.Errorf("submit: %w", err)
 		}
@@ -184,7 +184,7 @@ const (
 
 // recordOne checks and records one submission in tx, or says why it
 // refused to (Conflict or RateLimited).
-func (db *DB) recordOne(ctx context.Context, tx *sqlTx, st submitStatements, s Submission, limit RateLimit) (Recorded, *ctf.Error, error) {
+func (p Play) recordOne(ctx context.Context, tx *sqlTx, st submitStatements, s Submission, limit RateLimit) (Recorded, *ctf.Error, error) {
 	since := ms(s.At.Add(-limit.Window))
 	id := ctf.NewID()
 	var rec Recorded
@@ -195,7 +195,7 @@ func (db *DB) recordOne(ctx context.Context, tx *sqlTx, st submitStatements, s S
 	} else {
 		solve := &ctf.Solve{ID: id, UserID: s.UserID, ChallengeID: s.ChallengeID, Flag: s.Flag, Practice: s.Practice}
 		var at int64
-		err = tx.QueryRowStmt(ctx, st.solve, insertSolve[db.dialect.postgres()], id, s.UserID, s.ChallengeID, s.Flag, s.Door, nullString(s.KeyID), s.Practice, ms(s.At), s.ChallengeID, s.UserID,
+		err = tx.QueryRowStmt(ctx, st.solve, insertSolve[p.db.dialect.postgres()], id, s.UserID, s.ChallengeID, s.Flag, s.Door, nullString(s.KeyID), s.Practice, ms(s.At), s.ChallengeID, s.UserID,
 			s.UserID, s.ChallengeID, s.UserID, s.ChallengeID, since, limit.bound()).Scan(&solve.Seq, &at)
 		solve.At = fromMs(at)
 		rec = Recorded{Seq: solve.Seq, Solve: solve}
@@ -215,14 +215,14 @@ func (db *DB) recordOne(ctx context.Context, tx *sqlTx, st submitStatements, s S
 // keeps prepared statements per connection by itself).
 type submitStatements struct{ attempt, solve *sql.Stmt }
 
-func (db *DB) submitStatements(ctx context.Context) (st submitStatements, err error) {
-	if db.dialect.postgres() {
+func (p Play) submitStatements(ctx context.Context) (st submitStatements, err error) {
+	if p.db.dialect.postgres() {
 		return st, nil
 	}
-	if st.attempt, err = db.w.prepared(ctx, insertAttempt); err != nil {
+	if st.attempt, err = p.db.w.prepared(ctx, insertAttempt); err != nil {
 		return st, err
 	}
-	st.solve, err = db.w.prepared(ctx, insertSolve[db.dialect.postgres()])
+	st.solve, err = p.db.w.prepared(ctx, insertSolve[p.db.dialect.postgres()])
 	return st, err
 }
 

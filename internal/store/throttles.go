@@ -33,10 +33,10 @@ type Throttle struct {
 // SQLite: the single writer), so of many parallel tries only the limit's
 // worth pass. A try that succeeds, or is never checked, is taken back with
 // ForgiveLoginAttempt or ClearLoginFailures.
-func (db *DB) ReserveLoginAttempt(ctx context.Context, th Throttle, at time.Time) (int64, LoginFailures, error) {
+func (a Accounts) ReserveLoginAttempt(ctx context.Context, th Throttle, at time.Time) (int64, LoginFailures, error) {
 	var id int64
 	var f LoginFailures
-	err := db.writeTx(ctx, func(tx *sqlTx) error {
+	err := a.db.writeTx(ctx, func(tx *sqlTx) error {
 		var keys []string
 		if th.Account != "" {
 			keys = append(keys, "login account "+th.Account)
@@ -77,8 +77,8 @@ func (db *DB) ReserveLoginAttempt(ctx context.Context, th Throttle, at time.Time
 }
 
 // ForgiveLoginAttempt takes back a try ReserveLoginAttempt recorded.
-func (db *DB) ForgiveLoginAttempt(ctx context.Context, id int64) error {
-	if _, err := db.w.ExecContext(ctx, "DELETE FROM login_failures WHERE seq = ?", id); err != nil {
+func (a Accounts) ForgiveLoginAttempt(ctx context.Context, id int64) error {
+	if _, err := a.db.w.ExecContext(ctx, "DELETE FROM login_failures WHERE seq = ?", id); err != nil {
 		return fmt.Errorf("forgive a login attempt: %w", err)
 	}
 	return nil
@@ -92,10 +92,10 @@ func (db *DB) ForgiveLoginAttempt(ctx context.Context, id int64) error {
 // on PostgreSQL, deleting every old row locked rows that sign-ups from
 // other addresses were deleting too, so those waited for one another.
 // PruneSignups sweeps the old rows of addresses that do not come back.
-func (db *DB) ReserveSignup(ctx context.Context, address string, max int, since, at time.Time) (int64, time.Time, error) {
+func (a Accounts) ReserveSignup(ctx context.Context, address string, max int, since, at time.Time) (int64, time.Time, error) {
 	var id int64
 	var oldest time.Time
-	err := db.writeTx(ctx, func(tx *sqlTx) error {
+	err := a.db.writeTx(ctx, func(tx *sqlTx) error {
 		if err := lockNames(ctx, tx, []string{"signup address " + address}); err != nil {
 			return err
 		}
@@ -122,8 +122,8 @@ func (db *DB) ReserveSignup(ctx context.Context, address string, max int, since,
 
 // ForgiveSignup takes back a sign-up ReserveSignup recorded: no account
 // was made.
-func (db *DB) ForgiveSignup(ctx context.Context, id int64) error {
-	if _, err := db.w.ExecContext(ctx, "DELETE FROM signups WHERE seq = ?", id); err != nil {
+func (a Accounts) ForgiveSignup(ctx context.Context, id int64) error {
+	if _, err := a.db.w.ExecContext(ctx, "DELETE FROM signups WHERE seq = ?", id); err != nil {
 		return fmt.Errorf("forgive a sign-up: %w", err)
 	}
 	return nil
@@ -133,8 +133,8 @@ func (db *DB) ForgiveSignup(ctx context.Context, id int64) error {
 // the limit's window: they count no more), of every address. One
 // statement outside any reservation, run now and then (the service's
 // watcher), so no sign-up waits for it for long.
-func (db *DB) PruneSignups(ctx context.Context, before time.Time) error {
-	if _, err := db.w.ExecContext(ctx, "DELETE FROM signups WHERE at < ?", ms(before)); err != nil {
+func (a Accounts) PruneSignups(ctx context.Context, before time.Time) error {
+	if _, err := a.db.w.ExecContext(ctx, "DELETE FROM signups WHERE at < ?", ms(before)); err != nil {
 		return fmt.Errorf("prune old sign-ups: %w", err)
 	}
 	return nil
@@ -156,8 +156,8 @@ func lockNames(ctx context.Context, tx *sqlTx, names []string) error {
 
 // ClearLoginFailures forgets an account's failures (after a success) and
 // every failure older than before.
-func (db *DB) ClearLoginFailures(ctx context.Context, account string, before time.Time) error {
-	_, err := db.w.ExecContext(ctx, "DELETE FROM login_failures WHERE account = ? OR at < ?", account, ms(before))
+func (a Accounts) ClearLoginFailures(ctx context.Context, account string, before time.Time) error {
+	_, err := a.db.w.ExecContext(ctx, "DELETE FROM login_failures WHERE account = ? OR at < ?", account, ms(before))
 	if err != nil {
 		return fmt.Errorf("clear failed logins: %w", err)
 	}

@@ -20,9 +20,9 @@ type TwoFactor struct {
 }
 
 // TwoFactorOf reads a user's TOTP state.
-func (db *DB) TwoFactorOf(ctx context.Context, userID string) (TwoFactor, error) {
+func (a Accounts) TwoFactorOf(ctx context.Context, userID string) (TwoFactor, error) {
 	var t TwoFactor
-	err := db.w.QueryRowContext(ctx, "SELECT totp_secret, totp_pending, totp_step FROM users WHERE id = ?", userID).Scan(&t.Secret, &t.Pending, &t.Step)
+	err := a.db.w.QueryRowContext(ctx, "SELECT totp_secret, totp_pending, totp_step FROM users WHERE id = ?", userID).Scan(&t.Secret, &t.Pending, &t.Step)
 	if errors.Is(err, sql.ErrNoRows) {
 		return t, ctf.Errorf(ctf.NotFound, "no such user")
 	}
@@ -33,8 +33,8 @@ func (db *DB) TwoFactorOf(ctx context.Context, userID string) (TwoFactor, error)
 }
 
 // BeginTwoFactor stores an enrolment's secret until a code confirms it.
-func (db *DB) BeginTwoFactor(ctx context.Context, userID, secret string) error {
-	_, err := db.write(ctx, nil, func(tx *sqlTx) ([]ChangeRef, error) {
+func (a Accounts) BeginTwoFactor(ctx context.Context, userID, secret string) error {
+	_, err := a.db.write(ctx, nil, func(tx *sqlTx) ([]ChangeRef, error) {
 		_, err := tx.ExecContext(ctx, "UPDATE users SET totp_pending = ? WHERE id = ?", secret, userID)
 		return nil, err
 	})
@@ -48,9 +48,9 @@ func (db *DB) BeginTwoFactor(ctx context.Context, userID, secret string) error {
 // pending as given, records step as used, replaces the recovery codes and
 // revokes every session of the user but keepSession (the hash of the
 // caller's own, or "").
-func (db *DB) EnableTwoFactor(ctx context.Context, userID, secret string, step int64, codeHashes []string, keepSession string) (ctf.User, []int64, error) {
+func (a Accounts) EnableTwoFactor(ctx context.Context, userID, secret string, step int64, codeHashes []string, keepSession string) (ctf.User, []int64, error) {
 	var u ctf.User
-	seqs, err := db.write(ctx, nil, func(tx *sqlTx) ([]ChangeRef, error) {
+	seqs, err := a.db.write(ctx, nil, func(tx *sqlTx) ([]ChangeRef, error) {
 		var err error
 		u, err = scanUser(tx.QueryRowContext(ctx, `UPDATE users SET two_factor = ?, totp_secret = totp_pending, totp_pending = '', totp_step = ?
 			WHERE id = ? AND totp_pending = ? AND totp_pending <> '' RETURNING `+userColumns, true, step, userID, secret))
@@ -68,16 +68,16 @@ func (db *DB) EnableTwoFactor(ctx context.Context, userID, secret string, step i
 				return nil, fmt.Errorf("store recovery codes: %w", err)
 			}
 		}
-		return db.revokeOtherSessions(ctx, tx, userID, keepSession)
+		return a.revokeOtherSessions(ctx, tx, userID, keepSession)
 	})
 	return u, seqs, err
 }
 
 // DisableTwoFactor turns TOTP off, forgets the recovery codes and revokes
 // every session of the user but keepSession.
-func (db *DB) DisableTwoFactor(ctx context.Context, userID, keepSession string) (ctf.User, []int64, error) {
+func (a Accounts) DisableTwoFactor(ctx context.Context, userID, keepSession string) (ctf.User, []int64, error) {
 	var u ctf.User
-	seqs, err := db.write(ctx, nil, func(tx *sqlTx) ([]ChangeRef, error) {
+	seqs, err := a.db.write(ctx, nil, func(tx *sqlTx) ([]ChangeRef, error) {
 		var err error
 		u, err = scanUser(tx.QueryRowContext(ctx, `UPDATE users SET two_factor = ?, totp_secret = '', totp_pending = ''
 			WHERE id = ? RETURNING `+userColumns, false, userID))
@@ -90,7 +90,7 @@ func (db *DB) DisableTwoFactor(ctx context.Context, userID, keepSession string) 
 		if _, err := tx.ExecContext(ctx, "DELETE FROM recovery_codes WHERE user_id = ?", userID); err != nil {
 			return nil, fmt.Errorf("disable two-factor: %w", err)
 		}
-		return db.revokeOtherSessions(ctx, tx, userID, keepSession)
+		return a.revokeOtherSessions(ctx, tx, userID, keepSession)
 	})
 	return u, seqs, err
 }
@@ -98,8 +98,8 @@ func (db *DB) DisableTwoFactor(ctx context.Context, userID, keepSession string) 
 // UseTOTPStep records that a code of time step was accepted, and reports
 // false if that step or a later one was accepted already: a code is good
 // once, across every replica.
-func (db *DB) UseTOTPStep(ctx context.Context, userID string, step int64) (bool, error) {
-	res, err := db.w.ExecContext(ctx, "UPDATE users SET totp_step = ? WHERE id = ? AND totp_step < ? AND two_factor = ?", step, userID, step, true)
+func (a Accounts) UseTOTPStep(ctx context.Context, userID string, step int64) (bool, error) {
+	res, err := a.db.w.ExecContext(ctx, "UPDATE users SET totp_step = ? WHERE id = ? AND totp_step < ? AND two_factor = ?", step, userID, step, true)
 	if err != nil {
 		return false, fmt.Errorf("use a two-factor code: %w", err)
 	}
@@ -109,8 +109,8 @@ func (db *DB) UseTOTPStep(ctx context.Context, userID string, step int64) (bool,
 
 // UseRecoveryCode marks a recovery code used and reports false if it is
 // unknown or used already.
-func (db *DB) UseRecoveryCode(ctx context.Context, userID, codeHash string, at time.Time) (bool, error) {
-	res, err := db.w.ExecContext(ctx, "UPDATE recovery_codes SET used_at = ? WHERE user_id = ? AND code_hash = ? AND used_at IS NULL",
+func (a Accounts) UseRecoveryCode(ctx context.Context, userID, codeHash string, at time.Time) (bool, error) {
+	res, err := a.db.w.ExecContext(ctx, "UPDATE recovery_codes SET used_at = ? WHERE user_id = ? AND code_hash = ? AND used_at IS NULL",
 		ms(at), userID, codeHash)
 	if err != nil {
 		return false, fmt.Errorf("use a recovery code: %w", err)
@@ -120,9 +120,9 @@ func (db *DB) UseRecoveryCode(ctx context.Context, userID, codeHash string, at t
 }
 
 // RecoveryCodesLeft counts a user's unused recovery codes.
-func (db *DB) RecoveryCodesLeft(ctx context.Context, userID string) (int, error) {
+func (a Accounts) RecoveryCodesLeft(ctx context.Context, userID string) (int, error) {
 	var n int
-	err := db.r.QueryRowContext(ctx, "SELECT count(*) FROM recovery_codes WHERE user_id = ? AND used_at IS NULL", userID).Scan(&n)
+	err := a.db.r.QueryRowContext(ctx, "SELECT count(*) FROM recovery_codes WHERE user_id = ? AND used_at IS NULL", userID).Scan(&n)
 	if err != nil {
 		return 0, fmt.Errorf("count recovery codes: %w", err)
 	}

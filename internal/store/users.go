@@ -44,8 +44,8 @@ func queryUsers(ctx context.Context, q querier, where string, args ...any) ([]ct
 }
 
 // UserByUsername returns the user, or a NotFound error.
-func (db *DB) UserByUsername(ctx context.Context, username string) (ctf.User, error) {
-	u, err := scanUser(db.r.QueryRowContext(ctx, "SELECT "+userColumns+" FROM users WHERE username = ?", username))
+func (a Accounts) UserByUsername(ctx context.Context, username string) (ctf.User, error) {
+	u, err := scanUser(a.db.r.QueryRowContext(ctx, "SELECT "+userColumns+" FROM users WHERE username = ?", username))
 	if errors.Is(err, sql.ErrNoRows) {
 		return u, ctf.Errorf(ctf.NotFound, "no user %q", username)
 	}
@@ -56,12 +56,12 @@ func (db *DB) UserByUsername(ctx context.Context, username string) (ctf.User, er
 }
 
 // Users lists every user, oldest first.
-func (db *DB) Users(ctx context.Context) ([]ctf.User, error) { return queryUsers(ctx, db.r, "") }
+func (a Accounts) Users(ctx context.Context) ([]ctf.User, error) { return queryUsers(ctx, a.db.r, "") }
 
 // CreateUser inserts u (its ID and CreatedAt must be set). A taken username
 // or email is a Conflict.
-func (db *DB) CreateUser(ctx context.Context, u ctf.User, audit *ctf.AuditEntry) ([]int64, error) {
-	return db.write(ctx, audit, func(tx *sqlTx) ([]ChangeRef, error) {
+func (a Accounts) CreateUser(ctx context.Context, u ctf.User, audit *ctf.AuditEntry) ([]int64, error) {
+	return a.db.write(ctx, audit, func(tx *sqlTx) ([]ChangeRef, error) {
 		_, err := tx.ExecContext(ctx, `INSERT INTO users (id, username, name, email, email_lower, image, password_hash, role, banned, created_at,
 			kind, owner_id, model, harness)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, u.ID, u.Username, u.Name, nullString(u.Email), nullString(strings.ToLower(u.Email)),
@@ -87,9 +87,9 @@ type UserUpdate struct {
 // UpdateUser applies up to the user and returns the row as committed. A
 // password change also revokes every session but keepSession (the hash of
 // the caller's own, or ""). An unknown user is NotFound.
-func (db *DB) UpdateUser(ctx context.Context, id string, up UserUpdate, keepSession string, audit *ctf.AuditEntry) (ctf.User, []int64, error) {
+func (a Accounts) UpdateUser(ctx context.Context, id string, up UserUpdate, keepSession string, audit *ctf.AuditEntry) (ctf.User, []int64, error) {
 	var u ctf.User
-	seqs, err := db.write(ctx, audit, func(tx *sqlTx) ([]ChangeRef, error) {
+	seqs, err := a.db.write(ctx, audit, func(tx *sqlTx) ([]ChangeRef, error) {
 		var sets []string
 		var args []any
 		add := func(col string, v any) { sets = append(sets, col+" = ?"); args = append(args, v) }
@@ -121,7 +121,7 @@ func (db *DB) UpdateUser(ctx context.Context, id string, up UserUpdate, keepSess
 			return nil, fmt.Errorf("update user: %w", err)
 		}
 		if up.PasswordHash != nil {
-			return db.revokeOtherSessions(ctx, tx, id, keepSession)
+			return a.revokeOtherSessions(ctx, tx, id, keepSession)
 		}
 		return []ChangeRef{{Kind: ChangeUser, Entity: id}}, nil
 	})
@@ -132,9 +132,9 @@ func (db *DB) UpdateUser(ctx context.Context, id string, up UserUpdate, keepSess
 // a change of the account's secrets (password, second factor): whoever
 // held another session may have held it by the old ones. It returns the
 // changes: the user's row and sessions.
-func (db *DB) revokeOtherSessions(ctx context.Context, tx *sqlTx, userID, keepSession string) ([]ChangeRef, error) {
+func (a Accounts) revokeOtherSessions(ctx context.Context, tx *sqlTx, userID, keepSession string) ([]ChangeRef, error) {
 	if _, err := tx.ExecContext(ctx, "UPDATE sessions SET revoked_at = ? WHERE user_id = ? AND id_hash <> ? AND revoked_at IS NULL",
-		ms(db.now()), userID, keepSession); err != nil {
+		ms(a.db.now()), userID, keepSession); err != nil {
 		return nil, fmt.Errorf("revoke other sessions: %w", err)
 	}
 	return []ChangeRef{{Kind: ChangeUser, Entity: userID}, {Kind: ChangeSessions, Entity: userID}}, nil
