@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -21,10 +20,9 @@ func (ct Content) PutReview(ctx context.Context, r ctf.Review) (ctf.Review, []in
 		}
 		if len(rows) == 1 {
 			r.ID, r.CreatedAt = rows[0].ID, rows[0].CreatedAt
-			_, err = tx.ExecContext(ctx, "UPDATE reviews SET stars = ?, difficulty = ? WHERE id = ?", r.Stars, r.Difficulty, r.ID)
+			_, err = tx.ExecContext(ctx, updateReview.sql, updateReview.args(reviewValues(r))...)
 		} else {
-			_, err = tx.ExecContext(ctx, "INSERT INTO reviews (id, user_id, challenge_id, stars, difficulty, created_at) VALUES (?, ?, ?, ?, ?, ?)",
-				r.ID, r.UserID, r.ChallengeID, r.Stars, r.Difficulty, ms(r.CreatedAt))
+			_, err = tx.ExecContext(ctx, createReviewSQL, reviewValues(r)...)
 		}
 		if isUniqueViolation(err) {
 			return nil, ctf.Errorf(ctf.Conflict, "the review changed meanwhile; try again")
@@ -72,11 +70,9 @@ func queryWriteups(ctx context.Context, q querier, where string, args ...any) ([
 // id and creation time of an existing one kept. It returns it as stored.
 func (ct Content) PutWriteup(ctx context.Context, w ctf.Writeup) (ctf.Writeup, []int64, error) {
 	var out ctf.Writeup
-	images := w.Images
-	if images == nil {
-		images = []string{}
+	if w.Images == nil {
+		w.Images = []string{}
 	}
-	ij, _ := json.Marshal(images)
 	seqs, err := ct.db.write(ctx, nil, func(tx *sqlTx) ([]ChangeRef, error) {
 		old, err := queryWriteups(ctx, tx, "WHERE user_id = ? AND challenge_id = ?", w.UserID, w.ChallengeID)
 		if err != nil {
@@ -84,12 +80,9 @@ func (ct Content) PutWriteup(ctx context.Context, w ctf.Writeup) (ctf.Writeup, [
 		}
 		if len(old) == 1 {
 			w.ID, w.CreatedAt = old[0].ID, old[0].CreatedAt
-			_, err = tx.ExecContext(ctx, "UPDATE writeups SET title = ?, content = ?, images = ?, status = ?, reason = ?, updated_at = ? WHERE id = ?",
-				w.Title, w.Content, string(ij), w.Status, w.Reason, ms(w.UpdatedAt), w.ID)
+			_, err = tx.ExecContext(ctx, updateWriteup.sql, updateWriteup.args(writeupValues(w))...)
 		} else {
-			_, err = tx.ExecContext(ctx, `INSERT INTO writeups (id, user_id, challenge_id, title, content, images, status, reason, created_at, updated_at)
-				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, w.ID, w.UserID, w.ChallengeID, w.Title, w.Content, string(ij), w.Status, w.Reason,
-				ms(w.CreatedAt), ms(w.UpdatedAt))
+			_, err = tx.ExecContext(ctx, createWriteupSQL, writeupValues(w)...)
 		}
 		if isUniqueViolation(err) {
 			return nil, ctf.Errorf(ctf.Conflict, "the writeup changed meanwhile; try again")
@@ -97,7 +90,6 @@ func (ct Content) PutWriteup(ctx context.Context, w ctf.Writeup) (ctf.Writeup, [
 		if err != nil {
 			return nil, fmt.Errorf("save writeup: %w", err)
 		}
-		w.Images = images
 		out = w
 		return []ChangeRef{{Kind: ChangeWriteup, Entity: w.ID}}, nil
 	})

@@ -76,8 +76,7 @@ func (a Accounts) CreateAPIKey(ctx context.Context, k ctf.APIKey, audit *ctf.Aud
 		if n >= ctf.MaxActiveAPIKeys {
 			return nil, ctf.Errorf(ctf.Conflict, "you already have %d active API keys, the most allowed; revoke one first", ctf.MaxActiveAPIKeys)
 		}
-		_, err := tx.ExecContext(ctx, `INSERT INTO api_keys (id, user_id, name, key_prefix, key_hash, created_at, read_only)
-			VALUES (?, ?, ?, ?, ?, ?, ?)`, k.ID, k.UserID, k.Name, k.Prefix, k.Hash, ms(k.CreatedAt), k.ReadOnly)
+		_, err := tx.ExecContext(ctx, createKeySQL, keyValues(k)...)
 		if isUniqueViolation(err) {
 			return nil, ctf.Errorf(ctf.Conflict, "API key prefix already in use")
 		}
@@ -130,7 +129,11 @@ func (a Accounts) TouchAPIKeys(ctx context.Context, touches []Touch) ([]int64, e
 	})
 }
 
+// sessionColumns are a session row's columns, in the order of scanSession
+// and of CreateSession's values.
 const sessionColumns = "id_hash, user_id, created_at, expires_at, last_seen_at, user_agent, revoked_at"
+
+var createSessionSQL = insertSQL("sessions", strings.Split(sessionColumns, ", "))
 
 func scanSession(sc interface{ Scan(...any) error }) (ctf.Session, error) {
 	var s ctf.Session
@@ -163,8 +166,8 @@ func (a Accounts) CreateSession(ctx context.Context, s ctf.Session) ([]int64, er
 		if s.LastSeenAt.IsZero() {
 			s.LastSeenAt = s.CreatedAt
 		}
-		_, err := tx.ExecContext(ctx, "INSERT INTO sessions (id_hash, user_id, created_at, expires_at, last_seen_at, user_agent, revoked_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-			s.IDHash, s.UserID, ms(s.CreatedAt), ms(s.ExpiresAt), ms(s.LastSeenAt), s.UserAgent, nullMs(s.RevokedAt))
+		_, err := tx.ExecContext(ctx, createSessionSQL, s.IDHash, s.UserID, ms(s.CreatedAt), ms(s.ExpiresAt), ms(s.LastSeenAt), s.UserAgent,
+			nullMs(s.RevokedAt))
 		if err != nil {
 			return nil, fmt.Errorf("create session: %w", err)
 		}

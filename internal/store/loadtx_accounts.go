@@ -25,7 +25,7 @@ func (t LoadAccounts) UserID(username string) (string, error) {
 
 // User reads the user with username, if there is one.
 func (t LoadAccounts) User(username string) (ctf.User, bool, error) {
-	u, err := scanUser(t.tx.QueryRowContext(t.ctx, "SELECT "+userColumns+" FROM users WHERE username = ?", username))
+	u, err := scanUser(t.tx.QueryRowContext(t.ctx, selectUsers+"WHERE username = ?", username))
 	if errors.Is(err, sql.ErrNoRows) {
 		return u, false, nil
 	}
@@ -126,6 +126,6 @@ func (t LoadAccounts) DeleteRecoveryCode(userID, hash string) error {
 
 // AddRecoveryCode gives a user an unused recovery code.
 func (t LoadAccounts) AddRecoveryCode(userID, hash string) error {
-	_, err := t.tx.ExecContext(t.ctx, "INSERT INTO recovery_codes (user_id, code_hash) VALUES (?, ?)", userID, hash)
+	_, err := t.tx.ExecContext(t.ctx, insertRecoveryCodeSQL, userID, hash)
 	return err
 }

@@ -97,7 +97,7 @@ func (t LoadContent) SetPrerequisites(id string, requires map[string]bool) error
 		return err
 	}
 	for rid := range requires {
-		if _, err := t.tx.ExecContext(t.ctx, "INSERT INTO prerequisites (challenge_id, requires_id) VALUES (?, ?)", id, rid); err != nil {
+		if _, err := t.tx.ExecContext(t.ctx, insertPrerequisiteSQL, id, rid); err != nil {
 			return err
 		}
 	}
@@ -131,14 +131,10 @@ func (t LoadContent) NewWriteups() *Rows[ctf.Writeup] {
 
 // Review reads the review of a user and a challenge, if there is one.
 func (t LoadContent) Review(userID, challengeID string) (ctf.Review, bool, error) {
-	r := ctf.Review{UserID: userID, ChallengeID: challengeID}
-	var created int64
-	err := t.tx.QueryRowContext(t.ctx, "SELECT id, stars, difficulty, created_at FROM reviews WHERE user_id = ? AND challenge_id = ?",
-		userID, challengeID).Scan(&r.ID, &r.Stars, &r.Difficulty, &created)
+	r, err := scanReview(t.tx.QueryRowContext(t.ctx, selectReviews+"WHERE user_id = ? AND challenge_id = ?", userID, challengeID))
 	if errors.Is(err, sql.ErrNoRows) {
 		return r, false, nil
 	}
-	r.CreatedAt = fromMs(created)
 	return r, err == nil, err
 }
 
@@ -183,9 +179,6 @@ func (t LoadContent) AnnouncementsTitled(title string, at *time.Time) ([]ctf.Ann
 
 // UpsertAnnouncement creates or replaces the announcement by id.
 func (t LoadContent) UpsertAnnouncement(a ctf.Announcement) error {
-	_, err := t.tx.ExecContext(t.ctx, `INSERT INTO announcements (id, title, body, challenge_id, author_id, created_at)
-		VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET title = excluded.title, body = excluded.body,
-		challenge_id = excluded.challenge_id, author_id = excluded.author_id, created_at = excluded.created_at`,
-		a.ID, a.Title, a.Body, nullString(a.ChallengeID), nullString(a.AuthorID), ms(a.CreatedAt))
+	_, err := t.tx.ExecContext(t.ctx, loadAnnouncementSQL, announcementValues(a)...)
 	return err
 }

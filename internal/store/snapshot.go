@@ -279,22 +279,29 @@ func queryReviews(ctx context.Context, q querier) ([]ctf.Review, error) {
 }
 
 func queryReviewsWhere(ctx context.Context, q querier, where string, args ...any) ([]ctf.Review, error) {
-	rows, err := q.QueryContext(ctx, "SELECT id, user_id, challenge_id, stars, difficulty, created_at FROM reviews "+where+" ORDER BY created_at, id", args...)
+	rows, err := q.QueryContext(ctx, selectReviews+where+" ORDER BY created_at, id", args...)
 	if err != nil {
 		return nil, fmt.Errorf("query reviews: %w", err)
 	}
 	defer rows.Close()
 	var out []ctf.Review
 	for rows.Next() {
-		var r ctf.Review
-		var at int64
-		if err := rows.Scan(&r.ID, &r.UserID, &r.ChallengeID, &r.Stars, &r.Difficulty, &at); err != nil {
+		r, err := scanReview(rows)
+		if err != nil {
 			return nil, fmt.Errorf("scan review: %w", err)
 		}
-		r.CreatedAt = fromMs(at)
 		out = append(out, r)
 	}
 	return out, rows.Err()
+}
+
+// scanReview reads a row of selectReviews.
+func scanReview(sc scanner) (ctf.Review, error) {
+	var r ctf.Review
+	var at int64
+	err := sc.Scan(&r.ID, &r.UserID, &r.ChallengeID, &r.Stars, &r.Difficulty, &at)
+	r.CreatedAt = fromMs(at)
+	return r, err
 }
 
 // AttemptRef is a wrong submission as the hot state counts it.

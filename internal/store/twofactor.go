@@ -19,6 +19,10 @@ type TwoFactor struct {
 	Step    int64  // the last time step accepted
 }
 
+// insertRecoveryCodeSQL gives a user an unused recovery code: its user
+// and hash.
+var insertRecoveryCodeSQL = insertSQL("recovery_codes", []string{"user_id", "code_hash"})
+
 // TwoFactorOf reads a user's TOTP state.
 func (a Accounts) TwoFactorOf(ctx context.Context, userID string) (TwoFactor, error) {
 	var t TwoFactor
@@ -64,7 +68,7 @@ func (a Accounts) EnableTwoFactor(ctx context.Context, userID, secret string, st
 			return nil, fmt.Errorf("enable two-factor: %w", err)
 		}
 		for _, h := range codeHashes {
-			if _, err := tx.ExecContext(ctx, "INSERT INTO recovery_codes (user_id, code_hash) VALUES (?, ?)", userID, h); err != nil {
+			if _, err := tx.ExecContext(ctx, insertRecoveryCodeSQL, userID, h); err != nil {
 				return nil, fmt.Errorf("store recovery codes: %w", err)
 			}
 		}

@@ -15,19 +15,18 @@ import (
 // write), and where it changes a row, the row as committed, so the
 // caller's state holds exactly what the database does.
 
-const userColumns = "id, username, name, COALESCE(email, ''), image, password_hash, role, banned, two_factor, created_at, kind, COALESCE(owner_id, ''), model, harness"
-
+// scanUser reads a row of userColumns.
 func scanUser(sc interface{ Scan(...any) error }) (ctf.User, error) {
 	var u ctf.User
 	var created int64
-	err := sc.Scan(&u.ID, &u.Username, &u.Name, &u.Email, &u.Image, &u.PasswordHash, &u.Role, &u.Banned, &u.TwoFactor, &created,
-		&u.Kind, &u.OwnerID, &u.Model, &u.Harness)
+	err := sc.Scan(&u.ID, &u.Username, &u.Name, &u.Email, &u.Image, &u.PasswordHash, &u.Role, &u.Banned, &created,
+		&u.Kind, &u.OwnerID, &u.Model, &u.Harness, &u.TwoFactor)
 	u.CreatedAt = fromMs(created)
 	return u, err
 }
 
 func queryUsers(ctx context.Context, q querier, where string, args ...any) ([]ctf.User, error) {
-	rows, err := q.QueryContext(ctx, "SELECT "+userColumns+" FROM users "+where+" ORDER BY created_at, username", args...)
+	rows, err := q.QueryContext(ctx, selectUsers+where+" ORDER BY created_at, username", args...)
 	if err != nil {
 		return nil, fmt.Errorf("query users: %w", err)
 	}
@@ -45,7 +44,7 @@ func queryUsers(ctx context.Context, q querier, where string, args ...any) ([]ct
 
 // UserByUsername returns the user, or a NotFound error.
 func (a Accounts) UserByUsername(ctx context.Context, username string) (ctf.User, error) {
-	u, err := scanUser(a.db.r.QueryRowContext(ctx, "SELECT "+userColumns+" FROM users WHERE username = ?", username))
+	u, err := scanUser(a.db.r.QueryRowContext(ctx, selectUsers+"WHERE username = ?", username))
 	if errors.Is(err, sql.ErrNoRows) {
 		return u, ctf.Errorf(ctf.NotFound, "no user %q", username)
 	}
@@ -62,10 +61,7 @@ func (a Accounts) Users(ctx context.Context) ([]ctf.User, error) { return queryU
 // or email is a Conflict.
 func (a Accounts) CreateUser(ctx context.Context, u ctf.User, audit *ctf.AuditEntry) ([]int64, error) {
 	return a.db.write(ctx, audit, func(tx *sqlTx) ([]ChangeRef, error) {
-		_, err := tx.ExecContext(ctx, `INSERT INTO users (id, username, name, email, email_lower, image, password_hash, role, banned, created_at,
-			kind, owner_id, model, harness)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, u.ID, u.Username, u.Name, nullString(u.Email), nullString(strings.ToLower(u.Email)),
-			u.Image, u.PasswordHash, u.Role, u.Banned, ms(u.CreatedAt), kindOf(u), nullString(u.OwnerID), u.Model, u.Harness)
+		_, err := tx.ExecContext(ctx, createUserSQL, userValues(u)...)
 		if isUniqueViolation(err) {
 			return nil, ctf.Errorf(ctf.Conflict, "that username or email is already taken")
 		}

@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"fmt"
 	"time"
 
@@ -111,16 +110,12 @@ var errNoWebhook = ctf.Errorf(ctf.NotFound, "no such webhook")
 // CreateWebhook records a new webhook. Its AfterSeq is set here, in the
 // same transaction, to the stream's head: it gets what happens next.
 func (h Hooks) CreateWebhook(ctx context.Context, w Webhook, audit *ctf.AuditEntry) (Webhook, error) {
-	events, err := json.Marshal(w.Events)
-	if err != nil {
-		return w, fmt.Errorf("webhook events: %w", err)
-	}
-	_, err = h.db.write(ctx, audit, func(tx *sqlTx) ([]ChangeRef, error) {
+	_, err := h.db.write(ctx, audit, func(tx *sqlTx) ([]ChangeRef, error) {
+		var err error
 		if w.AfterSeq, err = streamHead(ctx, tx); err != nil {
 			return nil, err
 		}
-		if _, err := tx.ExecContext(ctx, "INSERT INTO webhooks ("+webhookColumns+") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-			w.ID, w.Name, w.Kind, w.URL, w.Secret, string(events), w.Enabled, ms(w.CreatedAt), w.AfterSeq); err != nil {
+		if _, err := tx.ExecContext(ctx, createWebhookSQL, webhookValues(w)...); err != nil {
 			return nil, fmt.Errorf("save webhook: %w", err)
 		}
 		return nil, nil // no replica holds webhooks in memory
