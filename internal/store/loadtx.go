@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -172,6 +173,20 @@ func (t *loadState) exists(query string, args ...any) (bool, error) {
 		return false, unavailable(err)
 	}
 	return n > 0, nil
+}
+
+// lookupID is the id of the what (a user, a challenge) that query finds
+// by its natural key, "" when there is none.
+func (t *loadState) lookupID(what, query, key string) (string, error) {
+	var id string
+	err := t.tx.QueryRowContext(t.ctx, query, key).Scan(&id)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("look up %s %q: %w", what, key, err)
+	}
+	return id, nil
 }
 
 // Empty reports whether table holds no row yet: then no entry of a dataset

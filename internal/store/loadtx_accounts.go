@@ -3,7 +3,6 @@ package store
 import (
 	"database/sql"
 	"errors"
-	"fmt"
 
 	"github.com/flagshipctf/flagship/internal/ctf"
 )
@@ -12,24 +11,12 @@ import (
 
 // UserID is the id of the user with username, "" when there is none.
 func (t LoadAccounts) UserID(username string) (string, error) {
-	var id string
-	err := t.tx.QueryRowContext(t.ctx, "SELECT id FROM users WHERE username = ?", username).Scan(&id)
-	if errors.Is(err, sql.ErrNoRows) {
-		return "", nil
-	}
-	if err != nil {
-		return "", fmt.Errorf("look up user %q: %w", username, err)
-	}
-	return id, nil
+	return t.lookupID("user", "SELECT id FROM users WHERE username = ?", username)
 }
 
 // User reads the user with username, if there is one.
 func (t LoadAccounts) User(username string) (ctf.User, bool, error) {
-	u, err := scanUser(t.tx.QueryRowContext(t.ctx, selectUsers+"WHERE username = ?", username))
-	if errors.Is(err, sql.ErrNoRows) {
-		return u, false, nil
-	}
-	return u, err == nil, err
+	return found(scanUser(t.tx.QueryRowContext(t.ctx, selectUsers+"WHERE username = ?", username)))
 }
 
 // PasswordHash is the password hash of the user with username, "" when
@@ -77,11 +64,7 @@ func (t LoadAccounts) UsernameOfID(id string) (string, error) {
 
 // APIKey reads the API key with id, if there is one.
 func (t LoadAccounts) APIKey(id string) (ctf.APIKey, bool, error) {
-	k, err := scanKey(t.tx.QueryRowContext(t.ctx, "SELECT "+keyColumns+" FROM api_keys WHERE id = ?", id))
-	if errors.Is(err, sql.ErrNoRows) {
-		return k, false, nil
-	}
-	return k, err == nil, err
+	return found(scanKey(t.tx.QueryRowContext(t.ctx, "SELECT "+keyColumns+" FROM api_keys WHERE id = ?", id)))
 }
 
 // UpsertAPIKey creates or updates the API key by id; its user, prefix

@@ -13,15 +13,7 @@ import (
 
 // ChallengeID is the id of the challenge with slug, "" when there is none.
 func (t LoadContent) ChallengeID(slug string) (string, error) {
-	var id string
-	err := t.tx.QueryRowContext(t.ctx, "SELECT id FROM challenges WHERE slug = ?", slug).Scan(&id)
-	if errors.Is(err, sql.ErrNoRows) {
-		return "", nil
-	}
-	if err != nil {
-		return "", fmt.Errorf("look up challenge %q: %w", slug, err)
-	}
-	return id, nil
+	return t.lookupID("challenge", "SELECT id FROM challenges WHERE slug = ?", slug)
 }
 
 // ChallengeIDsTitled are the ids of the challenges titled title.
@@ -109,12 +101,8 @@ func (t LoadContent) PutFile(sha string, data []byte) error { return putFile(t.c
 
 // Writeup reads the writeup of a user and a challenge, if there is one.
 func (t LoadContent) Writeup(userID, challengeID string) (ctf.Writeup, bool, error) {
-	w, err := scanWriteup(t.tx.QueryRowContext(t.ctx, "SELECT "+writeupColumns+" FROM writeups WHERE user_id = ? AND challenge_id = ?",
-		userID, challengeID))
-	if errors.Is(err, sql.ErrNoRows) {
-		return w, false, nil
-	}
-	return w, err == nil, err
+	return found(scanWriteup(t.tx.QueryRowContext(t.ctx, "SELECT "+writeupColumns+" FROM writeups WHERE user_id = ? AND challenge_id = ?",
+		userID, challengeID)))
 }
 
 // UpsertWriteup creates or replaces the writeup of its user and challenge;
@@ -131,11 +119,7 @@ func (t LoadContent) NewWriteups() *Rows[ctf.Writeup] {
 
 // Review reads the review of a user and a challenge, if there is one.
 func (t LoadContent) Review(userID, challengeID string) (ctf.Review, bool, error) {
-	r, err := scanReview(t.tx.QueryRowContext(t.ctx, selectReviews+"WHERE user_id = ? AND challenge_id = ?", userID, challengeID))
-	if errors.Is(err, sql.ErrNoRows) {
-		return r, false, nil
-	}
-	return r, err == nil, err
+	return found(scanReview(t.tx.QueryRowContext(t.ctx, selectReviews+"WHERE user_id = ? AND challenge_id = ?", userID, challengeID)))
 }
 
 // UpsertReview creates or replaces the review of its user and challenge;

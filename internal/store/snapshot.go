@@ -279,20 +279,11 @@ func queryReviews(ctx context.Context, q querier) ([]ctf.Review, error) {
 }
 
 func queryReviewsWhere(ctx context.Context, q querier, where string, args ...any) ([]ctf.Review, error) {
-	rows, err := q.QueryContext(ctx, selectReviews+where+" ORDER BY created_at, id", args...)
+	reviews, err := allRows(ctx, q, selectReviews+where+" ORDER BY created_at, id", scanReview, args...)
 	if err != nil {
-		return nil, fmt.Errorf("query reviews: %w", err)
+		return nil, fmt.Errorf("read reviews: %w", err)
 	}
-	defer rows.Close()
-	var out []ctf.Review
-	for rows.Next() {
-		r, err := scanReview(rows)
-		if err != nil {
-			return nil, fmt.Errorf("scan review: %w", err)
-		}
-		out = append(out, r)
-	}
-	return out, rows.Err()
+	return reviews, nil
 }
 
 // scanReview reads a row of selectReviews.

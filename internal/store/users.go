@@ -16,7 +16,7 @@ import (
 // caller's state holds exactly what the database does.
 
 // scanUser reads a row of userColumns.
-func scanUser(sc interface{ Scan(...any) error }) (ctf.User, error) {
+func scanUser(sc scanner) (ctf.User, error) {
 	var u ctf.User
 	var created int64
 	err := sc.Scan(&u.ID, &u.Username, &u.Name, &u.Email, &u.Image, &u.PasswordHash, &u.Role, &u.Banned, &created,
@@ -26,20 +26,11 @@ func scanUser(sc interface{ Scan(...any) error }) (ctf.User, error) {
 }
 
 func queryUsers(ctx context.Context, q querier, where string, args ...any) ([]ctf.User, error) {
-	rows, err := q.QueryContext(ctx, selectUsers+where+" ORDER BY created_at, username", args...)
+	users, err := allRows(ctx, q, selectUsers+where+" ORDER BY created_at, username", scanUser, args...)
 	if err != nil {
-		return nil, fmt.Errorf("query users: %w", err)
+		return nil, fmt.Errorf("read users: %w", err)
 	}
-	defer rows.Close()
-	var out []ctf.User
-	for rows.Next() {
-		u, err := scanUser(rows)
-		if err != nil {
-			return nil, fmt.Errorf("scan user: %w", err)
-		}
-		out = append(out, u)
-	}
-	return out, rows.Err()
+	return users, nil
 }
 
 // UserByUsername returns the user, or a NotFound error.
