@@ -228,7 +228,7 @@ func TestIncrementalBoardEqualsRebuild(t *testing.T) {
 			op = "reload"
 			u := f.users[rng.IntN(len(f.users))]
 			name := fmt.Sprintf("Reloaded %d", step)
-			if _, _, err := f.db.UpdateUser(ctx, u.ID, store.UserUpdate{Name: &name}, "", nil); err != nil {
+			if _, _, err := f.db.Accounts().UpdateUser(ctx, u.ID, store.UserUpdate{Name: &name}, "", nil); err != nil {
 				t.Fatal(err)
 			}
 			if err := f.svc.Load(ctx); err != nil {

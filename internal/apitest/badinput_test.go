@@ -248,11 +248,11 @@ func TestBadCredentials(t *testing.T) {
 	otherKey := s.Key("second")
 	revoked := s.Key("player")
 	ctx := context.Background()
-	u, err := s.DB.UserByUsername(ctx, "player")
+	u, err := s.DB.Accounts().UserByUsername(ctx, "player")
 	if err != nil {
 		t.Fatal(err)
 	}
-	keys, err := s.DB.APIKeys(ctx, u.ID)
+	keys, err := s.DB.Accounts().APIKeys(ctx, u.ID)
 	if err != nil {
 		t.Fatal(err)
 	}

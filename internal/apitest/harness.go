@@ -165,7 +165,7 @@ func SQLitePath(dsn string) string {
 func (s *Server) Key(username string) string {
 	s.T.Helper()
 	ctx := context.Background()
-	u, err := s.DB.UserByUsername(ctx, username)
+	u, err := s.DB.Accounts().UserByUsername(ctx, username)
 	if err != nil {
 		s.T.Fatal(err)
 	}
@@ -173,7 +173,7 @@ func (s *Server) Key(username string) string {
 	if ctf.ErrorCode(err) == ctf.Forbidden {
 		var prefix, hash string
 		key, prefix, hash = secret.NewAPIKey()
-		_, err = s.DB.CreateAPIKey(ctx, ctf.APIKey{ID: ctf.NewID(), UserID: u.ID, Name: "test", Prefix: prefix, Hash: hash,
+		_, err = s.DB.Accounts().CreateAPIKey(ctx, ctf.APIKey{ID: ctf.NewID(), UserID: u.ID, Name: "test", Prefix: prefix, Hash: hash,
 			CreatedAt: ctf.Millis(time.Now())}, nil)
 		if err == nil {
 			s.Sync()

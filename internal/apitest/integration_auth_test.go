@@ -106,11 +106,11 @@ func TestIntegrationSessionCookie(t *testing.T) {
 	alice := itSession(t, s, "alice", time.Now().Add(time.Hour))
 	expired := itSession(t, s, "alice", time.Now().Add(-time.Minute))
 	revokedTok, revokedHash := secret.NewSessionToken()
-	if _, err := s.DB.CreateSession(ctx, ctf.Session{IDHash: revokedHash, UserID: itUID(t, s, "alice"),
+	if _, err := s.DB.Accounts().CreateSession(ctx, ctf.Session{IDHash: revokedHash, UserID: itUID(t, s, "alice"),
 		CreatedAt: time.Now(), ExpiresAt: time.Now().Add(time.Hour)}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.DB.RevokeSessions(ctx, itUID(t, s, "alice"), revokedHash, false, time.Now()); err != nil {
+	if _, err := s.DB.Accounts().RevokeSessions(ctx, itUID(t, s, "alice"), revokedHash, false, time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	s.Sync()

@@ -63,7 +63,7 @@ func evStart(t *testing.T) (*Server, *evClock) {
 	later := ctf.Challenge{ID: ctf.NewID(), Slug: "later", Title: "Later", Categories: []string{"misc"}, Difficulty: ctf.Easy,
 		Points: 200, Type: "standard", Flags: []ctf.Flag{{Kind: "static", Content: evFlag("later")}},
 		ReleaseAt: evPtr(evAt(2, 0)), CreatedAt: evT0.Add(-48 * time.Hour)}
-	if _, err := s.DB.PutChallenge(ctx, later, nil, nil); err != nil {
+	if _, err := s.DB.Content().PutChallenge(ctx, later, nil, nil); err != nil {
 		t.Fatal(err)
 	}
 	s.Sync()
@@ -275,7 +275,7 @@ func TestIntegrationReleaseAloneIsScheduled(t *testing.T) {
 	c := ctf.Challenge{ID: ctf.NewID(), Slug: "soon", Title: "Soon", Categories: []string{"misc"}, Difficulty: ctf.Easy,
 		Points: 50, Type: "standard", Flags: []ctf.Flag{{Kind: "static", Content: evFlag("soon")}},
 		ReleaseAt: evPtr(evAt(0, 30)), CreatedAt: evT0}
-	if _, err := s.DB.PutChallenge(ctx, c, nil, nil); err != nil {
+	if _, err := s.DB.Content().PutChallenge(ctx, c, nil, nil); err != nil {
 		t.Fatal(err)
 	}
 	s.Sync()
@@ -287,7 +287,7 @@ func TestIntegrationReleaseAloneIsScheduled(t *testing.T) {
 		t.Errorf("at its release: %d %s", r.Status, r.Body)
 	}
 	c.ReleaseAt = evPtr(evAt(5, 0))
-	if _, err := s.DB.PutChallenge(ctx, c, nil, nil); err != nil {
+	if _, err := s.DB.Content().PutChallenge(ctx, c, nil, nil); err != nil {
 		t.Fatal(err)
 	}
 	s.Sync()

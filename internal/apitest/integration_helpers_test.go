@@ -58,7 +58,7 @@ func itDataset(t testing.TB) *dataset.Dataset {
 
 func itUID(t testing.TB, s *Server, username string) string {
 	t.Helper()
-	u, err := s.DB.UserByUsername(context.Background(), username)
+	u, err := s.DB.Accounts().UserByUsername(context.Background(), username)
 	if err != nil {
 		t.Fatalf("user %s: %v", username, err)
 	}
@@ -70,7 +70,7 @@ func itKey(t testing.TB, s *Server, username, name string, created time.Time) (k
 	t.Helper()
 	key, prefix, hash := secret.NewAPIKey()
 	id = ctf.NewID()
-	if _, err := s.DB.CreateAPIKey(context.Background(), ctf.APIKey{ID: id, UserID: itUID(t, s, username), Name: name,
+	if _, err := s.DB.Accounts().CreateAPIKey(context.Background(), ctf.APIKey{ID: id, UserID: itUID(t, s, username), Name: name,
 		Prefix: prefix, Hash: hash, CreatedAt: created}, nil); err != nil {
 		t.Fatal(err)
 	}
@@ -82,7 +82,7 @@ func itKey(t testing.TB, s *Server, username, name string, created time.Time) (k
 func itRevokedKey(t testing.TB, s *Server, username string) string {
 	t.Helper()
 	key, id := itKey(t, s, username, "revoked", time.Now())
-	if _, _, err := s.DB.RevokeAPIKey(context.Background(), itUID(t, s, username), id, time.Now(), nil); err != nil {
+	if _, _, err := s.DB.Accounts().RevokeAPIKey(context.Background(), itUID(t, s, username), id, time.Now(), nil); err != nil {
 		t.Fatal(err)
 	}
 	s.Sync()
@@ -93,7 +93,7 @@ func itRevokedKey(t testing.TB, s *Server, username string) string {
 func itSession(t testing.TB, s *Server, username string, expires time.Time) string {
 	t.Helper()
 	token, hash := secret.NewSessionToken()
-	if _, err := s.DB.CreateSession(context.Background(), ctf.Session{IDHash: hash, UserID: itUID(t, s, username),
+	if _, err := s.DB.Accounts().CreateSession(context.Background(), ctf.Session{IDHash: hash, UserID: itUID(t, s, username),
 		CreatedAt: time.Now().Add(-time.Hour), ExpiresAt: expires, LastSeenAt: time.Now()}); err != nil {
 		t.Fatal(err)
 	}

@@ -134,7 +134,7 @@ func TestIntegrationMe(t *testing.T) {
 	laptop, _ := itKey(t, s, "alice", "laptop", d("2026-01-02T00:00:00Z"))
 	old, oldID := itKey(t, s, "alice", "old", d("2026-01-02T12:00:00Z"))
 	spare, _ := itKey(t, s, "alice", "spare", d("2026-01-03T00:00:00Z"))
-	if _, _, err := s.DB.RevokeAPIKey(ctx, itUID(t, s, "alice"), oldID, d("2026-01-03T12:00:00Z"), nil); err != nil {
+	if _, _, err := s.DB.Accounts().RevokeAPIKey(ctx, itUID(t, s, "alice"), oldID, d("2026-01-03T12:00:00Z"), nil); err != nil {
 		t.Fatal(err)
 	}
 	s.Sync()

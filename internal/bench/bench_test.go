@@ -319,7 +319,7 @@ func sessionCookies(e *Env) []string {
 		}
 		token, hash := secret.NewSessionToken()
 		now := time.Now()
-		if _, err := e.DB.CreateSession(ctx, ctf.Session{IDHash: hash, UserID: k.UserID, CreatedAt: now, ExpiresAt: now.Add(time.Hour), LastSeenAt: now}); err != nil {
+		if _, err := e.DB.Accounts().CreateSession(ctx, ctf.Session{IDHash: hash, UserID: k.UserID, CreatedAt: now, ExpiresAt: now.Add(time.Hour), LastSeenAt: now}); err != nil {
 			panic(err)
 		}
 		out = append(out, "Cookie: flagship_session="+token)

@@ -118,7 +118,7 @@ func (a *app) serve(ctx context.Context, args []string) error {
 	if *hooksPrivate {
 		log.Warn("webhooks may reach private addresses (--webhooks-allow-private): loopback, the private network, cloud metadata")
 	}
-	go webhook.New(db, webhook.Options{Observer: svc.Observer(), Logger: log, AllowPrivate: *hooksPrivate}).Run(watchCtx)
+	go webhook.New(db.Hooks(), webhook.Options{Observer: svc.Observer(), Logger: log, AllowPrivate: *hooksPrivate}).Run(watchCtx)
 
 	srv := server.New(svc, server.Options{Log: log, SecureCookies: strings.HasPrefix(base, "https://"), Requests: reqs, CTFtimeOff: !*ctftimeOn,
 		Clients: clients, MaxStreams: *maxStreams, AccessLog: a.loggerTo(out), AccessLogOff: !*accessLog})

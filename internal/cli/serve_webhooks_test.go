@@ -62,7 +62,7 @@ func TestServeWebhooksAllowPrivate(t *testing.T) {
 			db := storetest.OpenDSN(t, dsn)
 			var try store.DeliveryTry
 			for deadline := time.Now().Add(testtime.Scale(30 * time.Second)); ; time.Sleep(20 * time.Millisecond) {
-				ds, err := db.Deliveries(ctx, hookID, 1)
+				ds, err := db.Hooks().Deliveries(ctx, hookID, 1)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -104,12 +104,12 @@ func queueLocalDelivery(t *testing.T, dsn, url string) string {
 	if err := db.Migrate(ctx); err != nil {
 		t.Fatal(err)
 	}
-	hook, err := db.CreateWebhook(ctx, store.Webhook{ID: ctf.NewID(), Name: "local", Kind: platform.WebhookJSON, URL: url,
+	hook, err := db.Hooks().CreateWebhook(ctx, store.Webhook{ID: ctf.NewID(), Name: "local", Kind: platform.WebhookJSON, URL: url,
 		Secret: strings.Repeat("s", 32), Events: platform.WebhookEvents, Enabled: true, CreatedAt: time.Now()}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.ProduceDeliveries(ctx, 1, func(int64, []store.Webhook) ([]store.NewDelivery, int64, error) {
+	if _, err := db.Hooks().ProduceDeliveries(ctx, 1, func(int64, []store.Webhook) ([]store.NewDelivery, int64, error) {
 		return []store.NewDelivery{{WebhookID: hook.ID, StreamSeq: 1, Event: platform.HookFrozen, Body: `{"event":"frozen","seq":1}`}}, 1, nil
 	}); err != nil {
 		t.Fatal(err)

@@ -213,7 +213,7 @@ func decode[T any](t *testing.T, m sse) T {
 
 func uid(t *testing.T, s *apitest.Server, username string) string {
 	t.Helper()
-	u, err := s.DB.UserByUsername(context.Background(), username)
+	u, err := s.DB.Accounts().UserByUsername(context.Background(), username)
 	if err != nil {
 		t.Fatal(err)
 	}

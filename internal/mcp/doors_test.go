@@ -75,11 +75,11 @@ func TestRESTAndMCPAreOneAttempt(t *testing.T) {
 	}
 
 	// The history notes each door and key.
-	alice, err := s.DB.UserByUsername(context.Background(), "alice")
+	alice, err := s.DB.Accounts().UserByUsername(context.Background(), "alice")
 	if err != nil {
 		t.Fatal(err)
 	}
-	history, err := s.DB.Submissions(context.Background(), alice.ID)
+	history, err := s.DB.Play().Submissions(context.Background(), alice.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,7 +107,7 @@ func TestRESTAndMCPAreOneAttempt(t *testing.T) {
 	if _, err := transfer.Load(context.Background(), fresh, ds); err != nil {
 		t.Fatal(err)
 	}
-	again, err := fresh.Submissions(context.Background(), alice.ID)
+	again, err := fresh.Play().Submissions(context.Background(), alice.ID)
 	if err != nil {
 		t.Fatal(err)
 	}

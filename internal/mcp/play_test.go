@@ -212,7 +212,7 @@ func TestFirstCorrectFlagAnnouncesBadges(t *testing.T) {
 func TestReadOnlyKey(t *testing.T) {
 	t.Parallel()
 	s := start(t, store.RateLimit{})
-	u, err := s.DB.UserByUsername(context.Background(), "carol")
+	u, err := s.DB.Accounts().UserByUsername(context.Background(), "carol")
 	if err != nil {
 		t.Fatal(err)
 	}

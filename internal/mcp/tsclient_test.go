@@ -40,7 +40,7 @@ func TestTypeScriptSDKClient(t *testing.T) {
 	s := start(t, store.RateLimit{Max: 10, Window: time.Minute})
 	ctx := context.Background()
 	key := s.Key("alice")
-	carol, err := s.DB.UserByUsername(ctx, "carol")
+	carol, err := s.DB.Accounts().UserByUsername(ctx, "carol")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,11 +99,11 @@ func TestTypeScriptSDKClient(t *testing.T) {
 		t.Errorf("warmup: attemptsCount %d → %d, solvesCount %d → %d; want +2 and +1",
 			beforeAttempts, attempts, beforeSolves, solves)
 	}
-	alice, err := s.DB.UserByUsername(ctx, "alice")
+	alice, err := s.DB.Accounts().UserByUsername(ctx, "alice")
 	if err != nil {
 		t.Fatal(err)
 	}
-	history, err := s.DB.Submissions(ctx, alice.ID)
+	history, err := s.DB.Play().Submissions(ctx, alice.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,7 +116,7 @@ func TestTypeScriptSDKClient(t *testing.T) {
 			t.Errorf("submission %d = %+v, want door mcp and key %s", i, h, mcpKey)
 		}
 	}
-	if got, err := s.DB.Submissions(ctx, carol.ID); err != nil || len(got) != 1 {
+	if got, err := s.DB.Play().Submissions(ctx, carol.ID); err != nil || len(got) != 1 {
 		t.Errorf("carol's submissions %+v (%v): want only the dataset's solve, none by the read-only key", got, err)
 	}
 }

@@ -18,7 +18,7 @@ import (
 // so that the test can queue submissions behind it and know they go
 // together.
 type heldStore struct {
-	*store.DB
+	Store
 	entered, release chan struct{}
 	once             sync.Once
 }
@@ -28,7 +28,7 @@ func (h *heldStore) RecordSubmissions(ctx context.Context, subs []store.Submissi
 		close(h.entered)
 		<-h.release
 	})
-	return h.DB.RecordSubmissions(ctx, subs, limit)
+	return h.Store.RecordSubmissions(ctx, subs, limit)
 }
 
 // batchSpy records the size of every group commit.
@@ -52,8 +52,8 @@ func (b *batchSpy) SubmitBatch(size int, _ time.Duration) {
 func TestGroupCommitAnswersEachSubmission(t *testing.T) {
 	f := newFixture(t)
 	spy := &batchSpy{Observer: NopObserver}
-	held := &heldStore{DB: f.db, entered: make(chan struct{}), release: make(chan struct{})}
-	svc := New(held, Options{Now: f.clock.Now, FilesDir: t.TempDir(), RateLimit: store.RateLimit{Max: 10, Window: time.Minute}, Observer: spy})
+	held := &heldStore{Store: storesOf(f.db), entered: make(chan struct{}), release: make(chan struct{})}
+	svc := newService(held, Options{Now: f.clock.Now, FilesDir: t.TempDir(), RateLimit: store.RateLimit{Max: 10, Window: time.Minute}, Observer: spy})
 	if err := svc.Load(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -157,20 +157,20 @@ func TestLoneSubmissionRunsAtOnce(t *testing.T) {
 
 // panickyStore fails its first group commit with a panic, as a bug would.
 type panickyStore struct {
-	*store.DB
+	Store
 	once sync.Once
 }
 
 func (p *panickyStore) RecordSubmissions(ctx context.Context, subs []store.Submission, limit store.RateLimit) ([]store.SubmitOutcome, error) {
 	p.once.Do(func() { panic("a bug") })
-	return p.DB.RecordSubmissions(ctx, subs, limit)
+	return p.Store.RecordSubmissions(ctx, subs, limit)
 }
 
 // TestGroupCommitSurvivesABug: a batch that panics answers its callers
 // with an internal error, and the batches after it still run.
 func TestGroupCommitSurvivesABug(t *testing.T) {
 	f := newFixture(t)
-	svc := New(&panickyStore{DB: f.db}, Options{Now: f.clock.Now, FilesDir: t.TempDir()})
+	svc := newService(&panickyStore{Store: storesOf(f.db)}, Options{Now: f.clock.Now, FilesDir: t.TempDir()})
 	if err := svc.Load(context.Background()); err != nil {
 		t.Fatal(err)
 	}

@@ -46,7 +46,7 @@ func fullService(b *testing.B) (*Service, *synth.Event) {
 	if full.err != nil {
 		b.Fatal(full.err)
 	}
-	svc := New(snapStore{snap: full.snap}, Options{PublicURL: "http://bench"})
+	svc := newService(snapStore{snap: full.snap}, Options{PublicURL: "http://bench"})
 	if err := svc.Load(context.Background()); err != nil {
 		b.Fatal(err)
 	}

@@ -136,7 +136,10 @@ type core struct {
 }
 
 // New returns a Service over db; call Load before serving.
-func New(db Store, opts Options) *Service {
+func New(db *store.DB, opts Options) *Service { return newService(storesOf(db), opts) }
+
+// newService returns a Service over any Store (tests wrap the database's).
+func newService(db Store, opts Options) *Service {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}

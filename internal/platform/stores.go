@@ -9,7 +9,8 @@ import (
 )
 
 // Each area of use cases depends on the part of the database it writes,
-// and nothing more: the interfaces below, all implemented by *store.DB.
+// and nothing more: the interfaces below, all implemented by *store.DB
+// and its areas (storesOf).
 // Reads are answered from the hot state; Scoreboard and Stream need no
 // store of their own.
 
@@ -121,4 +122,18 @@ type webhookStore interface {
 	Deliveries(ctx context.Context, webhookID string, limit int) ([]store.Delivery, error)
 }
 
-var _ Store = (*store.DB)(nil)
+// dbStores is the database as Store: *store.DB's own operations and those
+// of each of its areas, promoted into one method set.
+type dbStores struct {
+	*store.DB
+	store.Accounts
+	store.Play
+	store.Content
+	store.Hooks
+}
+
+func storesOf(db *store.DB) dbStores {
+	return dbStores{DB: db, Accounts: db.Accounts(), Play: db.Play(), Content: db.Content(), Hooks: db.Hooks()}
+}
+
+var _ Store = dbStores{}

@@ -83,7 +83,7 @@ func TestWatchSweepsOldSignups(t *testing.T) {
 	f := newFixture(t)
 	now := f.clock.Now()
 	for _, at := range []time.Time{now.Add(-signupWindow - time.Minute), now.Add(-time.Minute)} {
-		if id, _, err := f.db.ReserveSignup(context.Background(), "10.0.0.1", 10, at.Add(-signupWindow), at); err != nil || id == 0 {
+		if id, _, err := f.db.Accounts().ReserveSignup(context.Background(), "10.0.0.1", 10, at.Add(-signupWindow), at); err != nil || id == 0 {
 			t.Fatalf("a sign-up at %v: %d %v", at, id, err)
 		}
 	}

@@ -83,7 +83,7 @@ func TestLastUsedIsWrittenOffTheRequestPath(t *testing.T) {
 	if _, err := f.svc.Accounts.AuthenticateKey(ctx, secret); err != nil {
 		t.Fatal(err)
 	}
-	keys, _ := f.db.APIKeys(ctx, f.as("pam").ID())
+	keys, _ := f.db.Accounts().APIKeys(ctx, f.as("pam").ID())
 	if keys[0].LastUsedAt != nil {
 		t.Fatal("lastUsedAt written during the request")
 	}
@@ -93,7 +93,7 @@ func TestLastUsedIsWrittenOffTheRequestPath(t *testing.T) {
 	}
 	other := f.replica()
 	f.svc.FlushTouches(ctx)
-	keys, _ = f.db.APIKeys(ctx, f.as("pam").ID())
+	keys, _ = f.db.Accounts().APIKeys(ctx, f.as("pam").ID())
 	if keys[0].LastUsedAt == nil || !keys[0].LastUsedAt.Equal(ctf.Millis(f.clock.Now())) {
 		t.Fatalf("lastUsedAt after the flush: %v", keys[0].LastUsedAt)
 	}

@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -12,19 +11,18 @@ import (
 
 // PutReview creates or changes a user's review of a challenge (one per
 // user and challenge) and returns it as stored.
-func (db *DB) PutReview(ctx context.Context, r ctf.Review) (ctf.Review, []int64, error) {
+func (ct Content) PutReview(ctx context.Context, r ctf.Review) (ctf.Review, []int64, error) {
 	var out ctf.Review
-	seqs, err := db.write(ctx, nil, func(tx *sqlTx) ([]ChangeRef, error) {
+	seqs, err := ct.db.write(ctx, nil, func(tx *sqlTx) ([]ChangeRef, error) {
 		rows, err := queryReviewsWhere(ctx, tx, `WHERE id = (SELECT id FROM reviews WHERE user_id = ? AND challenge_id = ?)`, r.UserID, r.ChallengeID)
 		if err != nil {
 			return nil, err
 		}
 		if len(rows) == 1 {
 			r.ID, r.CreatedAt = rows[0].ID, rows[0].CreatedAt
-			_, err = tx.ExecContext(ctx, "UPDATE reviews SET stars = ?, difficulty = ? WHERE id = ?", r.Stars, r.Difficulty, r.ID)
+			_, err = tx.ExecContext(ctx, updateReview.sql, updateReview.args(reviewValues(r))...)
 		} else {
-			_, err = tx.ExecContext(ctx, "INSERT INTO reviews (id, user_id, challenge_id, stars, difficulty, created_at) VALUES (?, ?, ?, ?, ?, ?)",
-				r.ID, r.UserID, r.ChallengeID, r.Stars, r.Difficulty, ms(r.CreatedAt))
+			_, err = tx.ExecContext(ctx, createReviewSQL, reviewValues(r)...)
 		}
 		if isUniqueViolation(err) {
 			return nil, ctf.Errorf(ctf.Conflict, "the review changed meanwhile; try again")
@@ -70,26 +68,21 @@ func queryWriteups(ctx context.Context, q querier, where string, args ...any) ([
 // PutWriteup creates or replaces a user's writeup of a challenge (one per
 // user and challenge): title, content, images and status as given, the
 // id and creation time of an existing one kept. It returns it as stored.
-func (db *DB) PutWriteup(ctx context.Context, w ctf.Writeup) (ctf.Writeup, []int64, error) {
+func (ct Content) PutWriteup(ctx context.Context, w ctf.Writeup) (ctf.Writeup, []int64, error) {
 	var out ctf.Writeup
-	images := w.Images
-	if images == nil {
-		images = []string{}
+	if w.Images == nil {
+		w.Images = []string{}
 	}
-	ij, _ := json.Marshal(images)
-	seqs, err := db.write(ctx, nil, func(tx *sqlTx) ([]ChangeRef, error) {
+	seqs, err := ct.db.write(ctx, nil, func(tx *sqlTx) ([]ChangeRef, error) {
 		old, err := queryWriteups(ctx, tx, "WHERE user_id = ? AND challenge_id = ?", w.UserID, w.ChallengeID)
 		if err != nil {
 			return nil, err
 		}
 		if len(old) == 1 {
 			w.ID, w.CreatedAt = old[0].ID, old[0].CreatedAt
-			_, err = tx.ExecContext(ctx, "UPDATE writeups SET title = ?, content = ?, images = ?, status = ?, reason = ?, updated_at = ? WHERE id = ?",
-				w.Title, w.Content, string(ij), w.Status, w.Reason, ms(w.UpdatedAt), w.ID)
+			_, err = tx.ExecContext(ctx, updateWriteup.sql, updateWriteup.args(writeupValues(w))...)
 		} else {
-			_, err = tx.ExecContext(ctx, `INSERT INTO writeups (id, user_id, challenge_id, title, content, images, status, reason, created_at, updated_at)
-				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, w.ID, w.UserID, w.ChallengeID, w.Title, w.Content, string(ij), w.Status, w.Reason,
-				ms(w.CreatedAt), ms(w.UpdatedAt))
+			_, err = tx.ExecContext(ctx, createWriteupSQL, writeupValues(w)...)
 		}
 		if isUniqueViolation(err) {
 			return nil, ctf.Errorf(ctf.Conflict, "the writeup changed meanwhile; try again")
@@ -97,7 +90,6 @@ func (db *DB) PutWriteup(ctx context.Context, w ctf.Writeup) (ctf.Writeup, []int
 		if err != nil {
 			return nil, fmt.Errorf("save writeup: %w", err)
 		}
-		w.Images = images
 		out = w
 		return []ChangeRef{{Kind: ChangeWriteup, Entity: w.ID}}, nil
 	})
@@ -105,9 +97,9 @@ func (db *DB) PutWriteup(ctx context.Context, w ctf.Writeup) (ctf.Writeup, []int
 }
 
 // ModerateWriteup sets a writeup's status and reason and returns it.
-func (db *DB) ModerateWriteup(ctx context.Context, id string, status ctf.WriteupStatus, reason string, audit *ctf.AuditEntry) (ctf.Writeup, []int64, error) {
+func (ct Content) ModerateWriteup(ctx context.Context, id string, status ctf.WriteupStatus, reason string, audit *ctf.AuditEntry) (ctf.Writeup, []int64, error) {
 	var w ctf.Writeup
-	seqs, err := db.write(ctx, audit, func(tx *sqlTx) ([]ChangeRef, error) {
+	seqs, err := ct.db.write(ctx, audit, func(tx *sqlTx) ([]ChangeRef, error) {
 		var err error
 		w, err = scanWriteup(tx.QueryRowContext(ctx, "UPDATE writeups SET status = ?, reason = ? WHERE id = ? RETURNING "+writeupColumns,
 			status, reason, id))

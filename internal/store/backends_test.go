@@ -75,7 +75,7 @@ func TestConcurrentSubmissionsSolveOnce(t *testing.T) {
 	errs := make([]error, n)
 	now := time.Now()
 	race(n, func(i int) {
-		_, errs[i] = dbs[i%replicas].RecordSubmission(ctx, store.Submission{UserID: "u00", ChallengeID: "c1", Flag: "flag{c1}",
+		_, errs[i] = dbs[i%replicas].Play().RecordSubmission(ctx, store.Submission{UserID: "u00", ChallengeID: "c1", Flag: "flag{c1}",
 			Correct: true, At: now}, store.RateLimit{Max: 10, Window: time.Minute})
 	})
 	ok, conflicts := 0, 0
@@ -110,7 +110,7 @@ func TestConcurrentSubmissionsRateLimit(t *testing.T) {
 	errs := make([]error, players*perPlayer)
 	now := time.Now()
 	race(len(errs), func(i int) {
-		_, errs[i] = dbs[i%replicas].RecordSubmission(ctx, store.Submission{UserID: fmt.Sprintf("u%02d", i%players), ChallengeID: "c2",
+		_, errs[i] = dbs[i%replicas].Play().RecordSubmission(ctx, store.Submission{UserID: fmt.Sprintf("u%02d", i%players), ChallengeID: "c2",
 			Flag: fmt.Sprintf("nope-%d", i), At: now}, store.RateLimit{Max: limit, Window: time.Minute})
 	})
 	recorded, limited := map[int]int{}, map[int]int{}
@@ -153,7 +153,7 @@ func TestConcurrentSolvesInCommitOrder(t *testing.T) {
 	race(players, func(i int) {
 		// Later goroutines tend to carry earlier times.
 		at := base.Add(time.Duration((players-i)*7%players) * time.Millisecond)
-		recs[i], errs[i] = dbs[i%replicas].RecordSubmission(ctx, store.Submission{UserID: fmt.Sprintf("u%02d", i), ChallengeID: "c1",
+		recs[i], errs[i] = dbs[i%replicas].Play().RecordSubmission(ctx, store.Submission{UserID: fmt.Sprintf("u%02d", i), ChallengeID: "c1",
 			Flag: "flag{c1}", Correct: true, At: at}, store.RateLimit{})
 	})
 	returned := map[int64]time.Time{}
@@ -221,7 +221,7 @@ func TestIsUniqueViolation(t *testing.T) {
 	db := storetest.Open(t)
 	ctx := context.Background()
 	now := time.Now()
-	if _, err := db.CreateUser(ctx, ctf.User{ID: "u1", Username: "alice", Email: "a@example.com", Role: ctf.RolePlayer, CreatedAt: now}, nil); err != nil {
+	if _, err := db.Accounts().CreateUser(ctx, ctf.User{ID: "u1", Username: "alice", Email: "a@example.com", Role: ctf.RolePlayer, CreatedAt: now}, nil); err != nil {
 		t.Fatal(err)
 	}
 	for _, c := range []struct {
@@ -249,7 +249,7 @@ func TestIsUniqueViolation(t *testing.T) {
 		t.Error("IsUniqueViolation is true of nil or of an unrelated error")
 	}
 	// And through the API: a taken username is a Conflict.
-	_, err := db.CreateUser(ctx, ctf.User{ID: "u5", Username: "alice", Role: ctf.RolePlayer, CreatedAt: now}, nil)
+	_, err := db.Accounts().CreateUser(ctx, ctf.User{ID: "u5", Username: "alice", Role: ctf.RolePlayer, CreatedAt: now}, nil)
 	if ctf.ErrorCode(err) != ctf.Conflict {
 		t.Errorf("taken username: %v, want a Conflict", err)
 	}
@@ -298,7 +298,7 @@ func TestSubmissionWakesReplicas(t *testing.T) {
 		}
 	}
 	for _, correct := range []bool{false, true} {
-		rec, err := dbs[0].RecordSubmission(ctx, store.Submission{UserID: "u00", ChallengeID: "c1", Flag: "flag{c1}", Correct: correct,
+		rec, err := dbs[0].Play().RecordSubmission(ctx, store.Submission{UserID: "u00", ChallengeID: "c1", Flag: "flag{c1}", Correct: correct,
 			At: time.Now()}, store.RateLimit{})
 		if err != nil {
 			t.Fatal(err)

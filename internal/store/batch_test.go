@@ -28,12 +28,12 @@ func TestBatchFailsOnlyWhatItMust(t *testing.T) {
 	// u00 and u01 are at the rate limit on c2; u02 solved c1 already.
 	for range limit.Max {
 		for _, u := range []string{"u00", "u01"} {
-			if _, err := db.RecordSubmission(ctx, sub(u, "c2", false), limit); err != nil {
+			if _, err := db.Play().RecordSubmission(ctx, sub(u, "c2", false), limit); err != nil {
 				t.Fatal(err)
 			}
 		}
 	}
-	if _, err := db.RecordSubmission(ctx, sub("u02", "c1", true), limit); err != nil {
+	if _, err := db.Play().RecordSubmission(ctx, sub("u02", "c1", true), limit); err != nil {
 		t.Fatal(err)
 	}
 	before, err := db.Heads(ctx)
@@ -57,7 +57,7 @@ func TestBatchFailsOnlyWhatItMust(t *testing.T) {
 		sub("u02", "c2", false), // wrong
 	}
 	want := []ctf.Code{"", ctf.Conflict, ctf.RateLimited, ctf.RateLimited, ctf.Conflict, "", "", "", "", ctf.RateLimited, ""}
-	out, err := db.RecordSubmissions(ctx, batch, limit)
+	out, err := db.Play().RecordSubmissions(ctx, batch, limit)
 	if err != nil {
 		t.Fatalf("the batch failed as a whole: %v", err)
 	}
@@ -147,14 +147,14 @@ func TestBatchOfRefusalsWritesNothing(t *testing.T) {
 	_, dbs := raceEvent(t, 1)
 	ctx := context.Background()
 	s := store.Submission{UserID: "u00", ChallengeID: "c1", Flag: "flag{c1}", Correct: true, At: time.Now()}
-	if _, err := dbs[0].RecordSubmission(ctx, s, store.RateLimit{}); err != nil {
+	if _, err := dbs[0].Play().RecordSubmission(ctx, s, store.RateLimit{}); err != nil {
 		t.Fatal(err)
 	}
 	before, err := dbs[0].Heads(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, err := dbs[0].RecordSubmissions(ctx, []store.Submission{s, s}, store.RateLimit{})
+	out, err := dbs[0].Play().RecordSubmissions(ctx, []store.Submission{s, s}, store.RateLimit{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -365,7 +365,7 @@ func bulkTables(b *Bulk, rep *BulkReport) []bulkTable {
 			}
 			return challengeValues(c), nil
 		})},
-		{"flags", []string{"challenge_id", "position", "kind", "content", "case_insensitive"}, &rep.Flags,
+		{"flags", flagColumns, &rep.Flags,
 			func(yield func([]any, error) bool) {
 				for _, c := range b.Challenges {
 					for i, f := range c.Flags {
@@ -379,7 +379,7 @@ func bulkTables(b *Bulk, rep *BulkReport) []bulkTable {
 					}
 				}
 			}},
-		{"prerequisites", []string{"challenge_id", "requires_id"}, &rep.Prerequisites,
+		{"prerequisites", prerequisiteColumns, &rep.Prerequisites,
 			func(yield func([]any, error) bool) {
 				for _, c := range b.Challenges {
 					for _, r := range c.Requires {

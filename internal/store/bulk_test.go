@@ -81,7 +81,7 @@ func TestBulkLoad(t *testing.T) {
 	if len(c2.Flags) != 2 || !c2.CheckFlag("flag{n42}") || !c2.CheckFlag("flag{n}") || len(c2.Requires) != 1 || len(c2.Categories) != 2 {
 		t.Fatalf("challenge c2 read back as %+v", c2)
 	}
-	if u, err := db.UserByUsername(ctx, "alice"); err != nil || u.Email != "Alice@Example.org" {
+	if u, err := db.Accounts().UserByUsername(ctx, "alice"); err != nil || u.Email != "Alice@Example.org" {
 		t.Fatalf("alice: %+v %v", u, err)
 	}
 	if len(snap.Writeups) != 1 || snap.Writeups[0].ChallengeID != "c1" {

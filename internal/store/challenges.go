@@ -17,7 +17,16 @@ var challengeColumns = []string{"id", "slug", "title", "description", "categorie
 	"author_id", "file_name", "file_sha256", "file_url", "has_instance", "docker_port", "hidden", "tags", "connection_info",
 	"created_at", "release_at"}
 
+// flagColumns are a flag row's columns (a challenge's flags in order of
+// position), prerequisiteColumns a prerequisite's.
 var (
+	flagColumns         = []string{"challenge_id", "position", "kind", "content", "case_insensitive"}
+	prerequisiteColumns = []string{"challenge_id", "requires_id"}
+)
+
+var (
+	insertFlagSQL         = insertSQL("flags", flagColumns)
+	insertPrerequisiteSQL = insertSQL("prerequisites", prerequisiteColumns)
 	// putChallengeSQL replaces a challenge by id; it keeps its creation time.
 	putChallengeSQL = upsertSQL("challenges", challengeColumns, "id", "created_at")
 	// loadChallengeSQL replaces a challenge by slug; it keeps its id.
@@ -87,8 +96,8 @@ func SameChallengeRow(a, b ctf.Challenge) bool {
 // flags and its prerequisites — and stores file (the handout's bytes,
 // addressed by c.FileSHA256) when not nil. A slug another challenge has
 // is a Conflict.
-func (db *DB) PutChallenge(ctx context.Context, c ctf.Challenge, file []byte, audit *ctf.AuditEntry) ([]int64, error) {
-	return db.write(ctx, audit, func(tx *sqlTx) ([]ChangeRef, error) {
+func (ct Content) PutChallenge(ctx context.Context, c ctf.Challenge, file []byte, audit *ctf.AuditEntry) ([]int64, error) {
+	return ct.db.write(ctx, audit, func(tx *sqlTx) ([]ChangeRef, error) {
 		if file != nil {
 			if err := putFile(ctx, tx, c.FileSHA256, file); err != nil {
 				return nil, err
@@ -111,7 +120,7 @@ func (db *DB) PutChallenge(ctx context.Context, c ctf.Challenge, file []byte, au
 			return nil, fmt.Errorf("save flags of %q: %w", c.Slug, err)
 		}
 		for _, r := range c.Requires {
-			if _, err := tx.ExecContext(ctx, "INSERT INTO prerequisites (challenge_id, requires_id) VALUES (?, ?)", c.ID, r); err != nil {
+			if _, err := tx.ExecContext(ctx, insertPrerequisiteSQL, c.ID, r); err != nil {
 				return nil, fmt.Errorf("save prerequisites of %q: %w", c.Slug, err)
 			}
 		}
@@ -125,7 +134,7 @@ func putFlags(ctx context.Context, tx *sqlTx, id string, flags []ctf.Flag) error
 		return err
 	}
 	for i, f := range flags {
-		if _, err := tx.ExecContext(ctx, "INSERT INTO flags (challenge_id, position, kind, content, case_insensitive) VALUES (?, ?, ?, ?, ?)",
+		if _, err := tx.ExecContext(ctx, insertFlagSQL,
 			id, i, f.Kind, f.Content, f.CaseInsensitive); err != nil {
 			return err
 		}

@@ -75,8 +75,8 @@ func (db *DB) write(ctx context.Context, audit *ctf.AuditEntry, fn func(tx *sqlT
 
 // AddAudit records an admin action that made no change of its own here
 // (a bulk load, which runs its own transaction).
-func (db *DB) AddAudit(ctx context.Context, a ctf.AuditEntry) error {
-	return db.writeTx(ctx, func(tx *sqlTx) error { return addAudit(ctx, tx, a) })
+func (ct Content) AddAudit(ctx context.Context, a ctf.AuditEntry) error {
+	return ct.db.writeTx(ctx, func(tx *sqlTx) error { return addAudit(ctx, tx, a) })
 }
 
 func addAudit(ctx context.Context, tx *sqlTx, a ctf.AuditEntry) error {
@@ -90,11 +90,11 @@ func addAudit(ctx context.Context, tx *sqlTx, a ctf.AuditEntry) error {
 
 // AuditLog returns the newest entries of the audit log, newest first,
 // before the given sequence number (0: from the newest).
-func (db *DB) AuditLog(ctx context.Context, before int64, limit int) ([]ctf.AuditEntry, error) {
+func (ct Content) AuditLog(ctx context.Context, before int64, limit int) ([]ctf.AuditEntry, error) {
 	if before <= 0 {
 		before = 1<<62 - 1
 	}
-	rows, err := db.r.QueryContext(ctx, `SELECT seq, COALESCE(actor_id, ''), actor, action, target, detail, at FROM audit_log
+	rows, err := ct.db.r.QueryContext(ctx, `SELECT seq, COALESCE(actor_id, ''), actor, action, target, detail, at FROM audit_log
 		WHERE seq < ? ORDER BY seq DESC LIMIT ?`, before, limit)
 	if err != nil {
 		return nil, fmt.Errorf("audit log: %w", err)

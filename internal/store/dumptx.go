@@ -114,7 +114,7 @@ func (t *DumpTx) Solves() ([]SolveRow, error) {
 
 // EachAttempt calls fn with every attempt in the order they were made.
 func (t *DumpTx) EachAttempt(fn func(Attempt) error) error {
-	return eachRow(t.ctx, t.tx, "SELECT id, user_id, challenge_id, flag, created_at, door, COALESCE(key_id, ''), practice FROM attempts ORDER BY seq",
+	return eachRow(t.ctx, t.tx, "SELECT "+selectList(attemptColumns, "key_id")+" FROM attempts ORDER BY seq",
 		func(sc scanner) error {
 			var a Attempt
 			var at int64

@@ -15,8 +15,7 @@ import (
 func queryEvent(ctx context.Context, q querier) (ctf.Event, error) {
 	var e ctf.Event
 	var start, end, freeze, unfrozen sql.NullInt64
-	err := q.QueryRowContext(ctx, `SELECT name, starts_at, ends_at, freeze_at, unfreeze_at_end, unfrozen_at, practice, flag_format
-		FROM event WHERE id = 1`).Scan(&e.Name, &start, &end, &freeze, &e.UnfreezeAtEnd, &unfrozen, &e.Practice, &e.FlagFormat)
+	err := q.QueryRowContext(ctx, selectEvent).Scan(&e.Name, &start, &end, &freeze, &e.UnfreezeAtEnd, &unfrozen, &e.Practice, &e.FlagFormat)
 	if errors.Is(err, sql.ErrNoRows) {
 		return ctf.Event{}, nil // never set: open, never ends, never freezes
 	}
@@ -32,8 +31,8 @@ func (db *DB) EventSettings(ctx context.Context) (ctf.Event, error) { return que
 
 // PutEvent replaces the event's settings. The moves of the clock they
 // cause (an unfreeze) reach the stream as every replica notices them.
-func (db *DB) PutEvent(ctx context.Context, e ctf.Event, audit *ctf.AuditEntry) ([]int64, error) {
-	return db.write(ctx, audit, func(tx *sqlTx) ([]ChangeRef, error) {
+func (ct Content) PutEvent(ctx context.Context, e ctf.Event, audit *ctf.AuditEntry) ([]int64, error) {
+	return ct.db.write(ctx, audit, func(tx *sqlTx) ([]ChangeRef, error) {
 		if err := putEvent(ctx, tx, e); err != nil {
 			return nil, err
 		}
@@ -42,12 +41,7 @@ func (db *DB) PutEvent(ctx context.Context, e ctf.Event, audit *ctf.AuditEntry) 
 }
 
 func putEvent(ctx context.Context, tx *sqlTx, e ctf.Event) error {
-	_, err := tx.ExecContext(ctx, `INSERT INTO event (id, name, starts_at, ends_at, freeze_at, unfreeze_at_end, unfrozen_at, practice, flag_format)
-		VALUES (1, ?, ?, ?, ?, ?, ?, ?, ?)
-		ON CONFLICT (id) DO UPDATE SET name = excluded.name, starts_at = excluded.starts_at, ends_at = excluded.ends_at,
-		freeze_at = excluded.freeze_at, unfreeze_at_end = excluded.unfreeze_at_end, unfrozen_at = excluded.unfrozen_at,
-		practice = excluded.practice, flag_format = excluded.flag_format`,
-		e.Name, nullMs(e.Start), nullMs(e.End), nullMs(e.Freeze), e.UnfreezeAtEnd, nullMs(e.Unfrozen), e.Practice, e.FlagFormat)
+	_, err := tx.ExecContext(ctx, putEventSQL, eventValues(e)...)
 	if err != nil {
 		return fmt.Errorf("save the event's settings: %w", err)
 	}
@@ -56,8 +50,7 @@ func putEvent(ctx context.Context, tx *sqlTx, e ctf.Event) error {
 
 func queryAnnouncements(ctx context.Context, q querier, where string, args ...any) ([]ctf.Announcement, error) {
 	var out []ctf.Announcement
-	err := eachRow(ctx, q, `SELECT id, title, body, COALESCE(challenge_id, ''), COALESCE(author_id, ''), created_at
-		FROM announcements `+where+` ORDER BY created_at, id`, func(sc scanner) error {
+	err := eachRow(ctx, q, selectAnnouncements+where+" ORDER BY created_at, id", func(sc scanner) error {
 		var a ctf.Announcement
 		var at int64
 		err := sc.Scan(&a.ID, &a.Title, &a.Body, &a.ChallengeID, &a.AuthorID, &at)
@@ -73,10 +66,9 @@ func queryAnnouncements(ctx context.Context, q querier, where string, args ...an
 
 // PostAnnouncement records an announcement and its event in the live
 // stream, in one transaction.
-func (db *DB) PostAnnouncement(ctx context.Context, a ctf.Announcement, audit *ctf.AuditEntry) ([]int64, error) {
-	return db.write(ctx, audit, func(tx *sqlTx) ([]ChangeRef, error) {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO announcements (id, title, body, challenge_id, author_id, created_at)
-			VALUES (?, ?, ?, ?, ?, ?)`, a.ID, a.Title, a.Body, nullString(a.ChallengeID), nullString(a.AuthorID), ms(a.CreatedAt)); err != nil {
+func (ct Content) PostAnnouncement(ctx context.Context, a ctf.Announcement, audit *ctf.AuditEntry) ([]int64, error) {
+	return ct.db.write(ctx, audit, func(tx *sqlTx) ([]ChangeRef, error) {
+		if _, err := tx.ExecContext(ctx, postAnnouncementSQL, announcementValues(a)...); err != nil {
 			return nil, fmt.Errorf("save announcement: %w", err)
 		}
 		if _, err := appendStream(ctx, tx, StreamRow{Kind: ctf.StreamAnnouncement, Ref: a.ID, ChallengeID: a.ChallengeID, At: a.CreatedAt}); err != nil {

@@ -50,11 +50,11 @@ func (db *DB) SubmissionSettings(ctx context.Context, query string, s Submission
 	}
 	defer func() { testHookBeforeSubmitCommit = nil }()
 	s.Correct = false
-	if _, err := db.RecordSubmission(ctx, s, RateLimit{}); err != nil {
+	if _, err := db.Play().RecordSubmission(ctx, s, RateLimit{}); err != nil {
 		return "", "", err
 	}
 	s.Correct = true
-	if _, err := db.RecordSubmission(ctx, s, RateLimit{}); err != nil {
+	if _, err := db.Play().RecordSubmission(ctx, s, RateLimit{}); err != nil {
 		return "", "", err
 	}
 	return got[0], got[1], nil

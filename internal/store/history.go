@@ -20,8 +20,8 @@ type SubmissionRecord struct {
 // Submissions returns every recorded submission of a user, right and
 // wrong, in time order (a solve before a wrong attempt of the same
 // millisecond).
-func (db *DB) Submissions(ctx context.Context, userID string) ([]SubmissionRecord, error) {
-	rows, err := db.r.QueryContext(ctx, `
+func (p Play) Submissions(ctx context.Context, userID string) ([]SubmissionRecord, error) {
+	rows, err := p.db.r.QueryContext(ctx, `
 		SELECT at, challenge_id, correct, door, key_id FROM (
 			SELECT solved_at AS at, challenge_id, 1 AS correct, door, COALESCE(key_id, '') AS key_id, seq FROM solves WHERE user_id = ?
 			UNION ALL

@@ -37,13 +37,13 @@ func queryKeys(ctx context.Context, q querier, where string, args ...any) ([]ctf
 }
 
 // APIKeys lists a user's keys, oldest first.
-func (db *DB) APIKeys(ctx context.Context, userID string) ([]ctf.APIKey, error) {
-	return queryKeys(ctx, db.r, "user_id = ?", userID)
+func (a Accounts) APIKeys(ctx context.Context, userID string) ([]ctf.APIKey, error) {
+	return queryKeys(ctx, a.db.r, "user_id = ?", userID)
 }
 
 // APIKeyByPrefix returns the key with that prefix, or NotFound.
-func (db *DB) APIKeyByPrefix(ctx context.Context, prefix string) (ctf.APIKey, error) {
-	k, err := scanKey(db.r.QueryRowContext(ctx, "SELECT "+keyColumns+" FROM api_keys WHERE key_prefix = ?", prefix))
+func (a Accounts) APIKeyByPrefix(ctx context.Context, prefix string) (ctf.APIKey, error) {
+	k, err := scanKey(a.db.r.QueryRowContext(ctx, "SELECT "+keyColumns+" FROM api_keys WHERE key_prefix = ?", prefix))
 	if errors.Is(err, sql.ErrNoRows) {
 		return k, errNotFound
 	}
@@ -57,8 +57,8 @@ func (db *DB) APIKeyByPrefix(ctx context.Context, prefix string) (ctf.APIKey, er
 // ctf.MaxActiveAPIKeys unrevoked keys: more is a Conflict, counted in the
 // transaction (under a lock on the user's row on PostgreSQL), so two
 // replicas cannot both create the twenty-first.
-func (db *DB) CreateAPIKey(ctx context.Context, k ctf.APIKey, audit *ctf.AuditEntry) ([]int64, error) {
-	return db.write(ctx, audit, func(tx *sqlTx) ([]ChangeRef, error) {
+func (a Accounts) CreateAPIKey(ctx context.Context, k ctf.APIKey, audit *ctf.AuditEntry) ([]int64, error) {
+	return a.db.write(ctx, audit, func(tx *sqlTx) ([]ChangeRef, error) {
 		lock := "SELECT count(*) FROM users WHERE id = ?"
 		if tx.d.postgres() {
 			lock = "SELECT count(*) FROM (SELECT id FROM users WHERE id = ? FOR UPDATE) u"
@@ -76,8 +76,7 @@ func (db *DB) CreateAPIKey(ctx context.Context, k ctf.APIKey, audit *ctf.AuditEn
 		if n >= ctf.MaxActiveAPIKeys {
 			return nil, ctf.Errorf(ctf.Conflict, "you already have %d active API keys, the most allowed; revoke one first", ctf.MaxActiveAPIKeys)
 		}
-		_, err := tx.ExecContext(ctx, `INSERT INTO api_keys (id, user_id, name, key_prefix, key_hash, created_at, read_only)
-			VALUES (?, ?, ?, ?, ?, ?, ?)`, k.ID, k.UserID, k.Name, k.Prefix, k.Hash, ms(k.CreatedAt), k.ReadOnly)
+		_, err := tx.ExecContext(ctx, createKeySQL, keyValues(k)...)
 		if isUniqueViolation(err) {
 			return nil, ctf.Errorf(ctf.Conflict, "API key prefix already in use")
 		}
@@ -90,9 +89,9 @@ func (db *DB) CreateAPIKey(ctx context.Context, k ctf.APIKey, audit *ctf.AuditEn
 
 // RevokeAPIKey marks a user's key revoked and returns it. Revoking twice
 // keeps the first time. An unknown key is NotFound.
-func (db *DB) RevokeAPIKey(ctx context.Context, userID, keyID string, at time.Time, audit *ctf.AuditEntry) (ctf.APIKey, []int64, error) {
+func (a Accounts) RevokeAPIKey(ctx context.Context, userID, keyID string, at time.Time, audit *ctf.AuditEntry) (ctf.APIKey, []int64, error) {
 	var k ctf.APIKey
-	seqs, err := db.write(ctx, audit, func(tx *sqlTx) ([]ChangeRef, error) {
+	seqs, err := a.db.write(ctx, audit, func(tx *sqlTx) ([]ChangeRef, error) {
 		var err error
 		k, err = scanKey(tx.QueryRowContext(ctx, `UPDATE api_keys SET revoked_at = COALESCE(revoked_at, ?) WHERE id = ? AND user_id = ?
 			RETURNING `+keyColumns, ms(at), keyID, userID))
@@ -115,9 +114,9 @@ type Touch struct {
 
 // TouchAPIKeys records when keys were last used (never moving a time
 // back), in one transaction, and logs them so every replica shows it.
-func (db *DB) TouchAPIKeys(ctx context.Context, touches []Touch) ([]int64, error) {
+func (a Accounts) TouchAPIKeys(ctx context.Context, touches []Touch) ([]int64, error) {
 	sortTouches(touches)
-	return db.write(ctx, nil, func(tx *sqlTx) ([]ChangeRef, error) {
+	return a.db.write(ctx, nil, func(tx *sqlTx) ([]ChangeRef, error) {
 		refs := make([]ChangeRef, 0, len(touches))
 		for _, t := range touches {
 			if _, err := tx.ExecContext(ctx, "UPDATE api_keys SET last_used_at = ? WHERE id = ? AND (last_used_at IS NULL OR last_used_at < ?)",
@@ -130,7 +129,11 @@ func (db *DB) TouchAPIKeys(ctx context.Context, touches []Touch) ([]int64, error
 	})
 }
 
+// sessionColumns are a session row's columns, in the order of scanSession
+// and of CreateSession's values.
 const sessionColumns = "id_hash, user_id, created_at, expires_at, last_seen_at, user_agent, revoked_at"
+
+var createSessionSQL = insertSQL("sessions", strings.Split(sessionColumns, ", "))
 
 func scanSession(sc interface{ Scan(...any) error }) (ctf.Session, error) {
 	var s ctf.Session
@@ -158,13 +161,13 @@ func querySessions(ctx context.Context, q querier, now time.Time, where string, 
 }
 
 // CreateSession stores a web session.
-func (db *DB) CreateSession(ctx context.Context, s ctf.Session) ([]int64, error) {
-	return db.write(ctx, nil, func(tx *sqlTx) ([]ChangeRef, error) {
+func (a Accounts) CreateSession(ctx context.Context, s ctf.Session) ([]int64, error) {
+	return a.db.write(ctx, nil, func(tx *sqlTx) ([]ChangeRef, error) {
 		if s.LastSeenAt.IsZero() {
 			s.LastSeenAt = s.CreatedAt
 		}
-		_, err := tx.ExecContext(ctx, "INSERT INTO sessions (id_hash, user_id, created_at, expires_at, last_seen_at, user_agent, revoked_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-			s.IDHash, s.UserID, ms(s.CreatedAt), ms(s.ExpiresAt), ms(s.LastSeenAt), s.UserAgent, nullMs(s.RevokedAt))
+		_, err := tx.ExecContext(ctx, createSessionSQL, s.IDHash, s.UserID, ms(s.CreatedAt), ms(s.ExpiresAt), ms(s.LastSeenAt), s.UserAgent,
+			nullMs(s.RevokedAt))
 		if err != nil {
 			return nil, fmt.Errorf("create session: %w", err)
 		}
@@ -174,8 +177,8 @@ func (db *DB) CreateSession(ctx context.Context, s ctf.Session) ([]int64, error)
 
 // RevokeSessions ends a user's sessions: the one with idHash, or with all
 // set every one but idHash. Unknown sessions are NotFound.
-func (db *DB) RevokeSessions(ctx context.Context, userID, idHash string, all bool, at time.Time) ([]int64, error) {
-	return db.write(ctx, nil, func(tx *sqlTx) ([]ChangeRef, error) {
+func (a Accounts) RevokeSessions(ctx context.Context, userID, idHash string, all bool, at time.Time) ([]int64, error) {
+	return a.db.write(ctx, nil, func(tx *sqlTx) ([]ChangeRef, error) {
 		q := "UPDATE sessions SET revoked_at = ? WHERE user_id = ? AND id_hash = ? AND revoked_at IS NULL"
 		if all {
 			q = "UPDATE sessions SET revoked_at = ? WHERE user_id = ? AND id_hash <> ? AND revoked_at IS NULL"
@@ -192,9 +195,9 @@ func (db *DB) RevokeSessions(ctx context.Context, userID, idHash string, all boo
 }
 
 // TouchSessions records when sessions were last seen.
-func (db *DB) TouchSessions(ctx context.Context, touches []Touch, users []string) ([]int64, error) {
+func (a Accounts) TouchSessions(ctx context.Context, touches []Touch, users []string) ([]int64, error) {
 	sortTouches(touches)
-	return db.write(ctx, nil, func(tx *sqlTx) ([]ChangeRef, error) {
+	return a.db.write(ctx, nil, func(tx *sqlTx) ([]ChangeRef, error) {
 		for _, t := range touches {
 			if _, err := tx.ExecContext(ctx, "UPDATE sessions SET last_seen_at = ? WHERE id_hash = ? AND last_seen_at < ?",
 				ms(t.At), t.ID, ms(t.At)); err != nil {

@@ -2,6 +2,8 @@ package store
 
 import (
 	"context"
+	"database/sql"
+	"errors"
 
 	"github.com/flagshipctf/flagship/internal/ctf"
 )
@@ -22,6 +24,26 @@ func eachRow(ctx context.Context, q querier, query string, fn func(scanner) erro
 		}
 	}
 	return unavailable(rows.Err())
+}
+
+// allRows reads every row query returns with scan.
+func allRows[T any](ctx context.Context, q querier, query string, scan func(scanner) (T, error), args ...any) ([]T, error) {
+	var out []T
+	err := eachRow(ctx, q, query, func(sc scanner) error {
+		v, err := scan(sc)
+		out = append(out, v)
+		return err
+	}, args...)
+	return out, err
+}
+
+// found is the result of a lookup of one row: false, and no error, when
+// there was none.
+func found[T any](v T, err error) (T, bool, error) {
+	if errors.Is(err, sql.ErrNoRows) {
+		return v, false, nil
+	}
+	return v, err == nil, err
 }
 
 func newID() string { return ctf.NewID() }

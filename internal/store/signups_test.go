@@ -35,7 +35,7 @@ func TestSignupsOfOneAddressLeaveOthersAlone(t *testing.T) {
 	}
 	t0 := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 	for i := range 2 {
-		if id, _, err := db.ReserveSignup(ctx, "10.0.0.1", 10, t0.Add(-time.Hour), t0.Add(time.Duration(i)*time.Second)); err != nil || id == 0 {
+		if id, _, err := db.Accounts().ReserveSignup(ctx, "10.0.0.1", 10, t0.Add(-time.Hour), t0.Add(time.Duration(i)*time.Second)); err != nil || id == 0 {
 			t.Fatalf("an old sign-up from 10.0.0.1: %d %v", id, err)
 		}
 	}
@@ -62,7 +62,7 @@ func TestSignupsOfOneAddressLeaveOthersAlone(t *testing.T) {
 	}
 	done := make(chan error, 1)
 	go func() {
-		id, _, err := db.ReserveSignup(ctx, "10.0.0.2", 10, later.Add(-time.Hour), later)
+		id, _, err := db.Accounts().ReserveSignup(ctx, "10.0.0.2", 10, later.Add(-time.Hour), later)
 		if err == nil && id == 0 {
 			err = errors.New("refused")
 		}
@@ -99,14 +99,14 @@ func TestSignupsOfOneAddressLeaveOthersAlone(t *testing.T) {
 	if n := count("10.0.0.1"); n != 2 {
 		t.Errorf("a sign-up from 10.0.0.2 left %d rows of 10.0.0.1, want its 2 (another address's rows are the sweep's)", n)
 	}
-	if err := db.PruneSignups(ctx, later.Add(-time.Hour)); err != nil {
+	if err := db.Accounts().PruneSignups(ctx, later.Add(-time.Hour)); err != nil {
 		t.Fatal(err)
 	}
 	if a, b := count("10.0.0.1"), count("10.0.0.2"); a != 0 || b != 1 {
 		t.Errorf("after the sweep: %d rows of 10.0.0.1 (want 0, they are old), %d of 10.0.0.2 (want 1)", a, b)
 	}
 	// Its own old rows a sign-up deletes on the way.
-	if id, _, err := db.ReserveSignup(ctx, "10.0.0.2", 10, later.Add(2*time.Hour), later.Add(3*time.Hour)); err != nil || id == 0 {
+	if id, _, err := db.Accounts().ReserveSignup(ctx, "10.0.0.2", 10, later.Add(2*time.Hour), later.Add(3*time.Hour)); err != nil || id == 0 {
 		t.Fatalf("a sign-up from 10.0.0.2 an hour on: %d %v", id, err)
 	}
 	if n := count("10.0.0.2"); n != 1 {

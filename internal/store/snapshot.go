@@ -184,34 +184,6 @@ type querier interface {
 	QueryRowContext(ctx context.Context, query string, args ...any) *row
 }
 
-const userColumns = "id, username, name, COALESCE(email, ''), image, password_hash, role, banned, two_factor, created_at, kind, COALESCE(owner_id, ''), model, harness"
-
-func scanUser(sc interface{ Scan(...any) error }) (ctf.User, error) {
-	var u ctf.User
-	var created int64
-	err := sc.Scan(&u.ID, &u.Username, &u.Name, &u.Email, &u.Image, &u.PasswordHash, &u.Role, &u.Banned, &u.TwoFactor, &created,
-		&u.Kind, &u.OwnerID, &u.Model, &u.Harness)
-	u.CreatedAt = fromMs(created)
-	return u, err
-}
-
-func queryUsers(ctx context.Context, q querier, where string, args ...any) ([]ctf.User, error) {
-	rows, err := q.QueryContext(ctx, "SELECT "+userColumns+" FROM users "+where+" ORDER BY created_at, username", args...)
-	if err != nil {
-		return nil, fmt.Errorf("query users: %w", err)
-	}
-	defer rows.Close()
-	var out []ctf.User
-	for rows.Next() {
-		u, err := scanUser(rows)
-		if err != nil {
-			return nil, fmt.Errorf("scan user: %w", err)
-		}
-		out = append(out, u)
-	}
-	return out, rows.Err()
-}
-
 func queryChallenges(ctx context.Context, q querier) ([]ctf.Challenge, error) {
 	return queryChallengesWhere(ctx, q, "")
 }
@@ -307,22 +279,20 @@ func queryReviews(ctx context.Context, q querier) ([]ctf.Review, error) {
 }
 
 func queryReviewsWhere(ctx context.Context, q querier, where string, args ...any) ([]ctf.Review, error) {
-	rows, err := q.QueryContext(ctx, "SELECT id, user_id, challenge_id, stars, difficulty, created_at FROM reviews "+where+" ORDER BY created_at, id", args...)
+	reviews, err := allRows(ctx, q, selectReviews+where+" ORDER BY created_at, id", scanReview, args...)
 	if err != nil {
-		return nil, fmt.Errorf("query reviews: %w", err)
+		return nil, fmt.Errorf("read reviews: %w", err)
 	}
-	defer rows.Close()
-	var out []ctf.Review
-	for rows.Next() {
-		var r ctf.Review
-		var at int64
-		if err := rows.Scan(&r.ID, &r.UserID, &r.ChallengeID, &r.Stars, &r.Difficulty, &at); err != nil {
-			return nil, fmt.Errorf("scan review: %w", err)
-		}
-		r.CreatedAt = fromMs(at)
-		out = append(out, r)
-	}
-	return out, rows.Err()
+	return reviews, nil
+}
+
+// scanReview reads a row of selectReviews.
+func scanReview(sc scanner) (ctf.Review, error) {
+	var r ctf.Review
+	var at int64
+	err := sc.Scan(&r.ID, &r.UserID, &r.ChallengeID, &r.Stars, &r.Difficulty, &at)
+	r.CreatedAt = fromMs(at)
+	return r, err
 }
 
 // AttemptRef is a wrong submission as the hot state counts it.

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 	"time"
 
 	"github.com/flagshipctf/flagship/internal/ctf"
@@ -67,8 +68,8 @@ var testHookBeforeSubmitCommit func(ctx context.Context, tx *sqlTx)
 
 // RecordSubmission records one submission: RecordSubmissions with a batch
 // of one.
-func (db *DB) RecordSubmission(ctx context.Context, s Submission, limit RateLimit) (Recorded, error) {
-	out, err := db.RecordSubmissions(ctx, []Submission{s}, limit)
+func (p Play) RecordSubmission(ctx context.Context, s Submission, limit RateLimit) (Recorded, error) {
+	out, err := p.RecordSubmissions(ctx, []Submission{s}, limit)
 	if err != nil {
 		return Recorded{}, err
 	}
@@ -106,12 +107,12 @@ func (db *DB) RecordSubmission(ctx context.Context, s Submission, limit RateLimi
 // under a lock on the user), so the badges a solve announces, a function
 // of the user's solves in time order, are not undone by a solve of theirs
 // committed earlier on another replica with a later time.
-func (db *DB) RecordSubmissions(ctx context.Context, subs []Submission, limit RateLimit) ([]SubmitOutcome, error) {
-	st, err := db.submitStatements(ctx)
+func (p Play) RecordSubmissions(ctx context.Context, subs []Submission, limit RateLimit) ([]SubmitOutcome, error) {
+	st, err := p.submitStatements(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("submit: prepare: %w", err)
 	}
-	tx, err := db.w.BeginTx(ctx, nil)
+	tx, err := p.db.w.BeginTx(ctx, nil)
 	if err != nil {
 		return nil, fmt.Errorf("submit: %w", err)
 	}
@@ -131,7 +132,7 @@ func (db *DB) RecordSubmissions(ctx context.Context, subs []Submission, limit Ra
 			recorded = recorded || out[i].Err == nil
 			continue
 		}
-		rec, refused, err := db.recordOne(ctx, tx, st, s, limit)
+		rec, refused, err := p.recordOne(ctx, tx, st, s, limit)
 		if err != nil {
 			return nil, fmt.Errorf("submit: %w", err)
 		}
@@ -163,28 +164,52 @@ func (db *DB) RecordSubmissions(ctx context.Context, subs []Submission, limit Ra
 	return out, nil
 }
 
-// The statements that check and record a submission. The SELECT's
-// parameters are cast so that PostgreSQL knows their types without a
-// VALUES list to infer them from. The solve check comes first (409 before
-// 429); ON CONFLICT keeps a racing duplicate from aborting the batch.
-const (
-	insertAttempt = `INSERT INTO attempts (id, user_id, challenge_id, flag, created_at, door, key_id, practice)
-		SELECT CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS BIGINT), CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS BOOLEAN)
-		WHERE NOT EXISTS (SELECT 1 FROM solves WHERE user_id = ? AND challenge_id = ?)
-		AND (SELECT count(*) FROM attempts WHERE user_id = ? AND challenge_id = ? AND created_at > ?) < ?
-		RETURNING seq`
-	insertSolveForm = `INSERT INTO solves (id, user_id, challenge_id, flag, door, key_id, practice, solved_at)
-		SELECT CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS BOOLEAN),
-			%s
-		WHERE NOT EXISTS (SELECT 1 FROM solves WHERE user_id = ? AND challenge_id = ?)
-		AND (SELECT count(*) FROM attempts WHERE user_id = ? AND challenge_id = ? AND created_at > ?) < ?
-		ON CONFLICT DO NOTHING
-		RETURNING seq, solved_at`
+// The statements that check and record a submission: an INSERT …
+// SELECT of the row (attemptColumns, solveColumns) under the checks. The
+// SELECT's parameters are cast so that PostgreSQL knows their types
+// without a VALUES list to infer them from. The solve check comes first
+// (409 before 429); ON CONFLICT keeps a racing duplicate from aborting the
+// batch. Built once: the driver and the server prepare them by their text.
+var (
+	insertAttempt = submitInsert("attempts", attemptColumns, nil) + "\n\tRETURNING seq"
+	// insertSolve is the solve's statement in each dialect, by postgres().
+	insertSolve = map[bool]string{}
 )
+
+func init() {
+	for _, d := range []*dialect{{name: sqliteName}, {name: postgresName}} {
+		at := d.greatest("CAST(? AS BIGINT)", d.greatest("COALESCE((SELECT max(solved_at) FROM solves WHERE challenge_id = ?), 0)",
+			"COALESCE((SELECT max(solved_at) FROM solves WHERE user_id = ?), 0)"))
+		insertSolve[d.postgres()] = submitInsert("solves", solveColumns, map[string]string{"solved_at": at}) +
+			"\n\tON CONFLICT DO NOTHING\n\tRETURNING seq, solved_at"
+	}
+}
+
+// submitTypes are the SQL types of the columns a submission writes.
+var submitTypes = map[string]string{"id": "TEXT", "user_id": "TEXT", "challenge_id": "TEXT", "flag": "TEXT", "created_at": "BIGINT",
+	"solved_at": "BIGINT", "door": "TEXT", "key_id": "TEXT", "practice": "BOOLEAN"}
+
+// submitInsert is the INSERT … SELECT of a submission's row of cols into
+// table, each column a parameter cast to its type but those exprs gives,
+// under the checks: its parameters are the row's values in cols' order,
+// then user, challenge, user, challenge, the rate limit's window start
+// and its bound.
+func submitInsert(table string, cols []string, exprs map[string]string) string {
+	sel := make([]string, len(cols))
+	for i, c := range cols {
+		sel[i] = "CAST(? AS " + submitTypes[c] + ")"
+		if e, ok := exprs[c]; ok {
+			sel[i] = e
+		}
+	}
+	return "INSERT INTO " + table + " (" + strings.Join(cols, ", ") + ")\n\tSELECT " + strings.Join(sel, ", ") + `
+	WHERE NOT EXISTS (SELECT 1 FROM solves WHERE user_id = ? AND challenge_id = ?)
+	AND (SELECT count(*) FROM attempts WHERE user_id = ? AND challenge_id = ? AND created_at > ?) < ?`
+}
 
 // recordOne checks and records one submission in tx, or says why it
 // refused to (Conflict or RateLimited).
-func (db *DB) recordOne(ctx context.Context, tx *sqlTx, st submitStatements, s Submission, limit RateLimit) (Recorded, *ctf.Error, error) {
+func (p Play) recordOne(ctx context.Context, tx *sqlTx, st submitStatements, s Submission, limit RateLimit) (Recorded, *ctf.Error, error) {
 	since := ms(s.At.Add(-limit.Window))
 	id := ctf.NewID()
 	var rec Recorded
@@ -195,8 +220,8 @@ func (db *DB) recordOne(ctx context.Context, tx *sqlTx, st submitStatements, s S
 	} else {
 		solve := &ctf.Solve{ID: id, UserID: s.UserID, ChallengeID: s.ChallengeID, Flag: s.Flag, Practice: s.Practice}
 		var at int64
-		err = tx.QueryRowStmt(ctx, st.solve, insertSolve[db.dialect.postgres()], id, s.UserID, s.ChallengeID, s.Flag, s.Door, nullString(s.KeyID), s.Practice, ms(s.At), s.ChallengeID, s.UserID,
-			s.UserID, s.ChallengeID, s.UserID, s.ChallengeID, since, limit.bound()).Scan(&solve.Seq, &at)
+		err = tx.QueryRowStmt(ctx, st.solve, insertSolve[p.db.dialect.postgres()], id, s.UserID, s.ChallengeID, s.Flag, ms(s.At), s.ChallengeID, s.UserID,
+			s.Door, nullString(s.KeyID), s.Practice, s.UserID, s.ChallengeID, s.UserID, s.ChallengeID, since, limit.bound()).Scan(&solve.Seq, &at)
 		solve.At = fromMs(at)
 		rec = Recorded{Seq: solve.Seq, Solve: solve}
 	}
@@ -215,26 +240,15 @@ func (db *DB) recordOne(ctx context.Context, tx *sqlTx, st submitStatements, s S
 // keeps prepared statements per connection by itself).
 type submitStatements struct{ attempt, solve *sql.Stmt }
 
-func (db *DB) submitStatements(ctx context.Context) (st submitStatements, err error) {
-	if db.dialect.postgres() {
+func (p Play) submitStatements(ctx context.Context) (st submitStatements, err error) {
+	if p.db.dialect.postgres() {
 		return st, nil
 	}
-	if st.attempt, err = db.w.prepared(ctx, insertAttempt); err != nil {
+	if st.attempt, err = p.db.w.prepared(ctx, insertAttempt); err != nil {
 		return st, err
 	}
-	st.solve, err = db.w.prepared(ctx, insertSolve[db.dialect.postgres()])
+	st.solve, err = p.db.w.prepared(ctx, insertSolve[p.db.dialect.postgres()])
 	return st, err
-}
-
-// insertSolve is insertSolveForm in each dialect, by postgres().
-var insertSolve = map[bool]string{}
-
-func init() {
-	for _, d := range []*dialect{{name: sqliteName}, {name: postgresName}} {
-		insertSolve[d.postgres()] = fmt.Sprintf(insertSolveForm,
-			d.greatest("CAST(? AS BIGINT)", d.greatest("COALESCE((SELECT max(solved_at) FROM solves WHERE challenge_id = ?), 0)",
-				"COALESCE((SELECT max(solved_at) FROM solves WHERE user_id = ?), 0)")))
-	}
 }
 
 // refusal says why a submission's statement recorded nothing: the checks

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"strings"
 )
 
 // On PostgreSQL every statement is a round trip to the server and a plan,
@@ -11,14 +12,24 @@ import (
 // — nearly all of them — are checked and recorded by one statement over
 // arrays. Being alone on their pair, none of them can see another's row,
 // so one snapshot decides each as its own statement would.
-const insertLoneAttempts = `INSERT INTO attempts (id, user_id, challenge_id, flag, created_at, door, key_id, practice)
-	SELECT s.id, s.u, s.c, s.flag, s.at, s.door, s.key, s.practice
-	FROM unnest(CAST(? AS text[]), CAST(? AS text[]), CAST(? AS text[]), CAST(? AS text[]), CAST(? AS bigint[]),
-		CAST(? AS text[]), CAST(? AS text[]), CAST(? AS boolean[]), CAST(? AS bigint[]))
-		AS s(id, u, c, flag, at, door, key, practice, since)
-	WHERE NOT EXISTS (SELECT 1 FROM solves v WHERE v.user_id = s.u AND v.challenge_id = s.c)
-	AND (SELECT count(*) FROM attempts a WHERE a.user_id = s.u AND a.challenge_id = s.c AND a.created_at > s.since) < ?
+var insertLoneAttempts = loneAttemptsSQL()
+
+// loneAttemptsSQL is submitInsert's statement for attempts over arrays: its
+// parameters are one array per column of attemptColumns, in order, one
+// of the rate limit's window starts, and the limit's bound.
+func loneAttemptsSQL() string {
+	arrays := make([]string, len(attemptColumns))
+	for i, c := range attemptColumns {
+		arrays[i] = "CAST(? AS " + submitTypes[c] + "[])"
+	}
+	cols := strings.Join(attemptColumns, ", ")
+	return "INSERT INTO attempts (" + cols + ")\n\tSELECT s." + strings.Join(attemptColumns, ", s.") + `
+	FROM unnest(` + strings.Join(arrays, ", ") + `, CAST(? AS BIGINT[]))
+		AS s(` + cols + `, since)
+	WHERE NOT EXISTS (SELECT 1 FROM solves v WHERE v.user_id = s.user_id AND v.challenge_id = s.challenge_id)
+	AND (SELECT count(*) FROM attempts a WHERE a.user_id = s.user_id AND a.challenge_id = s.challenge_id AND a.created_at > s.since) < ?
 	RETURNING id, seq`
+}
 
 // recordLoneAttempts records on PostgreSQL the wrong submissions of subs
 // that are alone on their user and challenge in the batch, filling their

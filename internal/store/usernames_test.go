@@ -55,7 +55,7 @@ func TestMigrationReportsUsernamesDifferingInCase(t *testing.T) {
 	if err := db.Migrate(ctx); err != nil {
 		t.Fatalf("migrate after the fix: %v", err)
 	}
-	_, err = db.CreateUser(ctx, ctf.User{ID: "u6", Username: "Alice", Role: ctf.RolePlayer, CreatedAt: ctf.Millis(time.Now())}, nil)
+	_, err = db.Accounts().CreateUser(ctx, ctf.User{ID: "u6", Username: "Alice", Role: ctf.RolePlayer, CreatedAt: ctf.Millis(time.Now())}, nil)
 	if ctf.ErrorCode(err) != ctf.Conflict {
 		t.Fatalf("create Alice beside alice: %v, want a Conflict", err)
 	}

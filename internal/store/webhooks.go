@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"fmt"
 	"time"
 
@@ -68,13 +67,13 @@ func queryWebhooks(ctx context.Context, q querier, where string, args ...any) ([
 }
 
 // Webhooks lists the webhooks, oldest first, with their deliveries counted.
-func (db *DB) Webhooks(ctx context.Context) ([]Webhook, error) {
-	hooks, err := queryWebhooks(ctx, db.r, "")
+func (h Hooks) Webhooks(ctx context.Context) ([]Webhook, error) {
+	hooks, err := queryWebhooks(ctx, h.db.r, "")
 	if err != nil {
 		return nil, err
 	}
 	counts := map[string]map[ctf.DeliveryStatus]int{}
-	err = eachRow(ctx, db.r, "SELECT webhook_id, status, count(*) FROM webhook_deliveries GROUP BY webhook_id, status", func(sc scanner) error {
+	err = eachRow(ctx, h.db.r, "SELECT webhook_id, status, count(*) FROM webhook_deliveries GROUP BY webhook_id, status", func(sc scanner) error {
 		var id string
 		var status ctf.DeliveryStatus
 		var n int
@@ -96,8 +95,8 @@ func (db *DB) Webhooks(ctx context.Context) ([]Webhook, error) {
 }
 
 // Webhook reads one webhook (without counts); NotFound when there is none.
-func (db *DB) Webhook(ctx context.Context, id string) (Webhook, error) {
-	hooks, err := queryWebhooks(ctx, db.r, "WHERE id = ?", id)
+func (h Hooks) Webhook(ctx context.Context, id string) (Webhook, error) {
+	hooks, err := queryWebhooks(ctx, h.db.r, "WHERE id = ?", id)
 	if err != nil {
 		return Webhook{}, err
 	}
@@ -111,17 +110,13 @@ var errNoWebhook = ctf.Errorf(ctf.NotFound, "no such webhook")
 
 // CreateWebhook records a new webhook. Its AfterSeq is set here, in the
 // same transaction, to the stream's head: it gets what happens next.
-func (db *DB) CreateWebhook(ctx context.Context, w Webhook, audit *ctf.AuditEntry) (Webhook, error) {
-	events, err := json.Marshal(w.Events)
-	if err != nil {
-		return w, fmt.Errorf("webhook events: %w", err)
-	}
-	_, err = db.write(ctx, audit, func(tx *sqlTx) ([]ChangeRef, error) {
+func (h Hooks) CreateWebhook(ctx context.Context, w Webhook, audit *ctf.AuditEntry) (Webhook, error) {
+	_, err := h.db.write(ctx, audit, func(tx *sqlTx) ([]ChangeRef, error) {
+		var err error
 		if w.AfterSeq, err = streamHead(ctx, tx); err != nil {
 			return nil, err
 		}
-		if _, err := tx.ExecContext(ctx, "INSERT INTO webhooks ("+webhookColumns+") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-			w.ID, w.Name, w.Kind, w.URL, w.Secret, string(events), w.Enabled, ms(w.CreatedAt), w.AfterSeq); err != nil {
+		if _, err := tx.ExecContext(ctx, createWebhookSQL, webhookValues(w)...); err != nil {
 			return nil, fmt.Errorf("save webhook: %w", err)
 		}
 		return nil, nil // no replica holds webhooks in memory
@@ -131,17 +126,17 @@ func (db *DB) CreateWebhook(ctx context.Context, w Webhook, audit *ctf.AuditEntr
 
 // SetWebhookEnabled turns a webhook on or off; a webhook turned off gets
 // no new deliveries and its pending ones wait.
-func (db *DB) SetWebhookEnabled(ctx context.Context, id string, enabled bool, audit *ctf.AuditEntry) error {
-	return db.changeWebhook(ctx, "UPDATE webhooks SET enabled = ? WHERE id = ?", audit, enabled, id)
+func (h Hooks) SetWebhookEnabled(ctx context.Context, id string, enabled bool, audit *ctf.AuditEntry) error {
+	return h.changeWebhook(ctx, "UPDATE webhooks SET enabled = ? WHERE id = ?", audit, enabled, id)
 }
 
 // DeleteWebhook deletes a webhook with its deliveries and their log.
-func (db *DB) DeleteWebhook(ctx context.Context, id string, audit *ctf.AuditEntry) error {
-	return db.changeWebhook(ctx, "DELETE FROM webhooks WHERE id = ?", audit, id)
+func (h Hooks) DeleteWebhook(ctx context.Context, id string, audit *ctf.AuditEntry) error {
+	return h.changeWebhook(ctx, "DELETE FROM webhooks WHERE id = ?", audit, id)
 }
 
-func (db *DB) changeWebhook(ctx context.Context, query string, audit *ctf.AuditEntry, args ...any) error {
-	_, err := db.write(ctx, audit, func(tx *sqlTx) ([]ChangeRef, error) {
+func (h Hooks) changeWebhook(ctx context.Context, query string, audit *ctf.AuditEntry, args ...any) error {
+	_, err := h.db.write(ctx, audit, func(tx *sqlTx) ([]ChangeRef, error) {
 		res, err := tx.ExecContext(ctx, query, args...)
 		if err != nil {
 			return nil, fmt.Errorf("change webhook: %w", err)
@@ -169,15 +164,15 @@ type NewDelivery struct {
 // the stream number it covered (at most upTo); it runs inside the
 // transaction that holds the cursor's lock, so it must not write. It
 // returns how many deliveries were made.
-func (db *DB) ProduceDeliveries(ctx context.Context, upTo int64, build func(after int64, hooks []Webhook) ([]NewDelivery, int64, error)) (int, error) {
+func (h Hooks) ProduceDeliveries(ctx context.Context, upTo int64, build func(after int64, hooks []Webhook) ([]NewDelivery, int64, error)) (int, error) {
 	// Most rounds find nothing to do: a read answers that without taking
 	// the write lock.
-	cursor, err := webhookCursor(ctx, db.r, "")
+	cursor, err := webhookCursor(ctx, h.db.r, "")
 	if err != nil || cursor >= upTo {
 		return 0, err
 	}
 	made := 0
-	err = db.writeTx(ctx, func(tx *sqlTx) error {
+	err = h.db.writeTx(ctx, func(tx *sqlTx) error {
 		// SQLite's write transaction is exclusive already (BEGIN
 		// IMMEDIATE); PostgreSQL's replicas queue on the cursor's row.
 		lock := ""
@@ -199,7 +194,7 @@ func (db *DB) ProduceDeliveries(ctx context.Context, upTo int64, build func(afte
 		if through <= after {
 			return nil
 		}
-		now := ms(db.now())
+		now := ms(h.db.now())
 		for _, d := range ds {
 			res, err := tx.ExecContext(ctx, `INSERT INTO webhook_deliveries (webhook_id, stream_seq, kind, body, next_at, created_at)
 				VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (webhook_id, stream_seq) DO NOTHING`, d.WebhookID, d.StreamSeq, d.Event, d.Body, now, now)
@@ -242,18 +237,18 @@ type Claimed struct {
 // ClaimDeliveries claims up to limit pending deliveries that are due at
 // now, of enabled webhooks, oldest due first, for lease: no other replica
 // claims them until then (or until their try is recorded).
-func (db *DB) ClaimDeliveries(ctx context.Context, now time.Time, lease time.Duration, limit int) ([]Claimed, error) {
+func (h Hooks) ClaimDeliveries(ctx context.Context, now time.Time, lease time.Duration, limit int) ([]Claimed, error) {
 	// Most rounds find nothing due: a read answers that without taking
 	// the write lock (SQLite's is the whole database's).
 	var due int
-	err := db.r.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT 1 FROM webhook_deliveries
+	err := h.db.r.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT 1 FROM webhook_deliveries
 		WHERE status = 'pending' AND next_at <= ? AND claimed_until < ?
 		AND EXISTS (SELECT 1 FROM webhooks w WHERE w.id = webhook_id AND w.enabled = ?) LIMIT 1) AS due`, ms(now), ms(now), true).Scan(&due)
 	if err != nil || due == 0 {
 		return nil, err
 	}
 	var out []Claimed
-	err = db.writeTx(ctx, func(tx *sqlTx) error {
+	err = h.db.writeTx(ctx, func(tx *sqlTx) error {
 		// SKIP LOCKED: replicas claiming at once take different rows
 		// instead of queueing; SQLite's writer is alone anyway.
 		lock := ""
@@ -318,8 +313,8 @@ type Outcome struct {
 // RecordAttempt logs a try of a claimed delivery and moves the delivery on
 // (releasing its claim), in one transaction. A delivery deleted meanwhile
 // (with its webhook) is left alone.
-func (db *DB) RecordAttempt(ctx context.Context, delivery int64, a DeliveryTry, o Outcome) error {
-	err := db.writeTx(ctx, func(tx *sqlTx) error {
+func (h Hooks) RecordAttempt(ctx context.Context, delivery int64, a DeliveryTry, o Outcome) error {
+	err := h.db.writeTx(ctx, func(tx *sqlTx) error {
 		var delivered any
 		if o.Status == DeliveryDelivered {
 			delivered = ms(a.At.Add(a.Duration))
@@ -362,10 +357,10 @@ type Delivery struct {
 
 // Deliveries returns a webhook's newest deliveries, newest first, each
 // with its tries.
-func (db *DB) Deliveries(ctx context.Context, webhookID string, limit int) ([]Delivery, error) {
+func (h Hooks) Deliveries(ctx context.Context, webhookID string, limit int) ([]Delivery, error) {
 	out := []Delivery{}
 	idx := map[int64]int{}
-	err := eachRow(ctx, db.r, `SELECT seq, stream_seq, kind, body, status, attempts, next_at, created_at, delivered_at
+	err := eachRow(ctx, h.db.r, `SELECT seq, stream_seq, kind, body, status, attempts, next_at, created_at, delivered_at
 		FROM webhook_deliveries WHERE webhook_id = ? ORDER BY seq DESC LIMIT ?`, func(sc scanner) error {
 		var d Delivery
 		var next, created int64
@@ -386,7 +381,7 @@ func (db *DB) Deliveries(ctx context.Context, webhookID string, limit int) ([]De
 	for _, d := range out {
 		seqs = append(seqs, d.Seq)
 	}
-	err = eachRow(ctx, db.r, `SELECT delivery, at, status_code, error, duration_ms, next_at FROM webhook_attempts
+	err = eachRow(ctx, h.db.r, `SELECT delivery, at, status_code, error, duration_ms, next_at FROM webhook_attempts
 		WHERE delivery IN (`+marks(len(seqs))+`) ORDER BY seq`, func(sc scanner) error {
 		var seq, at, dur int64
 		var next sql.NullInt64

@@ -170,7 +170,7 @@ func TestWriteRoundTrip(t *testing.T) {
 		t.Fatalf("%d wrong attempts in the snapshot", wrong)
 	}
 	// The key secrets authenticate.
-	k, err := db.APIKeyByPrefix(ctx, ev.APIKeys[0].Prefix)
+	k, err := db.Accounts().APIKeyByPrefix(ctx, ev.APIKeys[0].Prefix)
 	if err != nil || k.UserID != ev.Keys[0].UserID {
 		t.Fatalf("key: %+v, %v", k, err)
 	}

@@ -104,7 +104,7 @@ func (l *loader) userID(username string) (string, error) {
 	if id, ok := l.users[username]; ok {
 		return id, nil
 	}
-	id, err := l.tx.UserID(username)
+	id, err := l.tx.Accounts().UserID(username)
 	if id != "" {
 		l.users[username] = id
 	}
@@ -115,7 +115,7 @@ func (l *loader) chalID(slug string) (string, error) {
 	if id, ok := l.chals[slug]; ok {
 		return id, nil
 	}
-	id, err := l.tx.ChallengeID(slug)
+	id, err := l.tx.Content().ChallengeID(slug)
 	if id != "" {
 		l.chals[slug] = id
 	}
@@ -150,13 +150,13 @@ func (l *loader) loadUsers() error {
 	if err != nil {
 		return err
 	}
-	ins := l.tx.NewUsers()
+	ins := l.tx.Accounts().NewUsers()
 	var keyed []int // users with API keys, loaded after the users when fresh
 	for i, u := range l.ds.Users {
 		var old ctf.User
 		exists := false
 		if !fresh {
-			if old, exists, err = l.tx.User(u.Username); err != nil {
+			if old, exists, err = l.tx.Accounts().User(u.Username); err != nil {
 				return fmt.Errorf("load user %q: %w", u.Username, err)
 			}
 		}
@@ -209,12 +209,12 @@ func (l *loader) loadUsers() error {
 		}
 		// A failure leaves the transaction usable: it is explained by a
 		// further query.
-		err = l.tx.UpsertUser(nu)
+		err = l.tx.Accounts().UpsertUser(nu)
 		if store.IsUniqueViolation(err) {
-			if other, err := l.tx.OtherCaseUsername(u.Username); err == nil {
+			if other, err := l.tx.Accounts().OtherCaseUsername(u.Username); err == nil {
 				return l.fail("users", i, "username", "differs only in case from the user %q: usernames are unique ignoring case", other)
 			}
-			if other, err := l.tx.UsernameOfID(nu.ID); err == nil && other != u.Username {
+			if other, err := l.tx.Accounts().UsernameOfID(nu.ID); err == nil && other != u.Username {
 				return l.fail("users", i, "id", "id %q already belongs to user %q", nu.ID, other)
 			}
 			return l.fail("users", i, "email", "email %q already belongs to another user", u.Email)
@@ -258,7 +258,7 @@ func (l *loader) passwordHashes(fresh bool) ([]string, error) {
 		if fresh {
 			continue
 		}
-		h, err := l.tx.PasswordHash(u.Username)
+		h, err := l.tx.Accounts().PasswordHash(u.Username)
 		if err != nil {
 			return nil, fmt.Errorf("load user %q: %w", u.Username, err)
 		}
@@ -285,7 +285,7 @@ func (l *loader) passwordHashes(fresh bool) ([]string, error) {
 
 func (l *loader) apiKey(i, j int, userID string, k dataset.APIKey) error {
 	field := fmt.Sprintf("apiKeys[%d]", j)
-	old, exists, err := l.tx.APIKey(k.ID)
+	old, exists, err := l.tx.Accounts().APIKey(k.ID)
 	if err != nil {
 		return fmt.Errorf("load API key %q: %w", k.ID, err)
 	}
@@ -312,7 +312,7 @@ func (l *loader) apiKey(i, j int, userID string, k dataset.APIKey) error {
 			nk.LastUsedAt = old.LastUsedAt
 		}
 	}
-	err = l.tx.UpsertAPIKey(nk)
+	err = l.tx.Accounts().UpsertAPIKey(nk)
 	if store.IsUniqueViolation(err) {
 		return l.fail("users", i, field+".keyPrefix", "key prefix %q is already used by another key", k.KeyPrefix)
 	}
@@ -355,13 +355,13 @@ func (l *loader) loadChallenges() error {
 			}
 			want[rid] = true
 		}
-		had, err := l.tx.Prerequisites(id)
+		had, err := l.tx.Content().Prerequisites(id)
 		if err != nil {
 			return err
 		}
 		if !maps.Equal(had, want) {
 			changed[i] = true
-			if err := l.tx.SetPrerequisites(id, want); err != nil {
+			if err := l.tx.Content().SetPrerequisites(id, want); err != nil {
 				return fmt.Errorf("load prerequisites of %q: %w", c.Slug, err)
 			}
 		}
@@ -377,7 +377,7 @@ func (l *loader) challengeNamed(kind string, i int, field, req string) (string, 
 	if err != nil || rid != "" {
 		return rid, err
 	}
-	ids, err := l.tx.ChallengeIDsTitled(req)
+	ids, err := l.tx.Content().ChallengeIDsTitled(req)
 	if err != nil {
 		return "", err
 	}
@@ -391,7 +391,7 @@ func (l *loader) challengeNamed(kind string, i int, field, req string) (string, 
 }
 
 func (l *loader) challenge(i int, c dataset.Challenge) (exists, changed bool, err error) {
-	old, exists, err := l.tx.Challenge(c.Slug)
+	old, exists, err := l.tx.Content().Challenge(c.Slug)
 	if err != nil {
 		return false, false, err
 	}
@@ -438,14 +438,14 @@ func (l *loader) challenge(i int, c dataset.Challenge) (exists, changed bool, er
 			return false, false, err
 		}
 	}
-	err = l.tx.UpsertChallenge(nc)
+	err = l.tx.Content().UpsertChallenge(nc)
 	if store.IsUniqueViolation(err) {
 		return false, false, l.fail("challenges", i, "id", "id %q already belongs to another challenge", nc.ID)
 	}
 	if err != nil {
 		return false, false, fmt.Errorf("load challenge %q: %w", c.Slug, err)
 	}
-	if err := l.tx.PutFlags(nc.ID, nc.Flags); err != nil {
+	if err := l.tx.Content().PutFlags(nc.ID, nc.Flags); err != nil {
 		return false, false, fmt.Errorf("load flags of %q: %w", c.Slug, err)
 	}
 	l.chals[c.Slug] = nc.ID
@@ -478,7 +478,7 @@ func (l *loader) storeFile(i int, f *dataset.File) (string, error) {
 	if f.SHA256 != "" && !strings.EqualFold(f.SHA256, sha) {
 		return "", l.fail("challenges", i, "file.sha256", "does not match the file's content (%s)", sha)
 	}
-	if err := l.tx.PutFile(sha, data); err != nil {
+	if err := l.tx.Content().PutFile(sha, data); err != nil {
 		return "", err
 	}
 	return sha, nil

@@ -25,7 +25,7 @@ func (l *loader) loadSolves() error {
 		return err
 	}
 	l.solved = make(map[[2]string]bool, len(l.ds.Solves))
-	ins := l.tx.NewSolves()
+	ins := l.tx.Play().NewSolves()
 	for i, s := range l.ds.Solves {
 		s.Flag = strings.TrimSpace(s.Flag) // as a live submission is accepted
 		uid, cid, err := l.refs("solves", i, s.User, s.Challenge)
@@ -41,7 +41,7 @@ func (l *loader) loadSolves() error {
 				continue
 			}
 			if s.ID != "" {
-				if taken, err := l.tx.SolveIDTaken(s.ID); err != nil {
+				if taken, err := l.tx.Play().SolveIDTaken(s.ID); err != nil {
 					return fmt.Errorf("load solve: %w", err)
 				} else if taken {
 					return l.fail("solves", i, "id", "id %q already belongs to another solve", s.ID)
@@ -65,7 +65,7 @@ func solveRow(id, uid, cid string, at time.Time, s dataset.Solve) store.SolveRow
 // storedSolve updates the stored solve of uid and cid, if there is one
 // (done then).
 func (l *loader) storedSolve(i int, s dataset.Solve, uid, cid string, at time.Time) (done bool, err error) {
-	old, ok, err := l.tx.Solve(uid, cid)
+	old, ok, err := l.tx.Play().Solve(uid, cid)
 	if err != nil {
 		return false, fmt.Errorf("load solve: %w", err)
 	}
@@ -75,7 +75,7 @@ func (l *loader) storedSolve(i int, s dataset.Solve, uid, cid string, at time.Ti
 	if s.At == nil {
 		at = old.At
 	}
-	err = l.tx.UpsertSolve(solveRow(orNewID(s.ID), uid, cid, at, s))
+	err = l.tx.Play().UpsertSolve(solveRow(orNewID(s.ID), uid, cid, at, s))
 	if store.IsUniqueViolation(err) {
 		return true, l.fail("solves", i, "id", "id %q already belongs to another solve", s.ID)
 	}
@@ -114,7 +114,7 @@ func (l *loader) loadAttempts() error {
 			timeless = timeless || a.At == nil
 		}
 	}
-	ins := l.tx.NewAttempts()
+	ins := l.tx.Play().NewAttempts()
 	for i, a := range l.ds.Attempts {
 		a.Flag = strings.TrimSpace(a.Flag)
 		uid, cid, err := l.refs("attempts", i, a.User, a.Challenge)
@@ -127,15 +127,15 @@ func (l *loader) loadAttempts() error {
 		switch {
 		case a.ID != "":
 			if !fresh {
-				seen, err = l.tx.AttemptIDTaken(a.ID)
+				seen, err = l.tx.Play().AttemptIDTaken(a.ID)
 			}
 		case a.At != nil:
 			if seen = loaded[attemptKey{uid, cid, at, a.Flag}]; !seen && !fresh {
-				seen, err = l.tx.HasAttempt(uid, cid, a.Flag, &stamp)
+				seen, err = l.tx.Play().HasAttempt(uid, cid, a.Flag, &stamp)
 			}
 		default:
 			if seen = loaded[attemptKey{uid, cid, anyTime, a.Flag}]; !seen && !fresh {
-				seen, err = l.tx.HasAttempt(uid, cid, a.Flag, nil)
+				seen, err = l.tx.Play().HasAttempt(uid, cid, a.Flag, nil)
 			}
 		}
 		if err != nil {
@@ -166,7 +166,7 @@ func (l *loader) solvedBy(uid, cid string) (bool, error) {
 	if l.solved[[2]string{uid, cid}] {
 		return true, nil // a solve of the dataset: no round trip
 	}
-	return l.tx.Solved(uid, cid)
+	return l.tx.Play().Solved(uid, cid)
 }
 
 func (l *loader) loadWriteups() error {
@@ -174,7 +174,7 @@ func (l *loader) loadWriteups() error {
 	if err != nil {
 		return err
 	}
-	ins := l.tx.NewWriteups()
+	ins := l.tx.Content().NewWriteups()
 	for i, w := range l.ds.Writeups {
 		uid, cid, err := l.refs("writeups", i, w.User, w.Challenge)
 		if err != nil {
@@ -205,7 +205,7 @@ func (l *loader) loadWriteups() error {
 			l.rep.count("writeups", true, false)
 			continue
 		}
-		old, exists, err := l.tx.Writeup(uid, cid)
+		old, exists, err := l.tx.Content().Writeup(uid, cid)
 		if err != nil {
 			return fmt.Errorf("load writeup: %w", err)
 		}
@@ -216,7 +216,7 @@ func (l *loader) loadWriteups() error {
 			nw.UpdatedAt = nw.CreatedAt
 		}
 		nw.ID = orNewID(w.ID)
-		err = l.tx.UpsertWriteup(nw)
+		err = l.tx.Content().UpsertWriteup(nw)
 		if store.IsUniqueViolation(err) {
 			return l.fail("writeups", i, "id", "id %q already belongs to another writeup", w.ID)
 		}
@@ -237,7 +237,7 @@ func (l *loader) loadReviews() error {
 	if err != nil {
 		return err
 	}
-	ins := l.tx.NewReviews()
+	ins := l.tx.Content().NewReviews()
 	for i, r := range l.ds.Reviews {
 		uid, cid, err := l.refs("reviews", i, r.User, r.Challenge)
 		if err != nil {
@@ -257,14 +257,14 @@ func (l *loader) loadReviews() error {
 			l.rep.count("reviews", true, false)
 			continue
 		}
-		old, exists, err := l.tx.Review(uid, cid)
+		old, exists, err := l.tx.Content().Review(uid, cid)
 		if err != nil {
 			return fmt.Errorf("load review: %w", err)
 		}
 		if exists && r.CreatedAt == nil {
 			nr.CreatedAt = old.CreatedAt
 		}
-		err = l.tx.UpsertReview(nr)
+		err = l.tx.Content().UpsertReview(nr)
 		if store.IsUniqueViolation(err) {
 			return l.fail("reviews", i, "id", "id %q already belongs to another review", r.ID)
 		}

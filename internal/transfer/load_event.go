@@ -17,14 +17,14 @@ func (l *loader) loadEvent() error {
 		return nil // no event key: the settings are left alone
 	}
 	e := l.ds.Event.Settings()
-	old, set, err := l.tx.Event()
+	old, set, err := l.tx.Content().Event()
 	if err != nil {
 		return err
 	}
 	if e.Unfrozen == nil && old.Unfrozen != nil && e.Freeze != nil && old.Freeze != nil && e.Freeze.Equal(*old.Freeze) {
 		e.Unfrozen = old.Unfrozen
 	}
-	if err := l.tx.PutEvent(e); err != nil {
+	if err := l.tx.Content().PutEvent(e); err != nil {
 		return err
 	}
 	l.rep.count("event", !set, set && !sameEvent(old, e))
@@ -62,12 +62,12 @@ func (l *loader) loadAnnouncements() error {
 		var old []ctf.Announcement
 		switch {
 		case a.ID != "":
-			old, err = l.tx.Announcement(a.ID)
+			old, err = l.tx.Content().Announcement(a.ID)
 		case a.CreatedAt != nil:
 			at := ctf.Millis(*a.CreatedAt)
-			old, err = l.tx.AnnouncementsTitled(a.Title, &at)
+			old, err = l.tx.Content().AnnouncementsTitled(a.Title, &at)
 		default:
-			old, err = l.tx.AnnouncementsTitled(a.Title, nil)
+			old, err = l.tx.Content().AnnouncementsTitled(a.Title, nil)
 		}
 		if err != nil {
 			return err
@@ -85,7 +85,7 @@ func (l *loader) loadAnnouncements() error {
 		default:
 			na.CreatedAt = l.stamp(a.CreatedAt)
 		}
-		if err := l.tx.UpsertAnnouncement(na); err != nil {
+		if err := l.tx.Content().UpsertAnnouncement(na); err != nil {
 			return fmt.Errorf("load announcement %q: %w", a.Title, err)
 		}
 		l.rep.count(k, !exists, exists && !sameAnnouncement(old[0], na))

@@ -52,11 +52,11 @@ func TestLoadPasswordOverHostileStoredHash(t *testing.T) {
 	ctx := context.Background()
 	db := baseDB(t)
 	h := hostileHash
-	if _, _, err := db.UpdateUser(ctx, aliceID, store.UserUpdate{PasswordHash: &h}, "", nil); err != nil {
+	if _, _, err := db.Accounts().UpdateUser(ctx, aliceID, store.UserUpdate{PasswordHash: &h}, "", nil); err != nil {
 		t.Fatal(err)
 	}
 	mustLoad(t, db, writeFile(t, t.TempDir(), "reset.yaml", baseUsers))
-	u, err := db.UserByUsername(ctx, "alice")
+	u, err := db.Accounts().UserByUsername(ctx, "alice")
 	if err != nil {
 		t.Fatal(err)
 	}

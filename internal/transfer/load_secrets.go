@@ -33,28 +33,28 @@ func (l *loader) loadTwoFactor() error {
 // the database has marked used stays used. Codes the file does not list
 // are forgotten, as when the user enrols again.
 func (l *loader) twoFactor(userID string, tf *dataset.TwoFactor) error {
-	on, secret, step, err := l.tx.TwoFactor(userID)
+	on, secret, step, err := l.tx.Accounts().TwoFactor(userID)
 	if err != nil {
 		return err
 	}
 	newStep := max(step, tf.LastStep)
-	if err := l.tx.SetTwoFactor(userID, tf.Secret, newStep); err != nil {
+	if err := l.tx.Accounts().SetTwoFactor(userID, tf.Secret, newStep); err != nil {
 		return err
 	}
-	had, err := l.tx.RecoveryCodes(userID)
+	had, err := l.tx.Accounts().RecoveryCodes(userID)
 	if err != nil {
 		return err
 	}
 	for _, h := range had {
 		if !slices.Contains(tf.RecoveryCodes, h) {
-			if err := l.tx.DeleteRecoveryCode(userID, h); err != nil {
+			if err := l.tx.Accounts().DeleteRecoveryCode(userID, h); err != nil {
 				return err
 			}
 		}
 	}
 	for _, h := range tf.RecoveryCodes {
 		if !slices.Contains(had, h) {
-			if err := l.tx.AddRecoveryCode(userID, h); err != nil {
+			if err := l.tx.Accounts().AddRecoveryCode(userID, h); err != nil {
 				return err
 			}
 		}
@@ -75,9 +75,9 @@ func (l *loader) loadWebhooks() error {
 		var old []store.Webhook
 		var err error
 		if w.ID != "" {
-			old, err = l.tx.Webhook(w.ID)
+			old, err = l.tx.Hooks().Webhook(w.ID)
 		} else {
-			old, err = l.tx.WebhooksNamed(w.Name)
+			old, err = l.tx.Hooks().WebhooksNamed(w.Name)
 		}
 		if err != nil {
 			return err
@@ -108,7 +108,7 @@ func (l *loader) loadWebhooks() error {
 				nw.Secret = ctf.NewWebhookSecret()
 			}
 		}
-		if err := l.tx.UpsertWebhook(nw); err != nil {
+		if err := l.tx.Hooks().UpsertWebhook(nw); err != nil {
 			return fmt.Errorf("load webhook %q: %w", w.Name, err)
 		}
 		l.rep.count(k, !exists, exists && !sameWebhook(old[0], nw))

@@ -20,7 +20,7 @@ func TestLoadTwoFactorAndWebhooks(t *testing.T) {
 	ctx := context.Background()
 	db := baseDB(t)
 	aliceID := func() string {
-		u, err := db.UserByUsername(ctx, "alice")
+		u, err := db.Accounts().UserByUsername(ctx, "alice")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -44,14 +44,14 @@ webhooks:
 	if rep.Created["twoFactor"] != 1 || rep.Created["webhooks"] != 2 {
 		t.Errorf("first load: created %v", rep.Created)
 	}
-	tf, err := db.TwoFactorOf(ctx, aliceID)
+	tf, err := db.Accounts().TwoFactorOf(ctx, aliceID)
 	if err != nil || tf.Secret != secret || tf.Step != 100 {
 		t.Fatalf("two-factor after the load: %+v, %v", tf, err)
 	}
-	if u, _ := db.UserByUsername(ctx, "alice"); !u.TwoFactor {
+	if u, _ := db.Accounts().UserByUsername(ctx, "alice"); !u.TwoFactor {
 		t.Fatal("two-factor not on after the load")
 	}
-	hooks, err := db.Webhooks(ctx)
+	hooks, err := db.Hooks().Webhooks(ctx)
 	if err != nil || len(hooks) != 2 {
 		t.Fatalf("webhooks: %+v, %v", hooks, err)
 	}
@@ -63,10 +63,10 @@ webhooks:
 
 	// Alice uses a recovery code and a later step; the same file again
 	// changes nothing.
-	if ok, err := db.UseRecoveryCode(ctx, aliceID, h1, time.Now()); !ok || err != nil {
+	if ok, err := db.Accounts().UseRecoveryCode(ctx, aliceID, h1, time.Now()); !ok || err != nil {
 		t.Fatalf("use a recovery code: %v %v", ok, err)
 	}
-	if ok, err := db.UseTOTPStep(ctx, aliceID, 200); !ok || err != nil {
+	if ok, err := db.Accounts().UseTOTPStep(ctx, aliceID, 200); !ok || err != nil {
 		t.Fatalf("use a step: %v %v", ok, err)
 	}
 	before := dump(t, db)
@@ -75,13 +75,13 @@ webhooks:
 		t.Errorf("second load: created %v updated %v unchanged %v", rep.Created, rep.Updated, rep.Unchanged)
 	}
 	sameDump(t, before, dump(t, db))
-	if ok, _ := db.UseRecoveryCode(ctx, aliceID, h1, time.Now()); ok {
+	if ok, _ := db.Accounts().UseRecoveryCode(ctx, aliceID, h1, time.Now()); ok {
 		t.Error("a recovery code used before the reload is good again")
 	}
-	if ok, _ := db.UseTOTPStep(ctx, aliceID, 150); ok {
+	if ok, _ := db.Accounts().UseTOTPStep(ctx, aliceID, 150); ok {
 		t.Error("a step before the last one used is good again after the reload")
 	}
-	if n, _ := db.RecoveryCodesLeft(ctx, aliceID); n != 1 {
+	if n, _ := db.Accounts().RecoveryCodesLeft(ctx, aliceID); n != 1 {
 		t.Errorf("%d recovery codes left, want 1", n)
 	}
 	d := dump(t, db).Users[0]
@@ -94,11 +94,11 @@ webhooks:
 	if rep.Updated["twoFactor"] != 1 {
 		t.Errorf("newer file: updated %v", rep.Updated)
 	}
-	if tf, _ := db.TwoFactorOf(ctx, aliceID); tf.Step != 300 {
+	if tf, _ := db.Accounts().TwoFactorOf(ctx, aliceID); tf.Step != 300 {
 		t.Errorf("step %d, want 300", tf.Step)
 	}
 	for code, want := range map[string]bool{h2: false, h3: true} {
-		if ok, _ := db.UseRecoveryCode(ctx, aliceID, code, time.Now()); ok != want {
+		if ok, _ := db.Accounts().UseRecoveryCode(ctx, aliceID, code, time.Now()); ok != want {
 			t.Errorf("recovery code %.4s…: accepted %v, want %v", code, ok, want)
 		}
 	}

@@ -819,7 +819,7 @@ func TestLoadEditRequires(t *testing.T) {
 func TestLoadDumpIntoSameDatabase(t *testing.T) {
 	db := baseDB(t)
 	// Some live play on top of the loaded event.
-	if _, err := db.RecordSubmission(context.Background(), store.Submission{UserID: bobID, ChallengeID: warmupID, Flag: "flag{warm}", Correct: true,
+	if _, err := db.Play().RecordSubmission(context.Background(), store.Submission{UserID: bobID, ChallengeID: warmupID, Flag: "flag{warm}", Correct: true,
 		At: time.Date(2026, 1, 7, 8, 9, 10, 123e6, time.UTC)}, store.RateLimit{}); err != nil {
 		t.Fatal(err)
 	}

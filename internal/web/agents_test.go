@@ -82,7 +82,7 @@ func TestAgentsInTheWebApp(t *testing.T) {
 	if got := pam.post("/challenges/warmup/submit", url.Values{"flag": {"flag{warm}"}}); got.status != 200 {
 		t.Fatalf("pam's solve: %d", got.status)
 	}
-	history, err := s.DB.Submissions(context.Background(), mustUser(t, s, "pam"))
+	history, err := s.DB.Play().Submissions(context.Background(), mustUser(t, s, "pam"))
 	if err != nil || len(history) != 3 {
 		t.Fatalf("pam's history %+v %v", history, err)
 	}

@@ -48,11 +48,11 @@ users:
 		}
 	}
 	for _, h := range hashes {
-		u, err := s.DB.UserByUsername(context.Background(), h.name)
+		u, err := s.DB.Accounts().UserByUsername(context.Background(), h.name)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, _, err := s.DB.UpdateUser(context.Background(), u.ID, store.UserUpdate{PasswordHash: &h.hash}, keep, nil); err != nil {
+		if _, _, err := s.DB.Accounts().UpdateUser(context.Background(), u.ID, store.UserUpdate{PasswordHash: &h.hash}, keep, nil); err != nil {
 			t.Fatal(err)
 		}
 	}

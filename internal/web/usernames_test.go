@@ -36,7 +36,7 @@ users:
 	want(t, "the admin creates ORGANISER", made, http.StatusConflict, "already taken")
 
 	// Nothing was created: two accounts, as loaded.
-	all, err := s.DB.Users(context.Background())
+	all, err := s.DB.Accounts().Users(context.Background())
 	if err != nil || len(all) != 2 {
 		t.Fatalf("%d accounts (%v), want the 2 loaded", len(all), err)
 	}

@@ -43,18 +43,18 @@ func TestAdminWebhooksPage(t *testing.T) {
 		"firstBlood, frozen", "No delivery yet.")
 
 	// A delivery tried once and failed, as a worker leaves it.
-	if _, err := s.DB.ProduceDeliveries(ctx, 1, func(after int64, hs []store.Webhook) ([]store.NewDelivery, int64, error) {
+	if _, err := s.DB.Hooks().ProduceDeliveries(ctx, 1, func(after int64, hs []store.Webhook) ([]store.NewDelivery, int64, error) {
 		return []store.NewDelivery{{WebhookID: hook.ID, StreamSeq: 1, Event: platform.HookFrozen, Body: `{"event":"frozen","seq":1}`}}, 1, nil
 	}); err != nil {
 		t.Fatal(err)
 	}
 	now := time.Now()
-	claimed, err := s.DB.ClaimDeliveries(ctx, now, time.Minute, 10)
+	claimed, err := s.DB.Hooks().ClaimDeliveries(ctx, now, time.Minute, 10)
 	if err != nil || len(claimed) != 1 {
 		t.Fatalf("claimed %+v, %v", claimed, err)
 	}
 	retry := now.Add(5 * time.Second).UTC()
-	if err := s.DB.RecordAttempt(ctx, claimed[0].Seq, store.DeliveryTry{At: now, StatusCode: 503, Error: "HTTP 503 Service Unavailable", Duration: 42 * time.Millisecond},
+	if err := s.DB.Hooks().RecordAttempt(ctx, claimed[0].Seq, store.DeliveryTry{At: now, StatusCode: 503, Error: "HTTP 503 Service Unavailable", Duration: 42 * time.Millisecond},
 		store.Outcome{Status: store.DeliveryPending, NextAt: retry}); err != nil {
 		t.Fatal(err)
 	}
@@ -153,7 +153,7 @@ func TestDeliveryLogShowsOnlyClasses(t *testing.T) {
 		{Error: "read tcp 10.0.0.9:41000->10.0.0.5:5432: read: connection reset by peer"},
 		{StatusCode: 503, Error: "HTTP 503 Service Unavailable"},
 	}
-	if _, err := s.DB.ProduceDeliveries(ctx, int64(len(raw)), func(int64, []store.Webhook) ([]store.NewDelivery, int64, error) {
+	if _, err := s.DB.Hooks().ProduceDeliveries(ctx, int64(len(raw)), func(int64, []store.Webhook) ([]store.NewDelivery, int64, error) {
 		var ds []store.NewDelivery
 		for i := range raw {
 			ds = append(ds, store.NewDelivery{WebhookID: hooks[0].ID, StreamSeq: int64(i + 1), Event: platform.HookFrozen, Body: `{}`})
@@ -163,14 +163,14 @@ func TestDeliveryLogShowsOnlyClasses(t *testing.T) {
 		t.Fatal(err)
 	}
 	now := time.Now()
-	claimed, err := s.DB.ClaimDeliveries(ctx, now, time.Minute, 10)
+	claimed, err := s.DB.Hooks().ClaimDeliveries(ctx, now, time.Minute, 10)
 	if err != nil || len(claimed) != len(raw) {
 		t.Fatalf("claimed %+v, %v", claimed, err)
 	}
 	for i, c := range claimed {
 		a := raw[c.StreamSeq-1]
 		a.At, a.Duration = now, time.Duration(i)*time.Millisecond
-		if err := s.DB.RecordAttempt(ctx, c.Seq, a, store.Outcome{Status: store.DeliveryFailed, NextAt: now}); err != nil {
+		if err := s.DB.Hooks().RecordAttempt(ctx, c.Seq, a, store.Outcome{Status: store.DeliveryFailed, NextAt: now}); err != nil {
 			t.Fatal(err)
 		}
 	}

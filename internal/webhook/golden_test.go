@@ -78,7 +78,7 @@ func TestGoldenBodies(t *testing.T) {
 	delivered("freeze", 3, 3, 2)
 
 	// The store's clock is the real one: every delivery is due by now.
-	claimed, err := s.DB.ClaimDeliveries(ctx, time.Now().Add(time.Hour), time.Minute, 100)
+	claimed, err := s.DB.Hooks().ClaimDeliveries(ctx, time.Now().Add(time.Hour), time.Minute, 100)
 	if err != nil {
 		t.Fatal(err)
 	}

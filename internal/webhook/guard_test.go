@@ -69,12 +69,12 @@ func tryOnce(t *testing.T, url string, o webhook.Options) store.DeliveryTry {
 	t.Helper()
 	s := apitest.Start(t, "")
 	ctx := context.Background()
-	hook, err := s.DB.CreateWebhook(ctx, store.Webhook{ID: ctf.NewID(), Name: "target", Kind: platform.WebhookJSON, URL: url,
+	hook, err := s.DB.Hooks().CreateWebhook(ctx, store.Webhook{ID: ctf.NewID(), Name: "target", Kind: platform.WebhookJSON, URL: url,
 		Secret: strings.Repeat("s", 32), Events: platform.WebhookEvents, Enabled: true, CreatedAt: time.Now()}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.DB.ProduceDeliveries(ctx, 1, func(int64, []store.Webhook) ([]store.NewDelivery, int64, error) {
+	if _, err := s.DB.Hooks().ProduceDeliveries(ctx, 1, func(int64, []store.Webhook) ([]store.NewDelivery, int64, error) {
 		return []store.NewDelivery{{WebhookID: hook.ID, StreamSeq: 1, Event: platform.HookFrozen, Body: `{"event":"frozen","seq":1}`}}, 1, nil
 	}); err != nil {
 		t.Fatal(err)
@@ -82,11 +82,11 @@ func tryOnce(t *testing.T, url string, o webhook.Options) store.DeliveryTry {
 	o.Tick = 10 * time.Millisecond
 	runCtx, stop := context.WithCancel(ctx)
 	done := make(chan struct{})
-	go func() { defer close(done); webhook.New(s.DB, o).Run(runCtx) }()
+	go func() { defer close(done); webhook.New(s.DB.Hooks(), o).Run(runCtx) }()
 	defer func() { stop(); <-done }()
 	// Bounded, so that a bug fails instead of hanging.
 	for deadline := time.Now().Add(testtime.Scale(time.Minute)); ; time.Sleep(10 * time.Millisecond) {
-		ds, err := s.DB.Deliveries(ctx, hook.ID, 1)
+		ds, err := s.DB.Hooks().Deliveries(ctx, hook.ID, 1)
 		if err != nil {
 			t.Fatal(err)
 		}

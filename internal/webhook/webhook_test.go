@@ -99,7 +99,7 @@ func TestWebhooksExactlyOncePerCluster(t *testing.T) {
 	var wg sync.WaitGroup
 	for _, svc := range replicas {
 		// Each worker on its own connections, as on its own replica.
-		w := webhook.New(storetest.OpenDSN(t, s.DSN), webhook.Options{Tick: 10 * time.Millisecond, BackoffBase: base,
+		w := webhook.New(storetest.OpenDSN(t, s.DSN).Hooks(), webhook.Options{Tick: 10 * time.Millisecond, BackoffBase: base,
 			BackoffCap: time.Minute, Timeout: 5 * time.Second, Observer: svc.Observer(), AllowPrivate: true})
 		wg.Add(2)
 		go func() { defer wg.Done(); svc.Watch(runCtx, 10*time.Millisecond) }()
@@ -116,7 +116,7 @@ func TestWebhooksExactlyOncePerCluster(t *testing.T) {
 	t.Cleanup(halt)
 
 	// The three events, each on another replica.
-	alice, err := s.DB.UserByUsername(ctx, "alice")
+	alice, err := s.DB.Accounts().UserByUsername(ctx, "alice")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,7 +18,7 @@ import (
 	"github.com/flagshipctf/flagship/internal/store"
 )
 
-// Store is the database as the worker uses it: *store.DB.
+// Store is the database as the worker uses it: store.Hooks.
 type Store interface {
 	ClaimDeliveries(ctx context.Context, now time.Time, lease time.Duration, limit int) ([]store.Claimed, error)
 	RecordAttempt(ctx context.Context, delivery int64, a store.DeliveryTry, o store.Outcome) error
