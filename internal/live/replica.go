@@ -73,6 +73,10 @@ type Replica struct {
 
 	hub   *hub
 	moves clockMoves
+
+	// writeDone is gate.RUnlock as Write returns it, made once: a method
+	// value made per call would cost every submission an allocation.
+	writeDone func()
 }
 
 // New returns a Replica over src; call Load before reading.
@@ -89,7 +93,9 @@ func New(src Source, opts Options) *Replica {
 	if opts.Wake == nil {
 		opts.Wake = func() {}
 	}
-	return &Replica{db: src, opts: opts, log: opts.Logger, now: opts.Now, obs: opts.Observer, hub: newHub()}
+	r := &Replica{db: src, opts: opts, log: opts.Logger, now: opts.Now, obs: opts.Observer, hub: newHub()}
+	r.writeDone = r.gate.RUnlock
+	return r
 }
 
 type noObserver struct{}
@@ -117,7 +123,7 @@ func (r *Replica) Refresh(ctx context.Context) error { return r.refresh(ctx) }
 // own Apply has marked it.
 func (r *Replica) Write() (done func()) {
 	r.gate.RLock()
-	return r.gate.RUnlock
+	return r.writeDone
 }
 
 // Tick moves the clock if an instant passed, waiting for the state's lock
