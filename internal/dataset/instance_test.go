@@ -116,7 +116,7 @@ func TestParseInstance(t *testing.T) {
 		t.Errorf("blank: %+v, %v", spec, err)
 	}
 	for text, field := range map[string]string{
-		"image: a:1\nport: 1\nlifetme: 5m": "instance.lifetme",
+		"image: a:1\nport: 1\nlifetme: 5m":  "instance.lifetme",
 		"image: a:1\nport: 1\nmemory: lots": "instance.memory",
 		"[1, 2]":                            "instance",
 		"image: a:1\nport: [":               "instance",
