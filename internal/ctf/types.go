@@ -127,7 +127,10 @@ type Challenge struct {
 	FileURL     string // set when the file is a link elsewhere
 	HasInstance bool
 	DockerPort  *int
-	Hidden      bool
+	// Instance, when set, is how the challenge's per-player instances run
+	// (HasInstance is then true and DockerPort its port).
+	Instance *InstanceSpec
+	Hidden   bool
 	// ReleaseAt, when set, keeps the challenge out of sight until then;
 	// it appears at that instant on every replica.
 	ReleaseAt      *time.Time

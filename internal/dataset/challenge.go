@@ -88,6 +88,12 @@ var challengeFields = newMapping(rejectUnlessCtfcli, ctfcliIgnored,
 			}
 		}
 	}},
+	field[challengeDraft]{"instance", func(d *decoder, c *challengeDraft, v *yaml.Node, path string) {
+		if !isNull(deref(v)) {
+			c.Instance = new(Instance)
+			instanceFields.decode(d, v, path, c.Instance)
+		}
+	}},
 	givenOnce("hidden", asBool("hidden", func(c *challengeDraft) *bool { return &c.Hidden })),
 	field[challengeDraft]{"tags", func(d *decoder, c *challengeDraft, v *yaml.Node, path string) {
 		c.Tags = d.tags(v, path)

@@ -178,6 +178,7 @@ type Challenge struct {
 	File           *File          `json:"file,omitempty" yaml:"file,omitempty"`
 	HasInstance    bool           `json:"hasInstance,omitempty" yaml:"hasInstance,omitempty"`
 	DockerPort     *int           `json:"dockerPort,omitempty" yaml:"dockerPort,omitempty"`
+	Instance       *Instance      `json:"instance,omitempty" yaml:"instance,omitempty"` // per-player containers: hasInstance and dockerPort follow it
 	Hidden         bool           `json:"hidden,omitempty" yaml:"hidden,omitempty"`
 	Tags           []string       `json:"tags,omitempty" yaml:"tags,omitempty"`
 	ConnectionInfo string         `json:"connectionInfo,omitempty" yaml:"connectionInfo,omitempty"`

@@ -227,6 +227,13 @@ func (v *validator) challenges() {
 			v.flag(i, fmt.Sprintf("flags[%d].", j), fl)
 		}
 		v.rule(k, i, "", ctf.ValidateDockerPort(c.DockerPort))
+		if c.Instance != nil {
+			_, err := c.Instance.Spec()
+			v.rule(k, i, "", err)
+			if c.DockerPort != nil && *c.DockerPort != c.Instance.Port {
+				v.add(k, i, "dockerPort", "must be the instance's port (%d) or left out", c.Instance.Port)
+			}
+		}
 		for j, r := range c.Requires {
 			if r == c.Slug {
 				v.add(k, i, fmt.Sprintf("requires[%d]", j), "a challenge cannot require itself")

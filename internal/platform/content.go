@@ -57,8 +57,11 @@ type ChallengeInput struct {
 	RemoveFile               bool
 	HasInstance, Hidden      bool
 	DockerPort               *int
-	Tags                     []string
-	ConnectionInfo           string
+	// Instance, when set, is how the challenge's per-player instances run
+	// (HasInstance and DockerPort then follow it).
+	Instance       *ctf.InstanceSpec
+	Tags           []string
+	ConnectionInfo string
 	// ReleaseAt, when set, keeps the challenge pending until then.
 	ReleaseAt *time.Time
 }
@@ -121,7 +124,7 @@ func (s *Content) ChallengeForEdit(ctx context.Context, v ctf.Viewer, slug strin
 	in := ChallengeInput{ID: c.ID, Slug: c.Slug, Title: c.Title, Description: c.Description, Type: c.Type,
 		Categories: append([]string(nil), c.Categories...), Difficulty: c.Difficulty, Points: c.Points,
 		HasInstance: c.HasInstance, Hidden: c.Hidden, DockerPort: c.DockerPort, Tags: append([]string(nil), c.Tags...),
-		ConnectionInfo: c.ConnectionInfo, ReleaseAt: c.ReleaseAt}
+		ConnectionInfo: c.ConnectionInfo, ReleaseAt: c.ReleaseAt, Instance: c.Instance}
 	for _, f := range c.Flags {
 		in.Flags = append(in.Flags, ctf.Flag{Kind: f.Kind, Content: f.Content, CaseInsensitive: f.CaseInsensitive})
 	}
@@ -158,6 +161,17 @@ func (s *core) checkChallenge(in ChallengeInput) (ctf.Challenge, []byte, error) 
 		if cat = strings.TrimSpace(cat); cat != "" && !hasString(c.Categories, cat) {
 			c.Categories = append(c.Categories, cat)
 		}
+	}
+	if in.Instance != nil {
+		spec := in.Instance.WithDefaults()
+		if err := ctf.ValidateInstance(spec); err != nil {
+			return c, nil, err
+		}
+		if c.DockerPort != nil && *c.DockerPort != spec.Port {
+			return c, nil, ctf.FieldErrorf("dockerPort", "must be the instance's port (%d) or left out", spec.Port)
+		}
+		port := spec.Port
+		c.Instance, c.HasInstance, c.DockerPort = &spec, true, &port
 	}
 	for _, err := range []error{ctf.ValidateDescription(c.Description), ctf.ValidateCategories(c.Categories), ctf.ValidateDifficulty(c.Difficulty),
 		ctf.ValidatePoints(c.Points), ctf.ValidateDockerPort(c.DockerPort)} {

@@ -15,7 +15,7 @@ import (
 // challengeValues and scanChallenge.
 var challengeColumns = []string{"id", "slug", "title", "description", "categories", "difficulty", "points", "type",
 	"author_id", "file_name", "file_sha256", "file_url", "has_instance", "docker_port", "hidden", "tags", "connection_info",
-	"created_at", "release_at"}
+	"created_at", "release_at", "instance"}
 
 // flagColumns are a flag row's columns (a challenge's flags in order of
 // position), prerequisiteColumns a prerequisite's.
@@ -35,9 +35,9 @@ var (
 	selectChallenges = "SELECT " + strings.Join(challengeColumns, ", ") + " FROM challenges "
 )
 
-// challengeValues is c as stored, in challengeColumns' order. Categories
-// and tags are JSON (tags never null); no docker port, author, file hash
-// or release time is NULL.
+// challengeValues is c as stored, in challengeColumns' order. Categories,
+// tags and the instance spec are JSON (tags never null); no docker port,
+// author, file hash, release time or instance spec is NULL.
 func challengeValues(c ctf.Challenge) []any {
 	cats, _ := json.Marshal(c.Categories)
 	tags := c.Tags
@@ -49,9 +49,14 @@ func challengeValues(c ctf.Challenge) []any {
 	if c.DockerPort != nil {
 		port = int64(*c.DockerPort)
 	}
+	var inst any
+	if c.Instance != nil {
+		b, _ := json.Marshal(c.Instance)
+		inst = string(b)
+	}
 	return []any{c.ID, c.Slug, c.Title, c.Description, string(cats), c.Difficulty, int64(c.Points), c.Type, nullString(c.AuthorID),
 		c.FileName, nullString(c.FileSHA256), c.FileURL, c.HasInstance, port, c.Hidden, string(tj), c.ConnectionInfo,
-		ms(c.CreatedAt), nullMs(c.ReleaseAt)}
+		ms(c.CreatedAt), nullMs(c.ReleaseAt), inst}
 }
 
 // scanChallenge reads a row of selectChallenges (flags and prerequisites
@@ -59,12 +64,12 @@ func challengeValues(c ctf.Challenge) []any {
 func scanChallenge(sc scanner) (ctf.Challenge, error) {
 	var c ctf.Challenge
 	var cats, tags string
-	var author, sha sql.NullString
+	var author, sha, inst sql.NullString
 	var port, release sql.NullInt64
 	var created int64
 	if err := sc.Scan(&c.ID, &c.Slug, &c.Title, &c.Description, &cats, &c.Difficulty, &c.Points, &c.Type,
 		&author, &c.FileName, &sha, &c.FileURL, &c.HasInstance, &port, &c.Hidden,
-		&tags, &c.ConnectionInfo, &created, &release); err != nil {
+		&tags, &c.ConnectionInfo, &created, &release, &inst); err != nil {
 		return c, fmt.Errorf("scan challenge: %w", err)
 	}
 	c.AuthorID, c.FileSHA256 = author.String, sha.String
@@ -77,6 +82,12 @@ func scanChallenge(sc scanner) (ctf.Challenge, error) {
 	if port.Valid {
 		p := int(port.Int64)
 		c.DockerPort = &p
+	}
+	if inst.Valid {
+		c.Instance = new(ctf.InstanceSpec)
+		if err := json.Unmarshal([]byte(inst.String), c.Instance); err != nil {
+			return c, fmt.Errorf("challenge %s instance: %w", c.Slug, err)
+		}
 	}
 	c.CreatedAt = fromMs(created)
 	c.ReleaseAt = fromNullMs(release)

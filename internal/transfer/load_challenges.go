@@ -93,6 +93,15 @@ func (l *loader) challenge(i int, c dataset.Challenge) (exists, changed bool, er
 	if nc.Type == "" {
 		nc.Type = "standard"
 	}
+	if c.Instance != nil {
+		spec, err := c.Instance.Spec()
+		if err != nil {
+			// Validate refused it already; this is the same check.
+			return exists, false, l.fail("challenges", i, "instance", "%s", ctf.ErrorMessage(err))
+		}
+		port := spec.Port
+		nc.Instance, nc.HasInstance, nc.DockerPort = &spec, true, &port
+	}
 	if c.ReleaseAt != nil {
 		r := ctf.Millis(*c.ReleaseAt)
 		nc.ReleaseAt = &r

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/flagshipctf/flagship/internal/ctf"
+	"github.com/flagshipctf/flagship/internal/dataset"
 	"github.com/flagshipctf/flagship/internal/live"
 	"github.com/flagshipctf/flagship/internal/platform"
 )
@@ -79,6 +80,7 @@ type challengeForm struct {
 	Categories   string
 	Tags         string
 	Port         string
+	Instance     string // the instance spec as YAML, as typed
 	Difficulties []ctf.Difficulty
 	FlagKinds    []ctf.FlagKind
 	MaxMiB       int
@@ -100,6 +102,9 @@ func (h *Handler) challengeFormPage(w http.ResponseWriter, r *http.Request, v ct
 	}
 	if f.Port == "" && f.In.DockerPort != nil {
 		f.Port = strconv.Itoa(*f.In.DockerPort)
+	}
+	if f.Instance == "" {
+		f.Instance = dataset.FormatInstance(f.In.Instance)
 	}
 	f.Flags = append(append([]ctf.Flag(nil), f.In.Flags...), ctf.Flag{Kind: ctf.FlagStatic}, ctf.Flag{Kind: ctf.FlagStatic})
 	p.Viewer, p.Data = v, f
@@ -151,7 +156,7 @@ func (h *Handler) adminSaveChallenge(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	f := challengeForm{New: r.FormValue("id") == "", Categories: r.FormValue("categories"), Tags: r.FormValue("tags"), Port: r.FormValue("dockerPort"),
-		Release: r.FormValue("releaseAt")}
+		Release: r.FormValue("releaseAt"), Instance: r.FormValue("instance")}
 	in := platform.ChallengeInput{ID: r.FormValue("id"), Slug: r.FormValue("slug"), Title: r.FormValue("title"),
 		Description: r.FormValue("description"), Type: r.FormValue("type"), Difficulty: ctf.Difficulty(r.FormValue("difficulty")),
 		Author: strings.TrimSpace(r.FormValue("author")), HasInstance: r.FormValue("hasInstance") == "1",
@@ -165,6 +170,11 @@ func (h *Handler) adminSaveChallenge(w http.ResponseWriter, r *http.Request) {
 		err = rerr
 	} else {
 		in.ReleaseAt = at
+	}
+	if spec, ierr := dataset.ParseInstance(f.Instance); ierr != nil && err == nil {
+		err = ierr
+	} else {
+		in.Instance = spec
 	}
 	if p := strings.TrimSpace(f.Port); p != "" && err == nil {
 		n, perr := strconv.Atoi(p)
