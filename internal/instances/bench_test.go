@@ -1,0 +1,64 @@
+package instances
+
+import (
+	"context"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/flagshipctf/flagship/internal/testtime"
+)
+
+// BenchmarkStartToReachable times what a player waits for: from Start to
+// the first line read from the instance over TCP (p50, p99, max; ns/op is
+// their mean). Beside it: how long the Start call itself took (the rest is
+// the service's own start and the port's first answer), and Stop, timed
+// outside ns/op.
+//
+//	go test -run '^$' -bench StartToReachable -benchtime 20x ./internal/instances/
+func BenchmarkStartToReachable(b *testing.B) {
+	for _, e := range testEngines(b) {
+		b.Run(e.name, func(b *testing.B) {
+			var calls, starts, stops []time.Duration
+			for b.Loop() {
+				spec := testSpec(b)
+				ctx, cancel := context.WithTimeout(b.Context(), testtime.Scale(60*time.Second))
+				t0 := time.Now()
+				inst := start(b, e, spec)
+				calls = append(calls, time.Since(t0))
+				s, err := dial(ctx, inst.HostPort)
+				if err != nil {
+					cancel()
+					b.Fatal(err)
+				}
+				starts = append(starts, time.Since(t0))
+				b.StopTimer()
+				s.Close()
+				t1 := time.Now()
+				if err := e.Stop(ctx, spec.ID); err != nil {
+					b.Fatal(err)
+				}
+				stops = append(stops, time.Since(t1))
+				cancel()
+				b.StartTimer()
+			}
+			b.ReportMetric(percentileMillis(starts, 50), "p50-ms")
+			b.ReportMetric(percentileMillis(starts, 99), "p99-ms")
+			b.ReportMetric(percentileMillis(starts, 100), "max-ms")
+			b.ReportMetric(percentileMillis(calls, 50), "start-call-p50-ms")
+			b.ReportMetric(percentileMillis(stops, 50), "stop-p50-ms")
+		})
+	}
+}
+
+// percentileMillis is the p-th percentile of ds (nearest rank), in ms.
+func percentileMillis(ds []time.Duration, p int) float64 {
+	if len(ds) == 0 {
+		return 0
+	}
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	i := (len(s)*p+99)/100 - 1
+	i = max(0, min(i, len(s)-1))
+	return float64(s[i].Microseconds()) / 1000
+}
