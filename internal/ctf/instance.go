@@ -1,6 +1,9 @@
 package ctf
 
 import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"regexp"
 	"strconv"
@@ -224,4 +227,32 @@ func FormatBytes(n int64) string {
 		}
 	}
 	return strconv.FormatInt(n, 10)
+}
+
+// flagWord is the word before the brace of a flag such as CTF{...}.
+var flagWord = regexp.MustCompile(`^([A-Za-z0-9_]{1,32})\{`)
+
+// PlayerFlag is a player's own flag of a challenge with per-player flags:
+// <word>{<slug>_<16 hex digits of HMAC-SHA256(secret, user id, slug)>},
+// where word is that of the challenge's first static flag (CTF{…} gives
+// CTF) or "flag". The same for a player across restarts of their instance,
+// and no player can derive another's.
+func PlayerFlag(secret []byte, userID string, c *Challenge) string {
+	word := "flag"
+	for _, f := range c.Flags {
+		if m := flagWord.FindStringSubmatch(f.Content); f.Kind == FlagStatic && m != nil {
+			word = m[1]
+			break
+		}
+	}
+	mac := hmac.New(sha256.New, secret)
+	mac.Write([]byte(userID))
+	mac.Write([]byte{0})
+	mac.Write([]byte(c.Slug))
+	return word + "{" + c.Slug + "_" + hex.EncodeToString(mac.Sum(nil))[:16] + "}"
+}
+
+// PerPlayer reports whether c's flags are each player's own.
+func (c *Challenge) PerPlayer() bool {
+	return c.Instance != nil && c.Instance.Flag == FlagPerPlayer
 }

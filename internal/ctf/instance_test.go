@@ -1,6 +1,8 @@
 package ctf
 
 import (
+	"regexp"
+	"strings"
 	"testing"
 	"time"
 )
@@ -99,5 +101,27 @@ func TestInstanceConnection(t *testing.T) {
 	}
 	if got := (InstanceSpec{Protocol: ProtocolHTTP}).Connection("ctf.example.org", 30001); got != "http://ctf.example.org:30001/" {
 		t.Errorf("http: %q", got)
+	}
+}
+
+func TestPlayerFlag(t *testing.T) {
+	secret := []byte("0123456789abcdef0123456789abcdef")
+	c := &Challenge{Slug: "pwn-me"}
+	a, b := PlayerFlag(secret, "u1", c), PlayerFlag(secret, "u2", c)
+	if a == b || a != PlayerFlag(secret, "u1", c) {
+		t.Errorf("flags of two players %q, %q: each must be stable and their own", a, b)
+	}
+	if !regexp.MustCompile(`^flag\{pwn-me_[0-9a-f]{16}\}$`).MatchString(a) {
+		t.Errorf("format: %q", a)
+	}
+	if PlayerFlag([]byte("another secret"), "u1", c) == a {
+		t.Error("the flag does not depend on the secret")
+	}
+	if PlayerFlag(secret, "u1", &Challenge{Slug: "other"}) == a {
+		t.Error("the flag does not depend on the challenge")
+	}
+	c.Flags = []Flag{{Kind: FlagRegex, Content: `x`}, {Kind: FlagStatic, Content: "CTF{example}"}}
+	if got := PlayerFlag(secret, "u1", c); !strings.HasPrefix(got, "CTF{pwn-me_") {
+		t.Errorf("with a CTF{…} flag: %q", got)
 	}
 }

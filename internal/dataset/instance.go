@@ -140,3 +140,9 @@ func FormatInstance(s *ctf.InstanceSpec) string {
 	}
 	return string(b)
 }
+
+// perPlayer reports whether c's flags are each player's own: it needs no
+// flag of its own then.
+func (c *Challenge) perPlayer() bool {
+	return c.Instance != nil && (c.Instance.Flag == "" || c.Instance.Flag == string(ctf.FlagPerPlayer))
+}

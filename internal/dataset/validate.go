@@ -220,8 +220,8 @@ func (v *validator) challenges() {
 		}
 		v.rule(k, i, "", ctf.ValidateDifficulty(c.Difficulty))
 		v.rule(k, i, "", ctf.ValidatePoints(c.Points))
-		if len(c.Flags) == 0 {
-			v.add(k, i, "flags", "at least one flag required")
+		if len(c.Flags) == 0 && !c.perPlayer() {
+			v.add(k, i, "flags", "at least one flag required (or a per-player instance)")
 		}
 		for j, fl := range c.Flags {
 			v.flag(i, fmt.Sprintf("flags[%d].", j), fl)

@@ -179,8 +179,8 @@ func (s *core) checkChallenge(in ChallengeInput) (ctf.Challenge, []byte, error) 
 			return c, nil, err
 		}
 	}
-	if len(in.Flags) == 0 {
-		return c, nil, ctf.FieldErrorf("flags", "needs at least one flag")
+	if len(in.Flags) == 0 && !c.PerPlayer() {
+		return c, nil, ctf.FieldErrorf("flags", "needs at least one flag (or a per-player instance)")
 	}
 	for i, f := range in.Flags {
 		f := ctf.Flag{Kind: f.Kind, Content: f.Content, CaseInsensitive: f.CaseInsensitive}

@@ -131,6 +131,8 @@ type core struct {
 	// a file's address is its content, so its size never changes.
 	fileSizes sync.Map
 
+	flagSecret flagSecret // keys the per-player flags (flagkey.go)
+
 	wake chan struct{}
 	obs  Observer
 }

@@ -46,6 +46,7 @@ type coreStore interface {
 	ProduceDeliveries(ctx context.Context, upTo int64, build func(after int64, hooks []store.Webhook) ([]store.NewDelivery, int64, error)) (int, error)
 	PruneChanges(ctx context.Context) error
 	PruneSignups(ctx context.Context, before time.Time) error
+	Secret(ctx context.Context, name string) ([]byte, error)
 	Probe(ctx context.Context, write bool) error
 }
 

@@ -2,6 +2,7 @@ package platform
 
 import (
 	"context"
+	"crypto/subtle"
 
 	"github.com/flagshipctf/flagship/internal/ctf"
 	"github.com/flagshipctf/flagship/internal/live"
@@ -58,9 +59,30 @@ func (s *Play) SubmitFrom(ctx context.Context, v ctf.Viewer, slug string, source
 		s.obs.Submitted("refused")
 		return live.SubmitResult{}, err
 	}
-	sub := store.Submission{UserID: v.User.ID, ChallengeID: a.Challenge.ID, Flag: flag, Correct: a.Challenge.CheckFlag(flag),
+	correct, sharing, err := s.check(ctx, v, &a.Challenge, flag)
+	if err != nil {
+		return live.SubmitResult{}, err
+	}
+	sub := store.Submission{UserID: v.User.ID, ChallengeID: a.Challenge.ID, Flag: flag, Correct: correct, CheckSharing: sharing,
 		Door: v.Door, KeyID: v.KeyID, Practice: a.Over}
 	return s.record(&pending{sub: sub, points: a.Challenge.Points})
+}
+
+// check checks flag against c for v: against the challenge's flags, or,
+// when its flags are each player's own, against v's (docs/product.md#instances),
+// where a wrong flag is also looked up among those given to other players
+// (sharing).
+func (s *Play) check(ctx context.Context, v ctf.Viewer, c *ctf.Challenge, flag string) (correct, sharing bool, err error) {
+	if !c.PerPlayer() {
+		return c.CheckFlag(flag), false, nil
+	}
+	key, err := s.flagKey(ctx)
+	if err != nil {
+		return false, false, err
+	}
+	own := ctf.PlayerFlag(key, v.User.ID, c)
+	correct = subtle.ConstantTimeCompare([]byte(flag), []byte(own)) == 1
+	return correct, !correct, nil
 }
 
 // refusal is Submit's answer to a submission it will not check, in

@@ -29,6 +29,9 @@ type Submission struct {
 	// row in the live stream, so that the stream's numbers, which the
 	// public reads, move only with what the public sees.
 	Unannounced bool
+	// CheckSharing: a wrong flag of a challenge with per-player flags, to
+	// be recorded as suspected sharing when it is another player's.
+	CheckSharing bool
 }
 
 // Recorded is a recorded submission: the row's sequence number in its
@@ -231,6 +234,11 @@ func (p Play) recordOne(ctx context.Context, tx *sqlTx, st submitStatements, s S
 	}
 	if err != nil {
 		return Recorded{}, nil, fmt.Errorf("record: %w", err)
+	}
+	if s.CheckSharing && !s.Correct {
+		if err := recordSharing(ctx, tx, s); err != nil {
+			return Recorded{}, nil, err
+		}
 	}
 	return rec, nil, nil
 }

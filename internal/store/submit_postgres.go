@@ -51,7 +51,7 @@ func recordLoneAttempts(ctx context.Context, tx *sqlTx, subs []Submission, limit
 	var practice []bool
 	byID := map[string]int{}
 	for i, s := range subs {
-		if s.Correct || count[pair{s.UserID, s.ChallengeID}] > 1 {
+		if s.Correct || s.CheckSharing || count[pair{s.UserID, s.ChallengeID}] > 1 {
 			continue
 		}
 		id := newID()
