@@ -92,6 +92,8 @@ func (c *counter) Submitted(string)                       {}
 func (c *counter) SolveApplied(bool, bool, time.Duration) {}
 func (c *counter) SubmitBatch(int, time.Duration)         {}
 func (c *counter) StreamClients(d int)                    { c.clients.Add(int64(d)) }
+func (c *counter) InstanceStarted(bool, time.Duration)    {}
+func (c *counter) InstancesRunning(int)                   {}
 func (c *counter) WebhookDelivery(string, bool)           {}
 
 // memory is what the child reports of itself.

@@ -1,125 +1,25 @@
 package instances
 
 import (
-	"archive/tar"
 	"bufio"
-	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"net"
 	"net/netip"
 	"os"
-	"os/exec"
-	"path/filepath"
-	"runtime"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/flagshipctf/flagship/internal/instances/instancestest"
 	"github.com/flagshipctf/flagship/internal/testtime"
-	"github.com/moby/moby/api/types/jsonstream"
 	"github.com/moby/moby/client"
 )
 
-// testImage is the image the tests run: testdata/echo, FROM scratch.
-const testImage = "flagship-test/echo:1"
-
-// engineClient is a client of the tests' own, to ask the engine what is
-// there behind the package's back. It skips the test when no engine
-// answers, unless under CI, which provides one: there it fails.
-func engineClient(t testing.TB) *client.Client {
-	t.Helper()
-	cli, err := client.New(client.FromEnv, client.WithAPIVersionNegotiation())
-	if err != nil {
-		t.Fatalf("engine client: %v", err)
-	}
-	t.Cleanup(func() { cli.Close() })
-	ctx, cancel := context.WithTimeout(t.Context(), testtime.Scale(5*time.Second))
-	defer cancel()
-	if _, err := cli.Ping(ctx, client.PingOptions{NegotiateAPIVersion: true}); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("no container engine under CI (scripts/docker-engine.sh starts one): %v", err)
-		}
-		t.Skipf("no container engine (scripts/docker-engine.sh starts one): %v", err)
-	}
-	return cli
-}
-
-var image struct {
-	sync.Mutex
-	built bool
-}
-
-// buildImage builds testImage once per test process: the echo program,
-// compiled static into a temporary directory, in an image FROM scratch
-// built through the Engine API (nothing can be pulled).
-func buildImage(t testing.TB, cli *client.Client) {
-	t.Helper()
-	image.Lock()
-	defer image.Unlock()
-	if image.built {
-		return
-	}
-	dir := t.TempDir()
-	bin := filepath.Join(dir, "echo")
-	build := exec.Command("go", "build", "-trimpath", "-o", bin, "./testdata/echo")
-	build.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS=linux", "GOARCH="+runtime.GOARCH)
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build testdata/echo: %v\n%s", err, out)
-	}
-	exe, err := os.ReadFile(bin)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var tarball bytes.Buffer
-	tw := tar.NewWriter(&tarball)
-	for _, f := range []struct {
-		name string
-		mode int64
-		body []byte
-	}{
-		{"Dockerfile", 0o644, []byte("FROM scratch\nCOPY echo /echo\nENTRYPOINT [\"/echo\"]\n")},
-		{"echo", 0o755, exe},
-	} {
-		if err := tw.WriteHeader(&tar.Header{Name: f.name, Mode: f.mode, Size: int64(len(f.body))}); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := tw.Write(f.body); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := tw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(t.Context(), testtime.Scale(2*time.Minute))
-	defer cancel()
-	res, err := cli.ImageBuild(ctx, &tarball, client.ImageBuildOptions{Tags: []string{testImage}, Remove: true, ForceRemove: true})
-	if err != nil {
-		t.Fatalf("build %s: %v", testImage, err)
-	}
-	defer res.Body.Close()
-	// The build answers a stream of messages; a failed step is one of
-	// them, not the status of the request.
-	dec := json.NewDecoder(res.Body)
-	for {
-		var m jsonstream.Message
-		if err := dec.Decode(&m); errors.Is(err, io.EOF) {
-			break
-		} else if err != nil {
-			t.Fatalf("build %s: reading the build's output: %v", testImage, err)
-		}
-		if m.Error != nil {
-			t.Fatalf("build %s: %s", testImage, m.Error.Message)
-		}
-	}
-	image.built = true
-}
+// testImage is the image the tests run.
+const testImage = instancestest.Image
 
 // namedEngine is an engine under test with the tests' own client beside it.
 type namedEngine struct {
@@ -133,8 +33,8 @@ type namedEngine struct {
 // is left out when the engine is no swarm manager, unless under CI.
 func testEngines(t testing.TB) []namedEngine {
 	t.Helper()
-	cli := engineClient(t)
-	buildImage(t, cli)
+	cli := instancestest.Client(t)
+	instancestest.BuildImage(t, cli)
 	suffix := randomHex(4)
 	dockerNet := "flagship-test-" + suffix
 	d, err := NewDocker(Options{Network: dockerNet, HostIP: netip.MustParseAddr("127.0.0.1")})
@@ -142,7 +42,7 @@ func testEngines(t testing.TB) []namedEngine {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { d.Close() })
-	t.Cleanup(func() { removeNetworks(t, cli, dockerNet) })
+	t.Cleanup(func() { instancestest.RemoveNetworks(t, cli, dockerNet) })
 	out := []namedEngine{{"docker", d, cli}}
 
 	swarmNet := "flagship-test-swarm-" + suffix
@@ -160,39 +60,8 @@ func testEngines(t testing.TB) []namedEngine {
 		t.Logf("swarm engine left out: %v", err)
 		return out
 	}
-	t.Cleanup(func() { removeNetworks(t, cli, swarmNet, swarmNet+"-config") })
+	t.Cleanup(func() { instancestest.RemoveNetworks(t, cli, swarmNet, swarmNet+"-config") })
 	return append(out, namedEngine{"swarm", s, cli})
-}
-
-// removeNetworks removes the networks a test's engines made, in order. A
-// swarm network stays in use for a moment after its last service is gone,
-// so a removal is tried again for a while.
-func removeNetworks(t testing.TB, cli *client.Client, names ...string) {
-	ctx, cancel := context.WithTimeout(context.Background(), testtime.Scale(30*time.Second))
-	defer cancel()
-	for _, n := range names {
-		for {
-			nets, err := networksNamed(ctx, cli, n)
-			if err != nil {
-				t.Errorf("cleanup: %v", err)
-				return
-			}
-			var errs []error
-			for _, net := range nets {
-				if _, err := cli.NetworkRemove(ctx, net.ID, client.NetworkRemoveOptions{}); err != nil {
-					errs = append(errs, err)
-				}
-			}
-			if len(errs) == 0 {
-				break
-			}
-			if ctx.Err() != nil {
-				t.Errorf("cleanup: network %s: %v", n, errors.Join(errs...))
-				return
-			}
-			time.Sleep(200 * time.Millisecond)
-		}
-	}
 }
 
 func randomHex(n int) string {

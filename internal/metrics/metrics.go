@@ -42,6 +42,10 @@ type Metrics struct {
 	delay       *prometheus.HistogramVec
 	batchSize   prometheus.Histogram
 	batchWait   prometheus.Histogram
+
+	instanceStarts    *prometheus.CounterVec
+	instanceStartTime prometheus.Histogram
+	instancesRunning  prometheus.Gauge
 }
 
 var _ platform.Observer = (*Metrics)(nil)
@@ -108,6 +112,20 @@ func New(pools Pools) *Metrics {
 			Buckets: []float64{.00001, .0001, .00025, .0005, .001, .0025, .005, .01, .025, .05, .1},
 		}),
 	}
+	m.instanceStarts = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "flagship_instance_starts_total",
+		Help: "Starts of players' instances by this replica, by result (ok: it runs; failed).",
+	}, []string{"result"})
+	m.instanceStartTime = prometheus.NewHistogram(prometheus.HistogramOpts{
+		Name:    "flagship_instance_start_seconds",
+		Help:    "Time from an instance's reservation to its container running (or failing).",
+		Buckets: []float64{.1, .25, .5, 1, 2, 4, 8, 15, 30, 60},
+	})
+	m.instancesRunning = prometheus.NewGauge(prometheus.GaugeOpts{
+		Name: "flagship_instances_running",
+		Help: "Live players' instances of the event, as the replica that reaps them counted at its last round.",
+	})
+	m.reg.MustRegister(m.instanceStarts, m.instanceStartTime, m.instancesRunning)
 	m.reg.MustRegister(m.requests, m.latency, m.submissions, m.solves, m.firstBloods, m.stream, m.webhooks, m.delay, m.batchSize, m.batchWait,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	if pools != nil {
@@ -211,6 +229,19 @@ func (m *Metrics) WebhookDelivery(kind string, ok bool) {
 	}
 	m.webhooks.WithLabelValues(kind, result).Inc()
 }
+
+// InstanceStarted implements platform.Observer.
+func (m *Metrics) InstanceStarted(ok bool, took time.Duration) {
+	result := "failed"
+	if ok {
+		result = "ok"
+	}
+	m.instanceStarts.WithLabelValues(result).Inc()
+	m.instanceStartTime.Observe(took.Seconds())
+}
+
+// InstancesRunning implements platform.Observer.
+func (m *Metrics) InstancesRunning(n int) { m.instancesRunning.Set(float64(n)) }
 
 // Serve serves GET /metrics on ln until ctx ends, then shuts down (waiting
 // at most a few seconds for a scrape in flight).

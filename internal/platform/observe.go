@@ -24,6 +24,12 @@ type Observer interface {
 	// WebhookDelivery counts one try of a webhook delivery: ok when the
 	// target answered 2xx.
 	WebhookDelivery(kind string, ok bool)
+	// InstanceStarted tells of a start of a player's instance: ok when it
+	// runs, took from the reservation to running (or failing).
+	InstanceStarted(ok bool, took time.Duration)
+	// InstancesRunning tells how many instances are live, at each round of
+	// the reaper's replica.
+	InstancesRunning(n int)
 }
 
 type noObserver struct{}
@@ -36,6 +42,8 @@ func (noObserver) SolveApplied(bool, bool, time.Duration) {}
 func (noObserver) SubmitBatch(int, time.Duration)         {}
 func (noObserver) StreamClients(int)                      {}
 func (noObserver) WebhookDelivery(string, bool)           {}
+func (noObserver) InstanceStarted(bool, time.Duration)    {}
+func (noObserver) InstancesRunning(int)                   {}
 
 // Observer is what the service reports to.
 func (s *Service) Observer() Observer { return s.obs }

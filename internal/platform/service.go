@@ -38,6 +38,8 @@ type Options struct {
 	Now      func() time.Time
 	// Observer is told what happens, for metrics (nil: nothing).
 	Observer Observer
+	// Instances configure players' instances (off without an engine).
+	Instances InstanceOptions
 	// WebhooksAllowPrivate lets webhooks target loopback, private,
 	// link-local and metadata addresses (serve --webhooks-allow-private).
 	WebhooksAllowPrivate bool
@@ -60,6 +62,7 @@ type Service struct {
 	Event      *Event      // the event's clock and settings, announcements
 	Stream     *Stream     // the live stream of what happens, from this replica's memory
 	Webhooks   *Webhooks   // outgoing webhooks and their deliveries
+	Instances  *Instances  // players' instances of challenges, on a container engine
 }
 
 // The areas: each is a set of use cases over the shared core.
@@ -99,6 +102,11 @@ type (
 	Webhooks struct {
 		*core
 		db webhookStore
+	}
+	Instances struct {
+		*core
+		db   instanceStore
+		opts InstanceOptions
 	}
 )
 
@@ -157,7 +165,7 @@ func newService(db Store, opts Options) *Service {
 	accounts := &Accounts{c, db}
 	return &Service{core: c, Accounts: accounts, Keys: &Keys{c, db}, Agents: &Agents{c, db, accounts}, Play: &Play{c, db},
 		Scoreboard: &Scoreboard{c}, Content: &Content{c, db}, Admin: &Admin{c, db, accounts}, Event: &Event{c, db},
-		Stream: &Stream{c}, Webhooks: &Webhooks{c, db}}
+		Stream: &Stream{c}, Webhooks: &Webhooks{c, db}, Instances: &Instances{c, db, instanceDefaults(opts.Instances)}}
 }
 
 // Load builds the hot state from the database.
@@ -212,6 +220,9 @@ func (s *Service) Watch(ctx context.Context, interval time.Duration) {
 		}
 		if err := s.produceWebhookDeliveries(ctx); err != nil && ctx.Err() == nil {
 			s.log.Warn("make webhook deliveries", "err", err)
+		}
+		if err := s.Instances.reap(ctx); err != nil && ctx.Err() == nil {
+			s.log.Warn("stop expired instances", "err", err)
 		}
 		s.live.Tick(ctx)
 		s.flushTouches(ctx)

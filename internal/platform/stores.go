@@ -16,6 +16,7 @@ import (
 
 // Store is the database as the Service uses it: every area's part.
 type Store interface {
+	instanceStore
 	coreStore
 	accountStore
 	keyStore
@@ -131,10 +132,11 @@ type dbStores struct {
 	store.Play
 	store.Content
 	store.Hooks
+	store.Instances
 }
 
 func storesOf(db *store.DB) dbStores {
-	return dbStores{DB: db, Accounts: db.Accounts(), Play: db.Play(), Content: db.Content(), Hooks: db.Hooks()}
+	return dbStores{DB: db, Accounts: db.Accounts(), Play: db.Play(), Content: db.Content(), Hooks: db.Hooks(), Instances: db.Instances()}
 }
 
 var _ Store = dbStores{}

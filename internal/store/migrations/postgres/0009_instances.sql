@@ -32,3 +32,33 @@ CREATE TABLE sharing (
 	key_id       TEXT
 );
 CREATE INDEX sharing_at ON sharing (at);
+
+-- Players' instances: a row from the start until it is stopped (then kept,
+-- with stopped_at, for the record). user_id is NULL for a shared instance.
+-- One live instance per player and challenge, and a port for one live
+-- instance at a time, whichever replica starts them.
+CREATE TABLE instances (
+	id           TEXT PRIMARY KEY,
+	challenge_id TEXT NOT NULL REFERENCES challenges (id) ON DELETE CASCADE,
+	user_id      TEXT REFERENCES users (id) ON DELETE CASCADE,
+	engine       TEXT NOT NULL,
+	engine_id    TEXT NOT NULL DEFAULT '',
+	host         TEXT NOT NULL DEFAULT '',
+	port         BIGINT NOT NULL,
+	status       TEXT NOT NULL,
+	started_at   BIGINT NOT NULL,
+	expires_at   BIGINT NOT NULL,
+	max_until    BIGINT NOT NULL,
+	stopped_at   BIGINT
+);
+CREATE UNIQUE INDEX instances_live ON instances (challenge_id, COALESCE(user_id, '')) WHERE stopped_at IS NULL;
+CREATE UNIQUE INDEX instances_port ON instances (port) WHERE stopped_at IS NULL;
+CREATE INDEX instances_user ON instances (user_id) WHERE stopped_at IS NULL;
+
+-- Leases: one replica at a time does a job (the reaper of expired
+-- instances) until its lease runs out or it hands it back.
+CREATE TABLE leases (
+	name   TEXT PRIMARY KEY,
+	holder TEXT NOT NULL,
+	until  BIGINT NOT NULL
+);
