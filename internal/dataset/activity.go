@@ -56,6 +56,19 @@ func (v *validator) activity() {
 	}
 
 	ids = map[string]int{}
+	for i, sh := range v.d.Sharing {
+		const k = "sharing"
+		v.unique(ids, sh.ID, k, i, "id", "id")
+		v.userChallenge(k, i, sh.User, sh.Challenge)
+		if strings.TrimSpace(sh.Owner) == "" {
+			v.add(k, i, "owner", "required")
+		} else if sh.Owner == sh.User {
+			v.add(k, i, "owner", "must be another player than user")
+		}
+		v.door(k, i, sh.Door)
+	}
+
+	ids = map[string]int{}
 	reviewed := map[pair]int{}
 	for i, r := range v.d.Reviews {
 		const k = "reviews"

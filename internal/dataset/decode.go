@@ -49,6 +49,7 @@ var sections = []struct {
 	{"writeups", entries((*decoder).writeup, func(ds *Dataset) *[]Writeup { return &ds.Writeups })},
 	{"reviews", entries((*decoder).review, func(ds *Dataset) *[]Review { return &ds.Reviews })},
 	{"announcements", entries((*decoder).announcement, func(ds *Dataset) *[]Announcement { return &ds.Announcements })},
+	{"sharing", entries((*decoder).sharing, func(ds *Dataset) *[]Sharing { return &ds.Sharing })},
 	{"webhooks", entries((*decoder).webhook, func(ds *Dataset) *[]Webhook { return &ds.Webhooks })},
 }
 
@@ -338,4 +339,20 @@ func (d *decoder) announcement(n *yaml.Node, src Source) Announcement {
 	a := Announcement{Source: src}
 	announcementFields.decode(d, n, "", &a)
 	return a
+}
+
+var sharingFields = newMapping(rejectUnknown, nil,
+	asText("id", func(s *Sharing) *string { return &s.ID }),
+	asName("user", func(s *Sharing) *string { return &s.User }),
+	asName("owner", func(s *Sharing) *string { return &s.Owner }),
+	asName("challenge", func(s *Sharing) *string { return &s.Challenge }),
+	asTime("at", func(s *Sharing) **time.Time { return &s.At }),
+	asLower("door", func(s *Sharing) *string { return (*string)(&s.Door) }),
+	asText("key", func(s *Sharing) *string { return &s.Key }),
+)
+
+func (d *decoder) sharing(n *yaml.Node, src Source) Sharing {
+	s := Sharing{Source: src}
+	sharingFields.decode(d, n, "", &s)
+	return s
 }

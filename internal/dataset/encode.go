@@ -58,6 +58,7 @@ func (d *Dataset) Merge(other *Dataset) {
 	d.Writeups = merge(d.Writeups, other.Writeups)
 	d.Reviews = merge(d.Reviews, other.Reviews)
 	d.Webhooks = merge(d.Webhooks, other.Webhooks)
+	d.Sharing = merge(d.Sharing, other.Sharing)
 }
 
 // merge appends b to a, taking b as it is when a is empty: a dump's lists

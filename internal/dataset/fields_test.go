@@ -14,7 +14,7 @@ func TestKnownKeys(t *testing.T) {
 		keys, ignored []string
 		want          []string
 	}{
-		{"top", topKeys, nil, []string{"event", "users", "challenges", "solves", "attempts", "writeups", "reviews", "announcements", "webhooks"}},
+		{"top", topKeys, nil, []string{"event", "users", "challenges", "solves", "attempts", "writeups", "reviews", "announcements", "sharing", "webhooks"}},
 		{"user", userFields.keys, userFields.ignored, []string{"id", "username", "name", "email", "password", "passwordHash", "role",
 			"banned", "createdAt", "kind", "owner", "model", "harness", "apiKeys", "twoFactor"}},
 		{"apiKey", apiKeyFields.keys, apiKeyFields.ignored, []string{"id", "name", "keyPrefix", "keyHash", "createdAt", "lastUsedAt", "revokedAt", "readOnly"}},
@@ -31,6 +31,7 @@ func TestKnownKeys(t *testing.T) {
 			"releaseAt", "createdAt",
 			"name", "value", "category", "requirements", "state", "files", "connection_info", "extra",
 		}},
+		{"sharing", sharingFields.keys, sharingFields.ignored, []string{"id", "user", "owner", "challenge", "at", "door", "key"}},
 		{"extra", extraFields.keys, extraFields.ignored, []string{"initial"}},
 		{"instance", instanceFields.keys, instanceFields.ignored, []string{"image", "port", "protocol", "flag", "flagEnv", "env",
 			"lifetime", "maxLifetime", "memory", "cpus", "pids", "shared"}},

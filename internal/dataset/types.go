@@ -22,6 +22,9 @@ type Dataset struct {
 	Reviews       []Review       `json:"reviews,omitempty" yaml:"reviews,omitempty"`
 	Announcements []Announcement `json:"announcements,omitempty" yaml:"announcements,omitempty"`
 	Webhooks      []Webhook      `json:"webhooks,omitempty" yaml:"webhooks,omitempty"`
+	// Sharing are the suspected sharings of per-player flags: a dump's
+	// record for the organisers (docs/product.md#instances).
+	Sharing []Sharing `json:"sharing,omitempty" yaml:"sharing,omitempty"`
 }
 
 // Event is the event's clock and settings (ctf.Event). The key replaces
@@ -230,6 +233,20 @@ type Writeup struct {
 	Images    []string          `json:"images,omitempty" yaml:"images,omitempty"`
 	CreatedAt *time.Time        `json:"createdAt,omitempty" yaml:"createdAt,omitempty"`
 	UpdatedAt *time.Time        `json:"updatedAt,omitempty" yaml:"updatedAt,omitempty"`
+
+	Source Source `json:"-" yaml:"-"` // where the entry was read (not encoded)
+}
+
+// Sharing is a suspected sharing: User submitted the per-player flag of a
+// challenge given to Owner's instance.
+type Sharing struct {
+	ID        string     `json:"id,omitempty" yaml:"id,omitempty"`
+	User      string     `json:"user" yaml:"user"`   // who submitted it
+	Owner     string     `json:"owner" yaml:"owner"` // whose flag it is
+	Challenge string     `json:"challenge" yaml:"challenge"`
+	At        *time.Time `json:"at,omitempty" yaml:"at,omitempty"`
+	Door      ctf.Door   `json:"door,omitempty" yaml:"door,omitempty"`
+	Key       string     `json:"key,omitempty" yaml:"key,omitempty"`
 
 	Source Source `json:"-" yaml:"-"` // where the entry was read (not encoded)
 }

@@ -29,7 +29,7 @@ func (e *Error) Error() string {
 
 // Where names the file and the entry of item i of a list of d, kind being
 // "users", "challenges", "solves", "attempts", "writeups", "reviews",
-// "announcements" or "webhooks", or "event" (i is then ignored). The entry is labelled
+// "announcements", "sharing" or "webhooks", or "event" (i is then ignored). The entry is labelled
 // with its index in the file it came from, e.g. `users[3] (username "bob")`,
 // or "challenge" for a ctfcli challenge.yml. For an entry built in code
 // (zero Source) file is "" and the index is i.
@@ -53,6 +53,8 @@ func (d *Dataset) Where(kind string, i int) (file, entry string) {
 		src, key = d.Announcements[i].Source, d.Announcements[i].Title
 	case kind == "webhooks" && i >= 0 && i < len(d.Webhooks):
 		src, key = d.Webhooks[i].Source, d.Webhooks[i].Name
+	case kind == "sharing" && i >= 0 && i < len(d.Sharing):
+		src = d.Sharing[i].Source
 	case kind == "event" && d.Event != nil:
 		src = d.Event.Source
 	}

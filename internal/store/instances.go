@@ -112,3 +112,18 @@ func readSharing(ctx context.Context, q querier, tail string, args ...any) ([]Sh
 	}
 	return out, nil
 }
+
+// Sharing reads every suspected sharing, oldest first, for a dump.
+func (t *DumpTx) Sharing() ([]Sharing, error) { return readSharing(t.ctx, t.tx, "ORDER BY at, id") }
+
+// PutSharing records a suspected sharing a dataset lists; one whose id is
+// recorded already is left as it is.
+func (t LoadPlay) PutSharing(s Sharing) (bool, error) {
+	res, err := t.tx.ExecContext(t.ctx, insertSQL("sharing", sharingColumns)+" ON CONFLICT (id) DO NOTHING",
+		s.ID, s.ChallengeID, s.UserID, s.OwnerID, ms(s.At), s.Door, nullString(s.KeyID))
+	if err != nil {
+		return false, fmt.Errorf("load sharing: %w", err)
+	}
+	n, err := res.RowsAffected()
+	return n == 1, err
+}

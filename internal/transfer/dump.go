@@ -168,6 +168,14 @@ func dump(tx *store.DumpTx) (*dataset.Dataset, error) {
 		d.Webhooks = append(d.Webhooks, dataset.Webhook{ID: w.ID, Name: w.Name, Kind: w.Kind, URL: w.URL, Secret: w.Secret,
 			Events: w.Events, Enabled: w.Enabled, CreatedAt: tp(w.CreatedAt)})
 	}
+	sharing, err := tx.Sharing()
+	if err != nil {
+		return nil, err
+	}
+	for _, sh := range sharing {
+		d.Sharing = append(d.Sharing, dataset.Sharing{ID: sh.ID, User: names[sh.UserID], Owner: names[sh.OwnerID],
+			Challenge: slugs[sh.ChallengeID], At: tp(sh.At), Door: sh.Door, Key: sh.KeyID})
+	}
 	return d, nil
 }
 

@@ -3,12 +3,14 @@ package transfer_test
 import (
 	"bytes"
 	"context"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/flagshipctf/flagship/internal/ctf"
 	"github.com/flagshipctf/flagship/internal/dataset"
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 )
 
 // TestInstanceRoundTrip: a challenge's instance spec loads (hasInstance and
@@ -67,5 +69,53 @@ challenges:
 	mustLoad(t, db, writeFile(t, t.TempDir(), "event.yaml", without))
 	if got := dump(t, db).Challenges[0]; got.Instance != nil || got.HasInstance || got.DockerPort != nil {
 		t.Errorf("after a load without it: instance %+v, hasInstance %v, dockerPort %v", got.Instance, got.HasInstance, got.DockerPort)
+	}
+}
+
+// TestSharingRoundTrip: the suspected sharings a dump lists load into an
+// empty database as they were, once each however often the file loads;
+// one naming an unknown owner, or the submitter as the owner, is refused.
+func TestSharingRoundTrip(t *testing.T) {
+	const event = `
+users:
+  - {username: pam, email: pam@example.com}
+  - {username: pat, email: pat@example.com}
+challenges:
+  - {slug: pwnme, title: Pwn me, categories: [pwn], points: 100, instance: {image: 'flagship-test/echo:1', port: 1337}}
+sharing:
+  - {id: s1, user: pat, owner: pam, challenge: pwnme, at: 2026-03-01T10:00:00Z, door: mcp, key: k1}
+`
+	db := openDB(t)
+	path := writeFile(t, t.TempDir(), "event.yaml", event)
+	rep := mustLoad(t, db, path)
+	if rep.Created["sharing"] != 1 {
+		t.Errorf("created %v", rep.Created)
+	}
+	if rep := mustLoad(t, db, path); rep.Unchanged["sharing"] != 1 || rep.Created["sharing"] != 0 {
+		t.Errorf("a second load: %+v", rep)
+	}
+	first := dump(t, db)
+	want := []dataset.Sharing{{ID: "s1", User: "pat", Owner: "pam", Challenge: "pwnme", At: first.Sharing[0].At, Door: ctf.DoorMCP, Key: "k1"}}
+	if !cmp.Equal(first.Sharing, want, cmpopts.IgnoreFields(dataset.Sharing{}, "Source")) || !first.Sharing[0].At.Equal(time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)) {
+		t.Fatalf("dumped sharing: %s", cmp.Diff(want, first.Sharing, cmpopts.IgnoreFields(dataset.Sharing{}, "Source")))
+	}
+	var out bytes.Buffer
+	if err := dataset.Encode(&out, first, "yaml"); err != nil {
+		t.Fatal(err)
+	}
+	copyDB := openDB(t)
+	mustLoad(t, copyDB, writeFile(t, t.TempDir(), "dump.yaml", out.String()))
+	sameDump(t, first, dump(t, copyDB))
+
+	for _, c := range []struct{ entry, want string }{
+		{"{user: pat, owner: nobody, challenge: pwnme}", "nobody"},
+		{"{user: pat, owner: pat, challenge: pwnme}", "another player"},
+		{"{user: pat, challenge: pwnme}", "owner"},
+	} {
+		bad := strings.Replace(event, "  - {id: s1, user: pat, owner: pam, challenge: pwnme, at: 2026-03-01T10:00:00Z, door: mcp, key: k1}", "  - "+c.entry, 1)
+		_, err := loadPaths(t, openDB(t), writeFile(t, t.TempDir(), "bad.yaml", bad))
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want an error about %s", c.entry, err, c.want)
+		}
 	}
 }

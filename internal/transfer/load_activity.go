@@ -275,3 +275,28 @@ func (l *loader) loadReviews() error {
 	}
 	return ins.Flush()
 }
+
+// loadSharing records the suspected sharings a dataset lists (a dump's),
+// each once by id.
+func (l *loader) loadSharing() error {
+	for i, sh := range l.ds.Sharing {
+		uid, cid, err := l.refs("sharing", i, sh.User, sh.Challenge)
+		if err != nil {
+			return err
+		}
+		owner, err := l.userID(sh.Owner)
+		if err != nil {
+			return err
+		}
+		if owner == "" {
+			return l.fail("sharing", i, "owner", "no user %q in the dataset or the database", sh.Owner)
+		}
+		added, err := l.tx.Play().PutSharing(store.Sharing{ID: orNewID(sh.ID), ChallengeID: cid, UserID: uid, OwnerID: owner,
+			At: l.stamp(sh.At), Door: sh.Door, KeyID: sh.Key})
+		if err != nil {
+			return err
+		}
+		l.rep.count("sharing", added, false)
+	}
+	return nil
+}
