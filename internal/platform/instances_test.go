@@ -18,6 +18,7 @@ import (
 	"github.com/flagshipctf/flagship/internal/ctf"
 	"github.com/flagshipctf/flagship/internal/instances"
 	"github.com/flagshipctf/flagship/internal/instances/instancestest"
+	"github.com/flagshipctf/flagship/internal/store"
 	"github.com/flagshipctf/flagship/internal/testtime"
 )
 
@@ -339,4 +340,61 @@ func TestInstancesEngineDown(t *testing.T) {
 	c, _ := instanceChallenges(t, off)
 	_, _, err = off.svc.Instances.Start(ctx, off.as("pam"), c.Slug)
 	wantCode(t, "instances off", err, ctf.Unavailable)
+}
+
+// TestInstanceCrashMidStart: a replica that dies between its reservation
+// and its container running leaves a row starting (and perhaps a
+// container). Another replica's reconciliation leaves a fresh one alone (it
+// may be a start in progress); once it stays starting past the timeout,
+// the reaper stops its container and frees its port; the player can start
+// again.
+func TestInstanceCrashMidStart(t *testing.T) {
+	e := realEngines(t)[0]
+	ctx := t.Context()
+	from, to := portRange(t, 5)
+	opts := Options{Instances: InstanceOptions{Engine: e.engine, EngineName: e.name, Host: "127.0.0.1", PortFrom: from, PortTo: to}}
+	f := newFixture(t, opts)
+	c1, _ := instanceChallenges(t, f)
+	pam := f.as("pam")
+	t.Cleanup(func() {
+		cctx, cancel := context.WithTimeout(context.Background(), testtime.Scale(time.Minute))
+		defer cancel()
+		rows, _ := f.svc.Instances.Running(cctx, ctf.Operator)
+		for _, r := range rows {
+			f.svc.Instances.StopByID(cctx, ctf.Operator, r.ID)
+		}
+	})
+	// What the dead replica did: the reservation, then the container.
+	now := f.clock.Now()
+	r, _, err := f.db.Instances().Reserve(ctx, store.InstanceRow{ID: ctf.NewID(), ChallengeID: c1.ID, UserID: pam.User.ID, Engine: e.name,
+		StartedAt: now, ExpiresAt: now.Add(time.Hour), MaxUntil: now.Add(time.Hour)},
+		store.InstanceLimits{From: from, To: to})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.engine.Start(ctx, instances.Spec{ID: r.ID, Image: instancestest.Image, Port: 1337, HostPort: r.Port}); err != nil {
+		t.Fatal(err)
+	}
+
+	other := f.replica(opts)
+	if err := other.Instances.Reconcile(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.engine.Inspect(ctx, r.ID); err != nil {
+		t.Fatalf("a fresh start in progress was removed: %v", err)
+	}
+	f.clock.Add(startingTimeout + time.Second)
+	if err := other.Instances.reap(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.engine.Inspect(ctx, r.ID); !errors.Is(err, instances.ErrNotFound) {
+		t.Errorf("a start stuck past the timeout: %v, want its container gone", err)
+	}
+	v, created, err := other.Instances.Start(ctx, pam, c1.Slug)
+	if err != nil || !created {
+		t.Fatalf("a new start after the crash: %+v %v, %v", v, created, err)
+	}
+	if got := greeting(t, v.Port); !strings.HasPrefix(got, "flag{") {
+		t.Errorf("the new instance greets with %q", got)
+	}
 }
