@@ -105,8 +105,9 @@ type (
 	}
 	Instances struct {
 		*core
-		db   instanceStore
-		opts InstanceOptions
+		db       instanceStore
+		opts     InstanceOptions
+		lastReap time.Time // the watcher's goroutine only (reap)
 	}
 )
 
@@ -165,7 +166,7 @@ func newService(db Store, opts Options) *Service {
 	accounts := &Accounts{c, db}
 	return &Service{core: c, Accounts: accounts, Keys: &Keys{c, db}, Agents: &Agents{c, db, accounts}, Play: &Play{c, db},
 		Scoreboard: &Scoreboard{c}, Content: &Content{c, db}, Admin: &Admin{c, db, accounts}, Event: &Event{c, db},
-		Stream: &Stream{c}, Webhooks: &Webhooks{c, db}, Instances: &Instances{c, db, instanceDefaults(opts.Instances)}}
+		Stream: &Stream{c}, Webhooks: &Webhooks{c, db}, Instances: &Instances{core: c, db: db, opts: instanceDefaults(opts.Instances)}}
 }
 
 // Load builds the hot state from the database.
