@@ -188,6 +188,22 @@ func (s *Server) Key(username string) string {
 	return key
 }
 
+// ReadOnlyKey mints a read-only API key for username and returns the
+// secret.
+func (s *Server) ReadOnlyKey(username string) string {
+	s.T.Helper()
+	ctx := context.Background()
+	u, err := s.DB.Accounts().UserByUsername(ctx, username)
+	if err != nil {
+		s.T.Fatal(err)
+	}
+	_, key, err := s.Svc.Keys.Create(ctx, ctf.Operator, platform.NewAPIKey{Owner: u.ID, Name: "read-only", ReadOnly: true})
+	if err != nil {
+		s.T.Fatal(err)
+	}
+	return key
+}
+
 // Sync applies what was written to the database behind the service's back
 // (a test's store calls, another process), as a running server's watcher
 // does within a quarter second.

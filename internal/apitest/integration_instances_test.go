@@ -10,7 +10,6 @@ import (
 
 	"github.com/flagshipctf/flagship/internal/ctf"
 	"github.com/flagshipctf/flagship/internal/instances/instancestest"
-	"github.com/flagshipctf/flagship/internal/platform"
 )
 
 // instanceEvent has two challenges with per-player instances of the test
@@ -71,12 +70,7 @@ func TestInstanceAPIOnARealEngine(t *testing.T) {
 			s := Start(t, instanceEvent, Options{Instances: e.Options(t, 10, 1)})
 			t.Cleanup(func() { stopAll(t, s) })
 			pam := Bearer(s.Key("pam"))
-			_, roKey, err := s.Svc.Keys.Create(context.Background(), ctf.Operator,
-				platform.NewAPIKey{Owner: itUID(t, s, "pam"), Name: "agent", ReadOnly: true})
-			if err != nil {
-				t.Fatal(err)
-			}
-			readOnly := Bearer(roKey)
+			readOnly := Bearer(s.ReadOnlyKey("pam"))
 			const path = "/api/public/challenges/pwnme/instance"
 
 			if a := decodeInstance(t, "status before", s.Do("GET", path, nil, pam), 200); a.Instance != nil {
@@ -152,12 +146,7 @@ func TestInstanceAPIErrors(t *testing.T) {
 	t.Parallel()
 	s := Start(t, instanceEvent)
 	pam := Bearer(s.Key("pam"))
-	_, roKey, err := s.Svc.Keys.Create(context.Background(), ctf.Operator,
-		platform.NewAPIKey{Owner: itUID(t, s, "pam"), Name: "agent", ReadOnly: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	readOnly := Bearer(roKey)
+	readOnly := Bearer(s.ReadOnlyKey("pam"))
 	const path = "/api/public/challenges/pwnme/instance"
 	for _, c := range []struct {
 		what, method, path string

@@ -1,15 +1,12 @@
 package mcp_test
 
 import (
-	"context"
 	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/flagshipctf/flagship/internal/apitest"
-	"github.com/flagshipctf/flagship/internal/ctf"
 	"github.com/flagshipctf/flagship/internal/instances/instancestest"
-	"github.com/flagshipctf/flagship/internal/platform"
 	"github.com/flagshipctf/flagship/internal/store"
 )
 
@@ -127,20 +124,7 @@ func TestInstanceToolsWithoutEngine(t *testing.T) {
 		"runs no instances")
 	toolError(t, "start_instance without an engine", call(t, cs, "start_instance", map[string]any{"slug": "pwnme"}, nil),
 		"retry after 60 seconds")
-	_, roKey, err := s.Svc.Keys.Create(context.Background(), ctf.Operator, platform.NewAPIKey{Owner: pamID(t, s), Name: "agent", ReadOnly: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ro := connect(t, s.URL, &keyed{header: "Authorization", key: roKey})
+	ro := connect(t, s.URL, &keyed{header: "Authorization", key: s.ReadOnlyKey("pam")})
 	toolError(t, "start_instance with a read-only key", call(t, ro, "start_instance", map[string]any{"slug": "pwnme"}, nil),
 		"read-only")
-}
-
-func pamID(t *testing.T, s *apitest.Server) string {
-	t.Helper()
-	u, err := s.DB.Accounts().UserByUsername(context.Background(), "pam")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return u.ID
 }
