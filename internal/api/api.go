@@ -51,18 +51,20 @@ func (h *Handler) SetLeaderboardInterval(d time.Duration) { h.board.setInterval(
 func (h *Handler) WaitLeaderboard(ctx context.Context) error { return h.board.wait(ctx) }
 
 // routes is the whole public surface on one screen. Each path also has a
-// method-less pattern so a wrong method gets a JSON 405 with Allow.
+// method-less pattern so a wrong method gets a JSON 405 with Allow, which
+// names every method the path has.
 func (h *Handler) routes() {
+	var paths []string
+	allows := map[string][]string{}
 	route := func(method, path string, fn http.HandlerFunc) {
 		h.mux.HandleFunc(method+" "+path, fn)
-		allow := method
 		if method == http.MethodGet {
-			allow = "GET, HEAD"
+			method = "GET, HEAD"
 		}
-		h.mux.HandleFunc(path, func(w http.ResponseWriter, r *http.Request) {
-			w.Header().Set("Allow", allow)
-			httpx.WriteError(w, http.StatusMethodNotAllowed, "method "+r.Method+" is not allowed here; use "+allow)
-		})
+		if allows[path] == nil {
+			paths = append(paths, path)
+		}
+		allows[path] = append(allows[path], method)
 	}
 	route("GET", "/api/public/health", h.health)
 	route("GET", "/api/public/openapi.json", h.openAPI)
@@ -70,9 +72,20 @@ func (h *Handler) routes() {
 	route("GET", "/api/public/challenges/{slug}", h.getChallenge)
 	route("POST", "/api/public/challenges/{slug}/submit", h.submit)
 	route("GET", "/api/public/challenges/{slug}/writeups", h.writeups)
+	route("GET", "/api/public/challenges/{slug}/instance", h.instance)
+	route("POST", "/api/public/challenges/{slug}/instance", h.startInstance)
+	route("DELETE", "/api/public/challenges/{slug}/instance", h.stopInstance)
+	route("POST", "/api/public/challenges/{slug}/instance/extend", h.extendInstance)
 	route("GET", "/api/public/leaderboard", h.leaderboard)
 	route("GET", "/api/public/me", h.me)
 	route("GET", "/api/public/profiles/{userId}", h.profile)
+	for _, path := range paths {
+		allow := strings.Join(allows[path], ", ")
+		h.mux.HandleFunc(path, func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Allow", allow)
+			httpx.WriteError(w, http.StatusMethodNotAllowed, "method "+r.Method+" is not allowed here; use "+allow)
+		})
+	}
 	h.mux.HandleFunc("/api/public/", func(w http.ResponseWriter, r *http.Request) {
 		httpx.WriteError(w, http.StatusNotFound, "no such endpoint: "+r.URL.Path)
 	})
@@ -84,7 +97,7 @@ func (h *Handler) routes() {
 // by h.csrf), and a page's script may read the validator and the wait.
 var publicCORS = httpx.CORS{
 	Expose:  "ETag, Retry-After",
-	Methods: "GET, HEAD, POST, OPTIONS",
+	Methods: "GET, HEAD, POST, DELETE, OPTIONS",
 	Headers: "Authorization, X-API-Key, Content-Type, If-None-Match",
 }
 

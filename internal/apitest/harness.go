@@ -52,6 +52,9 @@ type Options struct {
 	// webhooks) start with; by default the test server's own URL, whose
 	// port changes with every run.
 	PublicURL string
+	// Instances runs players' instances on an engine (InstanceEngines
+	// gives the tests' ones); zero: the server runs none.
+	Instances platform.InstanceOptions
 }
 
 // Server is a running test instance.
@@ -135,7 +138,7 @@ func Start(t testing.TB, datasetYAML string, opts ...Options) *Server {
 		publicURL = o.PublicURL
 	}
 	s.Svc = platform.New(db, platform.Options{PublicURL: publicURL, RateLimit: o.RateLimit, Logger: log, Now: o.Now, FilesDir: s.FilesDir,
-		Observer: obs, SignupLimit: o.SignupLimit, WebhooksAllowPrivate: o.WebhooksAllowPrivate})
+		Observer: obs, SignupLimit: o.SignupLimit, WebhooksAllowPrivate: o.WebhooksAllowPrivate, Instances: o.Instances})
 	if err := s.Svc.Load(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -179,6 +182,22 @@ func (s *Server) Key(username string) string {
 			s.Sync()
 		}
 	}
+	if err != nil {
+		s.T.Fatal(err)
+	}
+	return key
+}
+
+// ReadOnlyKey mints a read-only API key for username and returns the
+// secret.
+func (s *Server) ReadOnlyKey(username string) string {
+	s.T.Helper()
+	ctx := context.Background()
+	u, err := s.DB.Accounts().UserByUsername(ctx, username)
+	if err != nil {
+		s.T.Fatal(err)
+	}
+	_, key, err := s.Svc.Keys.Create(ctx, ctf.Operator, platform.NewAPIKey{Owner: u.ID, Name: "read-only", ReadOnly: true})
 	if err != nil {
 		s.T.Fatal(err)
 	}

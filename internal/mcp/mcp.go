@@ -61,7 +61,9 @@ const maxBody = 64 << 10
 const instructions = `Flagship is a CTF (capture the flag) platform. Solve security challenges and submit their flags.
 Start with list_challenges, read one with get_challenge (its description is Markdown; a file, if any, is linked and
 also readable as a resource), then submit_flag. submit_flag always answers with an outcome: correct, wrong,
-already_solved, locked, rate_limited (wait retryAfterSeconds) or not_found. The event_rules prompt explains the rules.`
+already_solved, locked, rate_limited (wait retryAfterSeconds) or not_found. A challenge whose instance is perPlayer
+runs your own service: start it with start_instance and connect to the line it answers. The event_rules prompt explains
+the rules.`
 
 type viewerKey struct{}
 

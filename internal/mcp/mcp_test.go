@@ -133,7 +133,8 @@ func TestToolsHaveSchemasAndDescriptions(t *testing.T) {
 		}
 	}
 	slices.Sort(names)
-	want := []string{"get_challenge", "get_profile", "get_writeups", "leaderboard", "list_challenges", "my_profile", "submit_flag"}
+	want := []string{"extend_instance", "get_challenge", "get_profile", "get_writeups", "instance_status", "leaderboard",
+		"list_challenges", "my_profile", "start_instance", "stop_instance", "submit_flag"}
 	if !slices.Equal(names, want) {
 		t.Errorf("tools %v, want %v", names, want)
 	}

@@ -54,8 +54,10 @@ type fileOutput struct {
 }
 
 type instanceOutput struct {
-	Port       *int   `json:"port"`
-	Connection string `json:"connection,omitempty" jsonschema:"how to reach the service, e.g. nc host 1337"`
+	Port       *int            `json:"port"`
+	Connection string          `json:"connection,omitempty" jsonschema:"how to reach the service, e.g. nc host 1337"`
+	PerPlayer  bool            `json:"perPlayer" jsonschema:"true: you start your own instance with start_instance (with your own flag; it stops by itself); false: one service for everyone"`
+	Yours      *playerInstance `json:"yours,omitempty" jsonschema:"your own instance while it runs: its connection line and expiry"`
 }
 
 type challengeOutput struct {
@@ -118,7 +120,8 @@ func (h *Handler) addTools(s *sdk.Server) {
 		})}, h.listChallenges)
 	sdk.AddTool(s, &sdk.Tool{Name: "get_challenge", Title: "Read a challenge", Annotations: read,
 		Description: "Read one challenge: its Markdown description, points, solves, its file (link, size and resource), " +
-			"the service to attack if it has one, and the prerequisites you still have to solve."}, h.getChallenge)
+			"the service to attack if it has one (whether you start your own with start_instance, and yours while it runs), " +
+			"and the prerequisites you still have to solve."}, h.getChallenge)
 	sdk.AddTool(s, &sdk.Tool{Name: "submit_flag", Title: "Submit a flag",
 		Annotations: &sdk.ToolAnnotations{OpenWorldHint: new(false), DestructiveHint: new(false)},
 		Description: "Submit a flag for a challenge. The outcome is one of: correct (with points and new badges), wrong, " +
@@ -138,6 +141,7 @@ func (h *Handler) addTools(s *sdk.Server) {
 		h.myProfile)
 	sdk.AddTool(s, &sdk.Tool{Name: "get_profile", Title: "A player's profile", Annotations: read,
 		Description: "Another player's public profile, by username (as the leaderboard shows it) or id."}, h.getProfile)
+	h.addInstanceTools(s)
 }
 
 // schemaFor infers T's schema and restricts the named string properties to
@@ -213,6 +217,12 @@ func (h *Handler) getChallenge(ctx context.Context, _ *sdk.CallToolRequest, in s
 	}
 	if conn := h.svc.Play.ConnectionInfo(in.Slug); c.HasInstance || conn != "" {
 		out.Instance = &instanceOutput{Port: c.DockerPort, Connection: conn}
+		if out.Instance.PerPlayer, out.Instance.Yours, err = h.yourInstance(ctx, v, in.Slug); err != nil {
+			return nil, challengeOutput{}, h.toolError(err, in.Slug)
+		}
+		if out.Instance.Yours != nil {
+			out.Instance.Connection = out.Instance.Yours.Connection
+		}
 	}
 	return nil, out, nil
 }
