@@ -52,6 +52,9 @@ type Options struct {
 	// webhooks) start with; by default the test server's own URL, whose
 	// port changes with every run.
 	PublicURL string
+	// Instances runs players' instances on an engine (InstanceEngines
+	// gives the tests' ones); zero: the server runs none.
+	Instances platform.InstanceOptions
 }
 
 // Server is a running test instance.
@@ -135,7 +138,7 @@ func Start(t testing.TB, datasetYAML string, opts ...Options) *Server {
 		publicURL = o.PublicURL
 	}
 	s.Svc = platform.New(db, platform.Options{PublicURL: publicURL, RateLimit: o.RateLimit, Logger: log, Now: o.Now, FilesDir: s.FilesDir,
-		Observer: obs, SignupLimit: o.SignupLimit, WebhooksAllowPrivate: o.WebhooksAllowPrivate})
+		Observer: obs, SignupLimit: o.SignupLimit, WebhooksAllowPrivate: o.WebhooksAllowPrivate, Instances: o.Instances})
 	if err := s.Svc.Load(ctx); err != nil {
 		t.Fatal(err)
 	}
