@@ -65,6 +65,10 @@ var commands = []command{
 	{name: "export", summary: "each agent's run (summary.json, attempts.jsonl, times.csv)", subs: []command{
 		{name: "agents", run: (*app).exportAgents},
 	}},
+	{name: "instances", summary: "players' running instances (stop: audited)", subs: []command{
+		{name: "list", run: (*app).instancesList},
+		{name: "stop", run: (*app).instancesStop},
+	}},
 	{name: "synth", summary: "fill an empty database with a synthetic event (benchmarks, load tests)", run: (*app).synth},
 }
 

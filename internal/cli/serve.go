@@ -22,7 +22,7 @@ import (
 )
 
 func (a *app) serve(ctx context.Context, args []string) error {
-	fs := a.flags("serve", "serve [--addr HOST:PORT] [--public-url URL] [--demo] [--metrics-addr HOST:PORT] [--trusted-proxies CIDR,…] [--signup-limit N] [--max-streams N] [--webhooks-allow-private] [--ctftime=false] [--access-log=false]")
+	fs := a.flags("serve", "serve [--addr HOST:PORT] [--public-url URL] [--demo] [--metrics-addr HOST:PORT] [--trusted-proxies CIDR,…] [--signup-limit N] [--max-streams N] [--webhooks-allow-private] [--ctftime=false] [--access-log=false] [--instances off|docker|swarm] [--instance-host NAME] [--instance-ports FROM-TO] [--instances-per-player N] [--instances-max N]")
 	addr := fs.String("addr", envOr(a.env, "FLAGSHIP_ADDR", "127.0.0.1:8080"), "listen address (env FLAGSHIP_ADDR)")
 	publicURL := fs.String("public-url", a.env("FLAGSHIP_PUBLIC_URL"), "public base URL, for file links (env FLAGSHIP_PUBLIC_URL; default http://ADDR)")
 	withDemo := fs.Bool("demo", false, "load the built-in demo event into an empty database and print a demo API key")
@@ -38,6 +38,7 @@ func (a *app) serve(ctx context.Context, args []string) error {
 	accessLog := fs.Bool("access-log", envSwitch(a.env, "FLAGSHIP_ACCESS_LOG", true), "log one line per request (env FLAGSHIP_ACCESS_LOG=on|off)")
 	hooksPrivate := fs.Bool("webhooks-allow-private", envSwitch(a.env, "FLAGSHIP_WEBHOOKS_ALLOW_PRIVATE", false),
 		"let webhooks reach loopback, private, link-local and metadata addresses (env FLAGSHIP_WEBHOOKS_ALLOW_PRIVATE=on|off)")
+	instFlags := a.instanceFlags(fs)
 	if err := a.parse(fs, args); err != nil {
 		return err
 	}
@@ -56,6 +57,13 @@ func (a *app) serve(ctx context.Context, args []string) error {
 	clients, err := clientaddr.Parse(*trusted)
 	if err != nil {
 		return usagef("--trusted-proxies: %v", err)
+	}
+	instOpts, err := instFlags.options(*publicURL)
+	if err != nil {
+		return err
+	}
+	if instOpts.Engine != nil {
+		defer instOpts.Engine.Close()
 	}
 	// The line per request is written in batches; every other line at once,
 	// after the request lines before it. Closed last: no line is lost.
@@ -84,7 +92,7 @@ func (a *app) serve(ctx context.Context, args []string) error {
 	defer stopMetrics()
 	svc := platform.New(db, platform.Options{PublicURL: base, Logger: log, Observer: obs,
 		RateLimit: store.RateLimit{Max: *rate, Window: *window}, RegistrationClosed: *registration == "closed", FilesDir: *cacheDir,
-		SignupLimit: *signupLimit, WebhooksAllowPrivate: *hooksPrivate})
+		SignupLimit: *signupLimit, WebhooksAllowPrivate: *hooksPrivate, Instances: instOpts})
 	if *withDemo {
 		if err := importDemo(ctx, svc, db); err != nil {
 			ln.Close()
@@ -97,6 +105,7 @@ func (a *app) serve(ctx context.Context, args []string) error {
 		return err
 	}
 	log.Info("event state built", "duration", time.Since(start))
+	reconcileInstances(ctx, svc, instOpts, log)
 	var demoKey string
 	if *withDemo {
 		// A key's secret cannot be shown twice: a fresh one each start.

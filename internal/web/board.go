@@ -176,11 +176,12 @@ type challengeData struct {
 	Draft    platform.WriteupInput
 	Stars    []int
 	Levels   []int
+	Instance *instancePanel // the caller's own instance, when the challenge has such
 }
 
 func (h *Handler) challenge(w http.ResponseWriter, r *http.Request) {
 	v := h.viewer(w, r)
-	h.challengePage(w, r, v, page{}, nil, "")
+	h.challengePage(w, r, v, page{Notice: instanceNotices[r.URL.Query().Get("done")]}, nil, "")
 }
 
 func (h *Handler) challengePage(w http.ResponseWriter, r *http.Request, v ctf.Viewer, p page, res *live.SubmitResult, flag string) {
@@ -192,7 +193,7 @@ func (h *Handler) challengePage(w http.ResponseWriter, r *http.Request, v ctf.Vi
 	}
 	reqs, _ := h.svc.Play.Prerequisites(slug, v)
 	d := challengeData{C: c, Requires: reqs, Result: res, Flag: flag, Connect: h.svc.Play.ConnectionInfo(slug),
-		Stars: []int{1, 2, 3, 4, 5}, Levels: []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}}
+		Stars: []int{1, 2, 3, 4, 5}, Levels: []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}, Instance: h.instancePanelOf(r.Context(), v, slug)}
 	if c.Solved {
 		if list, err := h.svc.Play.Writeups(r.Context(), slug, v); err == nil {
 			for _, w := range list.Writeups {

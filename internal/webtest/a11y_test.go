@@ -67,6 +67,12 @@ func TestAccessibility(t *testing.T) {
 		"The modulus was **wrong**; see [the challenge](/challenges/baby-rsa).", "baby-rsa"); err != nil {
 		t.Fatal(err)
 	}
+	// A challenge with per-player instances: its page shows the panel to
+	// start one (this server runs no engine, so none runs).
+	if _, err := s.Svc.Content.SaveChallenge(context.Background(), ctf.Operator, platform.ChallengeInput{Title: "Axe Instance",
+		Categories: []string{"pwn"}, Difficulty: ctf.Easy, Points: 100, Instance: &ctf.InstanceSpec{Image: "axe/echo:1", Port: 1337}}); err != nil {
+		t.Fatal(err)
+	}
 	ctx := newBrowser(t)
 	// Everyone's pages; a profile here is seen by whoever is signed in (no
 	// one, a player, an admin), and /nope is the 404 page.
@@ -74,10 +80,10 @@ func TestAccessibility(t *testing.T) {
 	visitor := []string{"/login", "/signup"}
 	// The demo player solved sanity-check and cookie-monster: their pages
 	// show the rating and writeup forms, and others' writeups.
-	player := []string{"/?unsolved=1", "/challenges/cookie-monster", "/challenges/sanity-check", "/settings", "/me",
+	player := []string{"/?unsolved=1", "/challenges/axe-instance", "/challenges/cookie-monster", "/challenges/sanity-check", "/settings", "/me",
 		"/settings/agents", "/scoreboard?who=agents", "/scoreboard?who=people"}
 	admin := []string{"/settings", "/me", "/admin", "/admin/challenges", "/admin/challenges/baby-rsa", "/admin/challenges/new",
-		"/admin/writeups", "/admin/users", "/admin/audit", "/admin/event", "/admin/announcements"}
+		"/admin/writeups", "/admin/users", "/admin/audit", "/admin/event", "/admin/announcements", "/admin/instances"}
 	// run checks the page the tab shows.
 	run := func(label, theme string) {
 		t.Helper()
