@@ -88,7 +88,7 @@ func TestInstanceAPIOnARealEngine(t *testing.T) {
 				t.Errorf("status %+v, want the started one %+v", got, started)
 			}
 
-			flag := Greeting(t, started.Port)
+			flag := instancestest.Greeting(t, started.Port)
 			if !strings.HasPrefix(flag, "flag{") {
 				t.Fatalf("the instance greets with %q, want a flag", flag)
 			}

@@ -78,7 +78,7 @@ func TestInstanceTools(t *testing.T) {
 			}
 
 			var sub struct{ Outcome string }
-			if call(t, cs, "submit_flag", map[string]any{"slug": "pwnme", "flag": apitest.Greeting(t, in.Port)}, &sub); sub.Outcome != "correct" {
+			if call(t, cs, "submit_flag", map[string]any{"slug": "pwnme", "flag": instancestest.Greeting(t, in.Port)}, &sub); sub.Outcome != "correct" {
 				t.Errorf("submit_flag with the instance's flag: %q, want correct", sub.Outcome)
 			}
 			var ext struct{ Instance instanceState }

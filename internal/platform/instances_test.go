@@ -1,13 +1,11 @@
 package platform
 
 import (
-	"bufio"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"net"
 	"net/netip"
 	"os"
 	"strings"
@@ -65,56 +63,6 @@ func realEngines(t *testing.T) []testEngine {
 	return append(out, testEngine{"swarm", s})
 }
 
-// portRange returns n consecutive ports that were free a moment ago.
-func portRange(t *testing.T, n int) (from, to int) {
-	t.Helper()
-	for range 50 {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		from = ln.Addr().(*net.TCPAddr).Port
-		ln.Close()
-		free := from+n-1 <= 65535
-		for p := from; free && p < from+n; p++ {
-			l, err := net.Listen("tcp", fmt.Sprintf(":%d", p))
-			if err != nil {
-				free = false
-				break
-			}
-			l.Close()
-		}
-		if free {
-			return from, from + n - 1
-		}
-	}
-	t.Fatal("no free port range")
-	return 0, 0
-}
-
-// greeting connects to an instance on 127.0.0.1 and reads its first line,
-// trying for a while: a container's service takes a moment to listen.
-func greeting(t *testing.T, port int) string {
-	t.Helper()
-	deadline := time.Now().Add(testtime.Scale(20 * time.Second))
-	for {
-		conn, err := net.DialTimeout("tcp", fmt.Sprintf("127.0.0.1:%d", port), time.Second)
-		if err == nil {
-			conn.SetDeadline(time.Now().Add(testtime.Scale(5 * time.Second)))
-			line, rerr := bufio.NewReader(conn).ReadString('\n')
-			conn.Close()
-			if rerr == nil {
-				return strings.TrimSpace(line)
-			}
-			err = rerr
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no greeting on port %d: %v", port, err)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-}
-
 // instanceChallenges saves two challenges with per-player instances.
 func instanceChallenges(t *testing.T, f *ucFixture) (ctf.Challenge, ctf.Challenge) {
 	t.Helper()
@@ -142,7 +90,7 @@ func TestInstancesOnARealEngine(t *testing.T) {
 	for _, e := range realEngines(t) {
 		t.Run(e.name, func(t *testing.T) {
 			ctx := t.Context()
-			from, to := portRange(t, 10)
+			from, to := instancestest.FreePorts(t, 10)
 			f := newFixture(t, Options{Instances: InstanceOptions{Engine: e.engine, EngineName: e.name, Host: "127.0.0.1",
 				PortFrom: from, PortTo: to, PerPlayer: 1, Max: 2}})
 			c1, c2 := instanceChallenges(t, f)
@@ -173,7 +121,7 @@ func TestInstancesOnARealEngine(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			pamFlag := greeting(t, v.Port)
+			pamFlag := instancestest.Greeting(t, v.Port)
 			if pamFlag != ctf.PlayerFlag(key, pam.User.ID, &c1) {
 				t.Fatalf("the container greets with %q, want pam's own flag", pamFlag)
 			}
@@ -193,7 +141,7 @@ func TestInstancesOnARealEngine(t *testing.T) {
 			wantCode(t, "over the event's capacity", err, ctf.Unavailable)
 
 			// Flags: each their own; a shared one is sharing.
-			patFlag := greeting(t, pv.Port)
+			patFlag := instancestest.Greeting(t, pv.Port)
 			if patFlag == pamFlag {
 				t.Fatal("two players got the same flag")
 			}
@@ -260,7 +208,7 @@ func TestInstancesOnARealEngine(t *testing.T) {
 func TestInstanceStartsRaceAndReconcile(t *testing.T) {
 	e := realEngines(t)[0]
 	ctx := t.Context()
-	from, to := portRange(t, 10)
+	from, to := instancestest.FreePorts(t, 10)
 	opts := Options{Instances: InstanceOptions{Engine: e.engine, EngineName: e.name, Host: "127.0.0.1", PortFrom: from, PortTo: to}}
 	f := newFixture(t, opts)
 	other := f.replica(opts)
@@ -296,7 +244,7 @@ func TestInstanceStartsRaceAndReconcile(t *testing.T) {
 
 	// An orphan: a container with the platform's label and no row.
 	orphan := "t-orphan-" + rows[0].ID[:8]
-	orphanPort, _ := portRange(t, 1)
+	orphanPort, _ := instancestest.FreePorts(t, 1)
 	if _, err := e.engine.Start(ctx, instances.Spec{ID: orphan, Image: instancestest.Image, Port: 1337, HostPort: orphanPort}); err != nil {
 		t.Fatal(err)
 	}
@@ -351,7 +299,7 @@ func TestInstancesEngineDown(t *testing.T) {
 func TestInstanceCrashMidStart(t *testing.T) {
 	e := realEngines(t)[0]
 	ctx := t.Context()
-	from, to := portRange(t, 5)
+	from, to := instancestest.FreePorts(t, 5)
 	opts := Options{Instances: InstanceOptions{Engine: e.engine, EngineName: e.name, Host: "127.0.0.1", PortFrom: from, PortTo: to}}
 	f := newFixture(t, opts)
 	c1, _ := instanceChallenges(t, f)
@@ -394,7 +342,7 @@ func TestInstanceCrashMidStart(t *testing.T) {
 	if err != nil || !created {
 		t.Fatalf("a new start after the crash: %+v %v, %v", v, created, err)
 	}
-	if got := greeting(t, v.Port); !strings.HasPrefix(got, "flag{") {
+	if got := instancestest.Greeting(t, v.Port); !strings.HasPrefix(got, "flag{") {
 		t.Errorf("the new instance greets with %q", got)
 	}
 }

@@ -1,14 +1,10 @@
 package web_test
 
 import (
-	"bufio"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
 	"net"
 	"net/http"
-	"net/netip"
 	"net/url"
 	"regexp"
 	"strconv"
@@ -32,75 +28,6 @@ var instanceEvent = adminEvent + `
      instance: {image: ` + instancestest.Image + `, port: 1337, memory: 32MiB, pids: 32}}
 `
 
-// dockerEngine is the Docker engine on a network of the test's own, with
-// the test image built; the test is skipped without an engine (failed
-// under CI).
-func dockerEngine(t *testing.T) instances.Engine {
-	t.Helper()
-	cli := instancestest.Client(t)
-	instancestest.BuildImage(t, cli)
-	b := make([]byte, 4)
-	rand.Read(b)
-	network := "flagship-webtest-" + hex.EncodeToString(b)
-	e, err := instances.NewDocker(instances.Options{Network: network, HostIP: netip.MustParseAddr("127.0.0.1")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { e.Close() })
-	t.Cleanup(func() { instancestest.RemoveNetworks(t, cli, network) })
-	return e
-}
-
-// freePorts is n consecutive ports that were free a moment ago.
-func freePorts(t *testing.T, n int) (from, to int) {
-	t.Helper()
-	for range 50 {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		from = ln.Addr().(*net.TCPAddr).Port
-		ln.Close()
-		free := from+n-1 <= 65535
-		for p := from; free && p < from+n; p++ {
-			l, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", p))
-			if err != nil {
-				free = false
-				break
-			}
-			l.Close()
-		}
-		if free {
-			return from, from + n - 1
-		}
-	}
-	t.Fatal("no free port range")
-	return 0, 0
-}
-
-// firstLine connects to 127.0.0.1:port and reads the line the instance
-// greets with, trying for a while: its service takes a moment to listen.
-func firstLine(t *testing.T, port string) string {
-	t.Helper()
-	deadline := time.Now().Add(testtime.Scale(20 * time.Second))
-	for {
-		conn, err := net.DialTimeout("tcp", "127.0.0.1:"+port, time.Second)
-		if err == nil {
-			conn.SetDeadline(time.Now().Add(testtime.Scale(5 * time.Second)))
-			line, rerr := bufio.NewReader(conn).ReadString('\n')
-			conn.Close()
-			if rerr == nil {
-				return strings.TrimSpace(line)
-			}
-			err = rerr
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no greeting on port %s: %v", port, err)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-}
-
 // TestInstancesFromTheChallengePage: a player starts their instance from
 // the challenge's page, reads the connection line, reaches the instance
 // on 127.0.0.1 and reads their own flag, which solves the challenge
@@ -110,8 +37,8 @@ func firstLine(t *testing.T, port string) string {
 // admin page lists an instance and stops it (audited). Signed out, or on
 // a challenge without instances, there is no panel.
 func TestInstancesFromTheChallengePage(t *testing.T) {
-	engine := dockerEngine(t)
-	from, to := freePorts(t, 4)
+	engine := apitest.InstanceEngines(t)[0].Engine
+	from, to := instancestest.FreePorts(t, 4)
 	s := apitest.Start(t, instanceEvent, apitest.Options{Instances: platform.InstanceOptions{Engine: engine, EngineName: "docker",
 		Host: "127.0.0.1", PortFrom: from, PortTo: to, PerPlayer: 1, Max: 4}})
 	t.Cleanup(func() {
@@ -148,7 +75,7 @@ func TestInstancesFromTheChallengePage(t *testing.T) {
 	if port < from || port > to {
 		t.Errorf("port %d outside %d-%d", port, from, to)
 	}
-	flag := firstLine(t, m[1])
+	flag := instancestest.Greeting(t, port)
 
 	// The limit of one per player: refused on the page, nothing started.
 	want(t, "a second instance", pam.post("/challenges/pwnme-too/instance", url.Values{}), http.StatusConflict,

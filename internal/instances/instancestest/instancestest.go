@@ -6,16 +6,20 @@ package instancestest
 
 import (
 	"archive/tar"
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -158,4 +162,55 @@ func RemoveNetworks(t testing.TB, cli *client.Client, names ...string) {
 func echoDir() string {
 	_, file, _, _ := runtime.Caller(0)
 	return filepath.Join(filepath.Dir(file), "..", "testdata", "echo")
+}
+
+// FreePorts returns n consecutive ports that were free a moment ago.
+func FreePorts(t testing.TB, n int) (from, to int) {
+	t.Helper()
+	for range 50 {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		from = ln.Addr().(*net.TCPAddr).Port
+		ln.Close()
+		free := from+n-1 <= 65535
+		for p := from; free && p < from+n; p++ {
+			l, err := net.Listen("tcp", fmt.Sprintf(":%d", p))
+			if err != nil {
+				free = false
+				break
+			}
+			l.Close()
+		}
+		if free {
+			return from, from + n - 1
+		}
+	}
+	t.Fatal("no free port range")
+	return 0, 0
+}
+
+// Greeting connects to an instance on 127.0.0.1:port, as a player would,
+// and returns the first line it writes (the test image's flag), waiting
+// for the service to come up.
+func Greeting(t testing.TB, port int) string {
+	t.Helper()
+	deadline := time.Now().Add(testtime.Scale(20 * time.Second))
+	for {
+		conn, err := net.DialTimeout("tcp", fmt.Sprintf("127.0.0.1:%d", port), time.Second)
+		if err == nil {
+			conn.SetDeadline(time.Now().Add(testtime.Scale(5 * time.Second)))
+			line, rerr := bufio.NewReader(conn).ReadString('\n')
+			conn.Close()
+			if rerr == nil {
+				return strings.TrimSpace(line)
+			}
+			err = rerr
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no greeting on port %d: %v", port, err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
 }
