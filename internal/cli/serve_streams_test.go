@@ -86,7 +86,12 @@ type serving struct {
 // waits until it listens; the server stops when the test ends.
 func startServe(t *testing.T, args []string, env map[string]string) *serving {
 	t.Helper()
-	db := "sqlite:" + filepath.Join(t.TempDir(), "event.db")
+	return startServeOn(t, "sqlite:"+filepath.Join(t.TempDir(), "event.db"), args, env)
+}
+
+// startServeOn is startServe on the database db.
+func startServeOn(t *testing.T, db string, args []string, env map[string]string) *serving {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	s := &serving{ctx: ctx, cancel: cancel, done: make(chan int, 1), errb: &syncBuffer{}}
