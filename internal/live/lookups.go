@@ -257,3 +257,17 @@ func (st *State) ChallengeForEdit(slug string) (c ctf.Challenge, requires []stri
 	}
 	return x.Challenge, requires, author, true
 }
+
+// SharedInstances returns the challenges players see now whose instance is
+// shared (one for everyone), in list order.
+func (st *State) SharedInstances() []ctf.Challenge {
+	st.mu.RLock()
+	defer st.mu.RUnlock()
+	var out []ctf.Challenge
+	for _, c := range st.visible {
+		if c.Instance != nil && c.Instance.Shared {
+			out = append(out, c.Challenge)
+		}
+	}
+	return out
+}

@@ -57,7 +57,7 @@ func (h *Handler) readResource(ctx context.Context, req *sdk.ReadResourceRequest
 		fmt.Fprintf(&b, "# %s\n\n", c.Title)
 		fmt.Fprintf(&b, "- slug: %s\n- points: %d\n- difficulty: %s\n- categories: %s\n- solves: %d\n",
 			c.Slug, c.Points, c.Difficulty, strings.Join(c.Categories, ", "), c.SolvesCount)
-		if conn := h.svc.Play.ConnectionInfo(slug); conn != "" {
+		if conn := h.svc.Play.ConnectionInfo(ctx, slug); conn != "" {
 			fmt.Fprintf(&b, "- service: `%s`\n", conn)
 		} else if c.HasInstance && c.DockerPort != nil {
 			fmt.Fprintf(&b, "- service port: %d\n", *c.DockerPort)

@@ -215,7 +215,7 @@ func (h *Handler) getChallenge(ctx context.Context, _ *sdk.CallToolRequest, in s
 			}
 		}
 	}
-	if conn := h.svc.Play.ConnectionInfo(in.Slug); c.HasInstance || conn != "" {
+	if conn := h.svc.Play.ConnectionInfo(ctx, in.Slug); c.HasInstance || conn != "" {
 		out.Instance = &instanceOutput{Port: c.DockerPort, Connection: conn}
 		if out.Instance.PerPlayer, out.Instance.Yours, err = h.yourInstance(ctx, v, in.Slug); err != nil {
 			return nil, challengeOutput{}, h.toolError(err, in.Slug)

@@ -232,9 +232,12 @@ func (s *Instances) run(ctx context.Context, c *ctf.Challenge, spec ctf.Instance
 			}
 		}
 	}
+	labels := map[string]string{"flagship.challenge": c.Slug}
+	if userID != "" {
+		labels["flagship.user"] = userID
+	}
 	inst, err := s.opts.Engine.Start(ctx, instances.Spec{ID: r.ID, Image: spec.Image, Port: spec.Port, HostPort: r.Port, Env: env,
-		Memory: spec.Memory, NanoCPUs: int64(spec.CPUs * 1e9), Pids: spec.Pids,
-		Labels: map[string]string{"flagship.challenge": c.Slug, "flagship.user": userID}})
+		Memory: spec.Memory, NanoCPUs: int64(spec.CPUs * 1e9), Pids: spec.Pids, Restart: spec.Shared, Labels: labels})
 	if err != nil {
 		return inst, err
 	}

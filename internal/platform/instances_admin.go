@@ -151,6 +151,7 @@ func (s *Instances) reap(ctx context.Context) error {
 	}
 	s.obs.InstancesRunning(len(rows))
 	var errs []error
+	var live []store.InstanceRow
 	for _, r := range rows {
 		expired := !r.ExpiresAt.After(now)
 		stuck := r.Status == store.InstanceStarting && now.Sub(r.StartedAt) > startingTimeout
@@ -158,8 +159,11 @@ func (s *Instances) reap(ctx context.Context) error {
 			if err := s.stop(ctx, r); err != nil {
 				errs = append(errs, err)
 			}
+			continue
 		}
+		live = append(live, r)
 	}
+	errs = append(errs, s.keepShared(ctx, live))
 	return errors.Join(errs...)
 }
 

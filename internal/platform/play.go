@@ -25,8 +25,15 @@ func (s *Play) SolvedInList(userID string, solved []bool) (uint64, []bool) {
 	return s.live.State().SolvedInList(userID, solved)
 }
 
-// ConnectionInfo is live.State.ConnectionInfo.
-func (s *Play) ConnectionInfo(slug string) string { return s.live.State().ConnectionInfo(slug) }
+// ConnectionInfo is how players reach the service of the visible
+// challenge of slug: its shared instance's connection line while it runs,
+// else the challenge's own connection info ("" for none).
+func (s *Play) ConnectionInfo(ctx context.Context, slug string) string {
+	if conn := s.instances.sharedConnection(ctx, slug); conn != "" {
+		return conn
+	}
+	return s.live.State().ConnectionInfo(slug)
+}
 
 // Prerequisites is live.State.Prerequisites.
 func (s *Play) Prerequisites(slug string, v ctf.Viewer) (live.Requirements, error) {

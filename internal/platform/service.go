@@ -82,7 +82,8 @@ type (
 	}
 	Play struct {
 		*core
-		db playStore
+		db        playStore
+		instances *Instances // the shared instances' connection lines
 	}
 	Scoreboard struct{ *core }
 	Content    struct {
@@ -164,9 +165,10 @@ func newService(db Store, opts Options) *Service {
 		touches: touches{keys: map[string]int64{}, sessions: map[string]sessionTouch{}}, hashes: make(chan struct{}, runtime.GOMAXPROCS(0))}
 	c.live = live.New(db, live.Options{PublicURL: opts.PublicURL, Logger: opts.Logger, Now: opts.Now, Observer: opts.Observer, Wake: c.wakeUp})
 	accounts := &Accounts{c, db}
-	return &Service{core: c, Accounts: accounts, Keys: &Keys{c, db}, Agents: &Agents{c, db, accounts}, Play: &Play{c, db},
+	inst := &Instances{core: c, db: db, opts: instanceDefaults(opts.Instances)}
+	return &Service{core: c, Accounts: accounts, Keys: &Keys{c, db}, Agents: &Agents{c, db, accounts}, Play: &Play{c, db, inst},
 		Scoreboard: &Scoreboard{c}, Content: &Content{c, db}, Admin: &Admin{c, db, accounts}, Event: &Event{c, db},
-		Stream: &Stream{c}, Webhooks: &Webhooks{c, db}, Instances: &Instances{core: c, db: db, opts: instanceDefaults(opts.Instances)}}
+		Stream: &Stream{c}, Webhooks: &Webhooks{c, db}, Instances: inst}
 }
 
 // Load builds the hot state from the database.

@@ -192,7 +192,7 @@ func (h *Handler) challengePage(w http.ResponseWriter, r *http.Request, v ctf.Vi
 		return
 	}
 	reqs, _ := h.svc.Play.Prerequisites(slug, v)
-	d := challengeData{C: c, Requires: reqs, Result: res, Flag: flag, Connect: h.svc.Play.ConnectionInfo(slug),
+	d := challengeData{C: c, Requires: reqs, Result: res, Flag: flag, Connect: h.svc.Play.ConnectionInfo(r.Context(), slug),
 		Stars: []int{1, 2, 3, 4, 5}, Levels: []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}, Instance: h.instancePanelOf(r.Context(), v, slug)}
 	if c.Solved {
 		if list, err := h.svc.Play.Writeups(r.Context(), slug, v); err == nil {
