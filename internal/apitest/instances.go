@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/flagshipctf/flagship/internal/ctf"
 	"github.com/flagshipctf/flagship/internal/instances"
 	"github.com/flagshipctf/flagship/internal/instances/instancestest"
 	"github.com/flagshipctf/flagship/internal/platform"
@@ -64,4 +65,17 @@ func InstanceEngines(t testing.TB) []InstanceEngine {
 	t.Cleanup(func() { s.Close() })
 	t.Cleanup(func() { instancestest.RemoveNetworks(t, cli, name+"-swarm", name+"-swarm-config") })
 	return append(out, InstanceEngine{"swarm", s})
+}
+
+// StopInstancesAtEnd stops every instance of svc when the test ends,
+// whatever happened.
+func StopInstancesAtEnd(t testing.TB, svc *platform.Service) {
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), testtime.Scale(time.Minute))
+		defer cancel()
+		rows, _ := svc.Instances.Running(ctx, ctf.Operator)
+		for _, r := range rows {
+			svc.Instances.StopByID(ctx, ctf.Operator, r.ID)
+		}
+	})
 }

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
@@ -12,14 +11,13 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
+	"github.com/flagshipctf/flagship/internal/apitest"
 	"github.com/flagshipctf/flagship/internal/ctf"
 	"github.com/flagshipctf/flagship/internal/instances"
 	"github.com/flagshipctf/flagship/internal/instances/instancestest"
 	"github.com/flagshipctf/flagship/internal/platform"
 	"github.com/flagshipctf/flagship/internal/store"
-	"github.com/flagshipctf/flagship/internal/testtime"
 )
 
 // TestServeInstanceFlags: a bad value of an instance option, from the
@@ -123,14 +121,7 @@ func TestInstancesCommands(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() {
-		cctx, cancel := context.WithTimeout(context.Background(), testtime.Scale(time.Minute))
-		defer cancel()
-		rows, _ := svc.Instances.Running(cctx, ctf.Operator)
-		for _, r := range rows {
-			svc.Instances.StopByID(cctx, ctf.Operator, r.ID)
-		}
-	})
+	apitest.StopInstancesAtEnd(t, svc)
 	rows, err := svc.Instances.Running(ctx, ctf.Operator)
 	if err != nil || len(rows) != 1 {
 		t.Fatalf("running: %+v, %v", rows, err)

@@ -66,6 +66,19 @@ func realEngines(t *testing.T) []testEngine {
 	return append(out, testEngine{"swarm", s})
 }
 
+// stopAllAtEnd stops every instance of svc when the test ends, whatever
+// happened.
+func stopAllAtEnd(t *testing.T, svc *Service) {
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), testtime.Scale(time.Minute))
+		defer cancel()
+		rows, _ := svc.Instances.Running(ctx, ctf.Operator)
+		for _, r := range rows {
+			svc.Instances.StopByID(ctx, ctf.Operator, r.ID)
+		}
+	})
+}
+
 // instanceChallenges saves two challenges with per-player instances.
 func instanceChallenges(t *testing.T, f *ucFixture) (ctf.Challenge, ctf.Challenge) {
 	t.Helper()
@@ -98,14 +111,7 @@ func TestInstancesOnARealEngine(t *testing.T) {
 				PortFrom: from, PortTo: to, PerPlayer: 1, Max: 2}})
 			c1, c2 := instanceChallenges(t, f)
 			pam, pat, root := f.as("pam"), f.as("pat"), f.as("root")
-			t.Cleanup(func() {
-				cctx, cancel := context.WithTimeout(context.Background(), testtime.Scale(time.Minute))
-				defer cancel()
-				rows, _ := f.svc.Instances.Running(cctx, ctf.Operator)
-				for _, r := range rows {
-					f.svc.Instances.StopByID(cctx, ctf.Operator, r.ID)
-				}
-			})
+			stopAllAtEnd(t, f.svc)
 
 			if got, err := f.svc.Instances.Get(ctx, pam, c1.Slug); err != nil || got != nil {
 				t.Fatalf("before a start: %+v, %v", got, err)
@@ -220,14 +226,7 @@ func TestInstanceStartsRaceAndReconcile(t *testing.T) {
 		t.Fatal(err)
 	}
 	pam := f.as("pam")
-	t.Cleanup(func() {
-		cctx, cancel := context.WithTimeout(context.Background(), testtime.Scale(time.Minute))
-		defer cancel()
-		rows, _ := f.svc.Instances.Running(cctx, ctf.Operator)
-		for _, r := range rows {
-			f.svc.Instances.StopByID(cctx, ctf.Operator, r.ID)
-		}
-	})
+	stopAllAtEnd(t, f.svc)
 
 	var wg sync.WaitGroup
 	views := make([]InstanceView, 2)
@@ -307,14 +306,7 @@ func TestInstanceCrashMidStart(t *testing.T) {
 	f := newFixture(t, opts)
 	c1, _ := instanceChallenges(t, f)
 	pam := f.as("pam")
-	t.Cleanup(func() {
-		cctx, cancel := context.WithTimeout(context.Background(), testtime.Scale(time.Minute))
-		defer cancel()
-		rows, _ := f.svc.Instances.Running(cctx, ctf.Operator)
-		for _, r := range rows {
-			f.svc.Instances.StopByID(cctx, ctf.Operator, r.ID)
-		}
-	})
+	stopAllAtEnd(t, f.svc)
 	// What the dead replica did: the reservation, then the container.
 	now := f.clock.Now()
 	r, _, err := f.db.Instances().Reserve(ctx, store.InstanceRow{ID: ctf.NewID(), ChallengeID: c1.ID, UserID: pam.User.ID, Engine: e.name,
@@ -362,14 +354,7 @@ func TestSharedInstance(t *testing.T) {
 			from, to := instancestest.FreePorts(t, 4)
 			f := newFixture(t, Options{Instances: InstanceOptions{Engine: e.engine, EngineName: e.name, Host: "127.0.0.1",
 				PortFrom: from, PortTo: to}})
-			t.Cleanup(func() {
-				cctx, cancel := context.WithTimeout(context.Background(), testtime.Scale(time.Minute))
-				defer cancel()
-				rows, _ := f.svc.Instances.Running(cctx, ctf.Operator)
-				for _, r := range rows {
-					f.svc.Instances.StopByID(cctx, ctf.Operator, r.ID)
-				}
-			})
+			stopAllAtEnd(t, f.svc)
 			c, err := f.svc.Content.SaveChallenge(ctx, ctf.Operator, ChallengeInput{Title: "Everyone's echo", Categories: []string{"misc"},
 				Difficulty: ctf.Easy, Points: 50, Flags: []ctf.Flag{{Kind: ctf.FlagStatic, Content: "flag{for-everyone}"}},
 				Instance: &ctf.InstanceSpec{Image: instancestest.Image, Port: 1337, Flag: ctf.FlagFromChallenge, Shared: true,

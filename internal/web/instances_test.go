@@ -1,7 +1,6 @@
 package web_test
 
 import (
-	"context"
 	"fmt"
 	"net"
 	"net/http"
@@ -17,7 +16,6 @@ import (
 	"github.com/flagshipctf/flagship/internal/instances"
 	"github.com/flagshipctf/flagship/internal/instances/instancestest"
 	"github.com/flagshipctf/flagship/internal/platform"
-	"github.com/flagshipctf/flagship/internal/testtime"
 )
 
 // instanceEvent is adminEvent with two challenges of per-player instances.
@@ -41,14 +39,7 @@ func TestInstancesFromTheChallengePage(t *testing.T) {
 	from, to := instancestest.FreePorts(t, 4)
 	s := apitest.Start(t, instanceEvent, apitest.Options{Instances: platform.InstanceOptions{Engine: engine, EngineName: "docker",
 		Host: "127.0.0.1", PortFrom: from, PortTo: to, PerPlayer: 1, Max: 4}})
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), testtime.Scale(time.Minute))
-		defer cancel()
-		rows, _ := s.Svc.Instances.Running(ctx, ctf.Operator)
-		for _, r := range rows {
-			s.Svc.Instances.StopByID(ctx, ctf.Operator, r.ID)
-		}
-	})
+	apitest.StopInstancesAtEnd(t, s.Svc)
 	anon, pam, evil, root := newBrowser(t, s), logIn(t, s, "pam"), logIn(t, s, "evil"), logIn(t, s, "root")
 
 	if p := anon.get("/challenges/pwnme"); p.status != 200 || strings.Contains(p.body, "Your instance") {

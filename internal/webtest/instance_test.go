@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/chromedp/chromedp"
 	"github.com/flagshipctf/flagship/internal/apitest"
@@ -13,7 +12,6 @@ import (
 	"github.com/flagshipctf/flagship/internal/demo"
 	"github.com/flagshipctf/flagship/internal/instances/instancestest"
 	"github.com/flagshipctf/flagship/internal/platform"
-	"github.com/flagshipctf/flagship/internal/testtime"
 )
 
 // TestInstancePanelInABrowser: in a real Chromium, a player presses Start
@@ -24,14 +22,7 @@ import (
 func TestInstancePanelInABrowser(t *testing.T) {
 	engine := apitest.InstanceEngines(t)[0]
 	s := apitest.Start(t, string(demo.Dataset), apitest.Options{Instances: engine.Options(t, 4, 3)})
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), testtime.Scale(time.Minute))
-		defer cancel()
-		rows, _ := s.Svc.Instances.Running(ctx, ctf.Operator)
-		for _, r := range rows {
-			s.Svc.Instances.StopByID(ctx, ctf.Operator, r.ID)
-		}
-	})
+	apitest.StopInstancesAtEnd(t, s.Svc)
 	if _, err := s.Svc.Content.SaveChallenge(context.Background(), ctf.Operator, platform.ChallengeInput{Title: "Echo chamber",
 		Description: "Connect to **your own** echo service and read what it says first.", Categories: []string{"pwn"},
 		Difficulty: ctf.Easy, Points: 150, Instance: &ctf.InstanceSpec{Image: instancestest.Image, Port: 1337, Memory: 32 << 20, Pids: 32}}); err != nil {
