@@ -120,7 +120,8 @@ function checkList(l, what) {
 	}
 }
 
-const wantTools = ['get_challenge', 'get_profile', 'get_writeups', 'leaderboard', 'list_challenges', 'my_profile', 'submit_flag'];
+const wantTools = ['extend_instance', 'get_challenge', 'get_profile', 'get_writeups', 'instance_status', 'leaderboard', 'list_challenges', 'my_profile',
+	'start_instance', 'stop_instance', 'submit_flag'];
 const fileURI = `flagship://challenges/${slug}/file`;
 
 let mcp;
