@@ -42,6 +42,7 @@ var sections = []struct {
 	add func(d *decoder, ds *Dataset, src Source, n *yaml.Node)
 }{
 	{"event", nil},
+	{"secrets", nil},
 	{"users", entries((*decoder).user, func(ds *Dataset) *[]User { return &ds.Users })},
 	{"challenges", entries((*decoder).challenge, func(ds *Dataset) *[]Challenge { return &ds.Challenges })},
 	{"solves", entries((*decoder).solve, func(ds *Dataset) *[]Solve { return &ds.Solves })},

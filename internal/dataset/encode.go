@@ -59,6 +59,12 @@ func (d *Dataset) Merge(other *Dataset) {
 	d.Reviews = merge(d.Reviews, other.Reviews)
 	d.Webhooks = merge(d.Webhooks, other.Webhooks)
 	d.Sharing = merge(d.Sharing, other.Sharing)
+	for k, v := range other.Secrets {
+		if d.Secrets == nil {
+			d.Secrets = map[string]string{}
+		}
+		d.Secrets[k] = v
+	}
 }
 
 // merge appends b to a, taking b as it is when a is empty: a dump's lists

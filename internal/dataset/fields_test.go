@@ -14,7 +14,7 @@ func TestKnownKeys(t *testing.T) {
 		keys, ignored []string
 		want          []string
 	}{
-		{"top", topKeys, nil, []string{"event", "users", "challenges", "solves", "attempts", "writeups", "reviews", "announcements", "sharing", "webhooks"}},
+		{"top", topKeys, nil, []string{"event", "secrets", "users", "challenges", "solves", "attempts", "writeups", "reviews", "announcements", "sharing", "webhooks"}},
 		{"user", userFields.keys, userFields.ignored, []string{"id", "username", "name", "email", "password", "passwordHash", "role",
 			"banned", "createdAt", "kind", "owner", "model", "harness", "apiKeys", "twoFactor"}},
 		{"apiKey", apiKeyFields.keys, apiKeyFields.ignored, []string{"id", "name", "keyPrefix", "keyHash", "createdAt", "lastUsedAt", "revokedAt", "readOnly"}},

@@ -105,6 +105,17 @@ func (d *decoder) topValue(ds *Dataset, key string, val *yaml.Node) {
 		d.unknown(key, key, topKeys)
 		return
 	}
+	if key == "secrets" { // one mapping of names to hex
+		d.entry = "secrets"
+		keys, vals := d.pairs(val, "secrets")
+		for i, k := range keys {
+			if ds.Secrets == nil {
+				ds.Secrets = map[string]string{}
+			}
+			ds.Secrets[k] = strings.TrimSpace(d.str(vals[i], k))
+		}
+		return
+	}
 	if key == "event" { // one mapping, not a list
 		d.entry = "event"
 		if !isNull(val) {
@@ -179,7 +190,7 @@ func decodeJSONStream(r io.Reader, name string) (*Dataset, []error) {
 		if err != nil {
 			return syntax(unexpectedEOF(err))
 		}
-		if tok != json.Delim('[') || !contains(topKeys, key) || key == "event" {
+		if tok != json.Delim('[') || !contains(topKeys, key) || key == "event" || key == "secrets" {
 			val, err := jsonValueFrom(dec, tok)
 			if err != nil {
 				return syntax(err)

@@ -25,6 +25,11 @@ type Dataset struct {
 	// Sharing are the suspected sharings of per-player flags: a dump's
 	// record for the organisers (docs/product.md#instances).
 	Sharing []Sharing `json:"sharing,omitempty" yaml:"sharing,omitempty"`
+	// Secrets are the server's secrets by name, in hex ("instances" keys
+	// the per-player flags): a dump carries them so that an event moved to
+	// another database keeps its players' flags. A load sets one only where
+	// the database has none.
+	Secrets map[string]string `json:"secrets,omitempty" yaml:"secrets,omitempty"`
 }
 
 // Event is the event's clock and settings (ctf.Event). The key replaces

@@ -1,6 +1,7 @@
 package dataset
 
 import (
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"net/url"
@@ -57,6 +58,8 @@ func (d *Dataset) Where(kind string, i int) (file, entry string) {
 		src = d.Sharing[i].Source
 	case kind == "event" && d.Event != nil:
 		src = d.Event.Source
+	case kind == "secrets":
+		return "", "secrets"
 	}
 	if src.File == "" {
 		src.Index = i
@@ -134,6 +137,7 @@ func (d *Dataset) Validate() error {
 	v.activity()
 	v.announcements()
 	v.webhooks()
+	v.secrets()
 	return errors.Join(v.errs...)
 }
 
@@ -369,6 +373,22 @@ func (v *validator) webhooks() {
 		if w.ID == "" {
 			// Without an id, the name is the natural key.
 			v.unique(names, w.Name, k, i, "name", "webhook without an id (same name)")
+		}
+	}
+}
+
+// secretName is what names a server secret.
+var secretName = regexp.MustCompile(`^[a-z][a-z0-9-]{0,31}$`)
+
+// secrets checks the server's secrets: a name, and 16 to 64 bytes in hex.
+func (v *validator) secrets() {
+	for name, value := range v.d.Secrets {
+		b, err := hex.DecodeString(value)
+		switch {
+		case !secretName.MatchString(name):
+			v.add("secrets", -1, name, "is not a secret's name (lowercase letters, digits, -)")
+		case err != nil || len(b) < 16 || len(b) > 64:
+			v.add("secrets", -1, name, "must be 16 to 64 bytes in hex")
 		}
 	}
 }

@@ -127,3 +127,29 @@ func (t LoadPlay) PutSharing(s Sharing) (bool, error) {
 	n, err := res.RowsAffected()
 	return n == 1, err
 }
+
+// Secrets reads the server's secrets, in hex by name, for a dump.
+func (t *DumpTx) Secrets() (map[string]string, error) {
+	out := map[string]string{}
+	err := eachRow(t.ctx, t.tx, "SELECT name, value FROM secrets", func(sc scanner) error {
+		var name, value string
+		err := sc.Scan(&name, &value)
+		out[name] = value
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("dump secrets: %w", err)
+	}
+	return out, nil
+}
+
+// PutSecret sets the server's secret called name (hex) unless the
+// database has one: a secret in use keys what players were given.
+func (t *LoadTx) PutSecret(name, value string) (bool, error) {
+	res, err := t.tx.ExecContext(t.ctx, "INSERT INTO secrets (name, value) VALUES (?, ?) ON CONFLICT (name) DO NOTHING", name, value)
+	if err != nil {
+		return false, fmt.Errorf("load secret %s: %w", name, err)
+	}
+	n, err := res.RowsAffected()
+	return n == 1, err
+}

@@ -168,6 +168,12 @@ func dump(tx *store.DumpTx) (*dataset.Dataset, error) {
 		d.Webhooks = append(d.Webhooks, dataset.Webhook{ID: w.ID, Name: w.Name, Kind: w.Kind, URL: w.URL, Secret: w.Secret,
 			Events: w.Events, Enabled: w.Enabled, CreatedAt: tp(w.CreatedAt)})
 	}
+	if d.Secrets, err = tx.Secrets(); err != nil {
+		return nil, err
+	}
+	if len(d.Secrets) == 0 {
+		d.Secrets = nil
+	}
 	sharing, err := tx.Sharing()
 	if err != nil {
 		return nil, err

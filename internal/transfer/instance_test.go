@@ -3,6 +3,7 @@ package transfer_test
 import (
 	"bytes"
 	"context"
+	"encoding/hex"
 	"strings"
 	"testing"
 	"time"
@@ -116,6 +117,52 @@ sharing:
 		_, err := loadPaths(t, openDB(t), writeFile(t, t.TempDir(), "bad.yaml", bad))
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: %v, want an error about %s", c.entry, err, c.want)
+		}
+	}
+}
+
+// TestSecretsTravelWithADump: the secret that keys per-player flags is in
+// a dump, and a load into an empty database takes it, so players keep their
+// flags; a database that has one keeps it; a bad one is refused.
+func TestSecretsTravelWithADump(t *testing.T) {
+	ctx := context.Background()
+	db := openDB(t)
+	key, err := db.Secret(ctx, "instances")
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := dump(t, db)
+	if first.Secrets["instances"] != hex.EncodeToString(key) {
+		t.Fatalf("dumped secrets %v", first.Secrets)
+	}
+	var out bytes.Buffer
+	if err := dataset.Encode(&out, first, "yaml"); err != nil {
+		t.Fatal(err)
+	}
+	path := writeFile(t, t.TempDir(), "dump.yaml", out.String())
+	copyDB := openDB(t)
+	if rep := mustLoad(t, copyDB, path); rep.Created["secrets"] != 1 {
+		t.Errorf("load into an empty database: %+v", rep)
+	}
+	if got, err := copyDB.Secret(ctx, "instances"); err != nil || !bytes.Equal(got, key) {
+		t.Errorf("the copy's secret %x (%v), want %x", got, err, key)
+	}
+
+	other := openDB(t)
+	own, err := other.Secret(ctx, "instances")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep := mustLoad(t, other, path); rep.Unchanged["secrets"] != 1 {
+		t.Errorf("load into a database with its own secret: %+v", rep)
+	}
+	if got, _ := other.Secret(ctx, "instances"); !bytes.Equal(got, own) {
+		t.Error("a load replaced a secret in use")
+	}
+
+	for _, bad := range []string{"secrets: {instances: nothex}\n", "secrets: {instances: '00'}\n", "secrets: {Bad_Name: " + strings.Repeat("ab", 32) + "}\n"} {
+		if _, err := loadPaths(t, openDB(t), writeFile(t, t.TempDir(), "bad.yaml", bad)); err == nil || !strings.Contains(err.Error(), "secrets") {
+			t.Errorf("%q: %v, want an error about secrets", bad, err)
 		}
 	}
 }

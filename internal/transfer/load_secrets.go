@@ -120,3 +120,17 @@ func sameWebhook(a, b store.Webhook) bool {
 	return a.ID == b.ID && a.Name == b.Name && a.Kind == b.Kind && a.URL == b.URL && a.Secret == b.Secret &&
 		slices.Equal(a.Events, b.Events) && a.Enabled == b.Enabled && a.CreatedAt.Equal(b.CreatedAt)
 }
+
+// loadSecrets sets the server's secrets the dataset gives (a dump's) where
+// the database has none: a database's own secret keys the flags its players'
+// instances were given, and stays.
+func (l *loader) loadSecrets() error {
+	for name, value := range l.ds.Secrets {
+		added, err := l.tx.PutSecret(name, value)
+		if err != nil {
+			return err
+		}
+		l.rep.count("secrets", added, false)
+	}
+	return nil
+}
