@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"hash/crc32"
 	"sort"
+	"strconv"
 	"sync"
 )
 
@@ -134,6 +135,7 @@ type boardBody struct {
 	n      int
 	crc    uint32 // IEEE, for the gzip trailer
 	tag    string
+	vals   headerValues
 
 	gzOnce sync.Once
 	gz     []byte
@@ -155,12 +157,15 @@ func newBoardBody(pieces []*piece) *boardBody {
 		}
 	}
 	b.tag = etagOf(crcC, b.crc, b.n)
+	b.vals = newHeaderValues(b.tag, b.n)
 	return b
 }
 
 func (b *boardBody) etag() string    { return b.tag }
 func (b *boardBody) size() int       { return b.n }
 func (b *boardBody) plain() [][]byte { return b.parts }
+
+func (b *boardBody) values() *headerValues { return &b.vals }
 
 // gzipped is one gzip member around the pieces' deflate blocks.
 func (b *boardBody) gzipped() []byte {
@@ -176,6 +181,7 @@ func (b *boardBody) gzipped() []byte {
 		gz = append(gz, gzFinal...)
 		gz = binary.LittleEndian.AppendUint32(gz, b.crc)
 		b.gz = binary.LittleEndian.AppendUint32(gz, uint32(b.n))
+		b.vals.gzLength = []string{strconv.Itoa(len(b.gz))}
 	})
 	return b.gz
 }

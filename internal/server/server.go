@@ -120,7 +120,16 @@ func (s *Server) API() *api.Handler { return s.api }
 func (s *Server) Handler() http.Handler {
 	// Outermost, so that the log and the mux serve one request value (the
 	// log reads the pattern the mux wrote into it).
-	return s.clients.Middleware(logged(s.log, s.access, s.reqs, s.mux))
+	return s.clients.Middleware(logged(s.log, s.access, s.reqs, http.HandlerFunc(s.route)))
+}
+
+// route serves r by its route: the API's reads at a fixed path straight
+// from the API (mounted at /api/public/, it is where the mux would send
+// them), everything else through the mux.
+func (s *Server) route(w http.ResponseWriter, r *http.Request) {
+	if !s.api.ServeExact(w, r) {
+		s.mux.ServeHTTP(w, r)
+	}
 }
 
 // Serve serves on ln until ctx ends, then stops accepting connections and
