@@ -108,7 +108,7 @@ func demoServe(b *testing.B) http.Handler {
 	if err := svc.Load(ctx); err != nil {
 		b.Fatal(err)
 	}
-	srv := server.New(svc, server.Options{Log: log, Requests: m, AccessLog: slog.New(slog.NewTextHandler(out, nil))})
+	srv := server.New(svc, server.Options{Log: log, Requests: m, AccessLog: server.AccessLog{Out: out}})
 	if err := srv.API().WaitLeaderboard(ctx); err != nil {
 		b.Fatal(err)
 	}
