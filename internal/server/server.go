@@ -135,8 +135,11 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request) {
 // Serve serves on ln until ctx ends, then stops accepting connections and
 // lets in-flight requests finish (at most shutdownGrace).
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	// The read, write and idle timeouts are kept by a sweep (deadline.go).
+	sw := newSweeper(sweepEvery)
+	defer sw.stop()
 	errc := make(chan error, 1)
-	go func() { errc <- s.http.Serve(ln) }()
+	go func() { errc <- s.http.Serve(sweptListener{ln, sw}) }()
 	select {
 	case err := <-errc:
 		return fmt.Errorf("serve: %w", err)
