@@ -1,6 +1,7 @@
 package api
 
 import (
+	"bytes"
 	"encoding/binary"
 	"hash/crc32"
 	"sort"
@@ -127,8 +128,8 @@ func (c *boardChunk) holds(entries []*boardEntry) bool {
 }
 
 // boardBody is a leaderboard body spliced from pieces: the plain bytes are
-// the pieces' own (never copied), the gzip form is put together once, so
-// that it is one write.
+// the pieces' own (copied into one part only for a small body, up to
+// joinMax), the gzip form is put together once, so that it is one write.
 type boardBody struct {
 	pieces []*piece
 	parts  [][]byte // the plain bytes
@@ -156,10 +157,18 @@ func newBoardBody(pieces []*piece) *boardBody {
 			b.parts = append(b.parts, p.plain)
 		}
 	}
+	if b.n <= joinMax && len(b.parts) > 1 {
+		b.parts = [][]byte{bytes.Join(b.parts, nil)}
+	}
 	b.tag = etagOf(crcC, b.crc, b.n)
 	b.vals = newHeaderValues(b.tag, b.n)
 	return b
 }
+
+// joinMax is the size up to which a body's plain bytes are copied into one
+// part: written in several, a small board (a page, a small event's) left
+// its last bytes, "]}", for a system call of their own.
+const joinMax = 64 << 10
 
 func (b *boardBody) etag() string    { return b.tag }
 func (b *boardBody) size() int       { return b.n }
