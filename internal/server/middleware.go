@@ -4,6 +4,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -38,13 +39,19 @@ func (r *recorder) Write(p []byte) (int, error) {
 
 func (r *recorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }
 
+// recorders are reused: a handler holds its ResponseWriter only until it
+// returns, and a small allocation a request costs a server with a large
+// heap more collection than it does a small one.
+var recorders = sync.Pool{New: func() any { return new(recorder) }}
+
 // logged logs one line per request to access (when not nil) with its
 // status and duration, turns a panic into a logged 500 rather than a
 // dropped connection, and tells obs (when not nil) of each request.
 func logged(log *slog.Logger, access *accessLog, obs RequestObserver, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
-		rec := &recorder{ResponseWriter: w}
+		rec := recorders.Get().(*recorder)
+		rec.ResponseWriter = w
 		defer func() {
 			if p := recover(); p != nil {
 				if p == http.ErrAbortHandler {
@@ -70,6 +77,8 @@ func logged(log *slog.Logger, access *accessLog, obs RequestObserver, next http.
 				}
 				obs.ObserveRequest(routeLabel(r.Pattern), r.Method, code, took)
 			}
+			*rec = recorder{}
+			recorders.Put(rec)
 		}()
 		next.ServeHTTP(rec, r)
 	})
