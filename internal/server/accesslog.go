@@ -8,6 +8,7 @@ import (
 	"net/netip"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/flagshipctf/flagship/internal/clientaddr"
@@ -35,6 +36,11 @@ type accessLog struct {
 	// proxies: the client's address is the one clientaddr's middleware
 	// resolved through trusted proxies, not the peer's.
 	proxies bool
+	// batch is out when it is a BatchWriter (serve's): its Write keeps
+	// nothing of the line, which can then be on the stack.
+	batch *BatchWriter
+	// second is the text time of the last line, to its second.
+	second atomic.Pointer[second]
 }
 
 func newAccessLog(a AccessLog, proxies bool) *accessLog {
@@ -42,25 +48,32 @@ func newAccessLog(a AccessLog, proxies bool) *accessLog {
 	if a.JSON {
 		h = slog.NewJSONHandler(a.Out, nil)
 	}
-	return &accessLog{h: h, out: a.Out, json: a.JSON, proxies: proxies}
+	batch, _ := a.Out.(*BatchWriter)
+	return &accessLog{h: h, out: a.Out, json: a.JSON, proxies: proxies, batch: batch}
 }
 
 var linePool = sync.Pool{New: func() any { b := make([]byte, 0, 256); return &b }}
 
 // log writes r's line: end is when it was answered, took how long it took.
 func (l *accessLog) log(r *http.Request, rec *recorder, end time.Time, took time.Duration) {
-	if l.out == nil {
-		logRequest(l.h, r, rec, end, took)
-		return
+	switch {
+	case l.out == nil:
+	case l.batch != nil:
+		var buf [320]byte
+		if line, ok := l.appendLine(buf[:0], r, rec, end, took); ok {
+			l.batch.Write(line)
+			return
+		}
+	default:
+		bp := linePool.Get().(*[]byte)
+		defer linePool.Put(bp)
+		if line, ok := l.appendLine((*bp)[:0], r, rec, end, took); ok {
+			l.out.Write(line) // a log has nowhere to report its own failure
+			*bp = line[:0]
+			return
+		}
 	}
-	bp := linePool.Get().(*[]byte)
-	defer linePool.Put(bp)
-	if line, ok := l.appendLine((*bp)[:0], r, rec, end, took); ok {
-		l.out.Write(line) // a log has nowhere to report its own failure
-		*bp = line[:0]
-	} else {
-		logRequest(l.h, r, rec, end, took)
-	}
+	logRequest(l.h, r, rec, end, took)
 }
 
 // lineFormat is what stands between the values of a line: slog's text
@@ -91,8 +104,7 @@ func (l *accessLog) appendLine(b []byte, r *http.Request, rec *recorder, end tim
 		b = append(b, `{"time":"`...)
 		b = end.AppendFormat(b, time.RFC3339Nano)
 	} else {
-		b = append(b, "time="...)
-		b = appendRFC3339Millis(b, end)
+		b = l.appendTime(append(b, "time="...), end)
 	}
 	b = append(append(b, f.method...), r.Method...)
 	b = append(append(b, f.path...), r.URL.Path...)
@@ -148,6 +160,36 @@ func (l *accessLog) appendRemote(b []byte, r *http.Request) []byte {
 		}
 	}
 	return append(b, clientaddr.From(r)...)
+}
+
+// second is a second of the text handler's time: the date and time up to
+// the second, and the zone, for the Unix second and zone offset it was
+// made for.
+type second struct {
+	unix       int64
+	offset     int
+	date, zone []byte
+}
+
+// appendTime appends t as appendRFC3339Millis does, formatting the date
+// once a second: the lines of a second differ in their milliseconds only.
+func (l *accessLog) appendTime(b []byte, t time.Time) []byte {
+	unix := t.Unix()
+	_, offset := t.Zone()
+	s := l.second.Load()
+	if s == nil || s.unix != unix || s.offset != offset {
+		full := appendRFC3339Millis(nil, t)
+		if len(full) < 24 || full[19] != '.' {
+			// A year of more than four digits: the handler writes
+			// what appendRFC3339Millis does, which is not this.
+			return append(b, full...)
+		}
+		s = &second{unix: unix, offset: offset, date: full[:19], zone: full[23:]}
+		l.second.Store(s)
+	}
+	ms := t.Nanosecond() / 1e6
+	b = append(append(b, s.date...), '.', byte('0'+ms/100), byte('0'+ms/10%10), byte('0'+ms%10))
+	return append(b, s.zone...)
 }
 
 // appendRFC3339Millis is the text handler's time: RFC 3339 with exactly
