@@ -49,6 +49,16 @@ func readWithin(c net.Conn) (error, time.Duration) {
 	return err, time.Since(start)
 }
 
+// byteAfter has client send a byte after d, and checks that c reads it
+// (and waited for it).
+func byteAfter(t *testing.T, c, client net.Conn, d time.Duration) {
+	t.Helper()
+	time.AfterFunc(d, func() { client.Write([]byte("x")) })
+	if err, took := readWithin(c); err != nil || took < d/2 {
+		t.Errorf("read: %v after %v, want the byte sent after %v", err, took, d)
+	}
+}
+
 // TestSweptDeadlines: a swept connection's deadlines take effect as the
 // socket's own would, at most a sweep late; moved before they pass, they
 // do not; one set in the past stops a blocked read at once.
@@ -77,15 +87,8 @@ func TestSweptDeadlines(t *testing.T) {
 		t.Parallel()
 		c, client, _ := sweptPair(t, every)
 		c.SetReadDeadline(time.Now().Add(20 * time.Millisecond))
-		go func() {
-			time.Sleep(5 * time.Millisecond)
-			c.SetReadDeadline(time.Now().Add(time.Second))
-			time.Sleep(100 * time.Millisecond)
-			client.Write([]byte("x"))
-		}()
-		if err, took := readWithin(c); err != nil || took < 100*time.Millisecond {
-			t.Errorf("read: %v after %v, want the byte after 100 ms", err, took)
-		}
+		time.AfterFunc(5*time.Millisecond, func() { c.SetReadDeadline(time.Now().Add(time.Second)) })
+		byteAfter(t, c, client, 100*time.Millisecond)
 	})
 	t.Run("cut, then moved", func(t *testing.T) {
 		t.Parallel()
@@ -101,26 +104,14 @@ func TestSweptDeadlines(t *testing.T) {
 		if !cut {
 			t.Fatal("a sweep did not cut the read")
 		}
-		go func() {
-			time.Sleep(50 * time.Millisecond)
-			client.Write([]byte("x"))
-		}()
-		if err, took := readWithin(c); err != nil || took < 50*time.Millisecond {
-			t.Errorf("read: %v after %v, want the byte after 50 ms", err, took)
-		}
+		byteAfter(t, c, client, 50*time.Millisecond)
 	})
 	t.Run("none", func(t *testing.T) {
 		t.Parallel()
 		c, client, _ := sweptPair(t, every)
 		c.SetReadDeadline(time.Now().Add(10 * time.Millisecond))
 		c.SetReadDeadline(time.Time{})
-		go func() {
-			time.Sleep(5 * every)
-			client.Write([]byte("x"))
-		}()
-		if err, _ := readWithin(c); err != nil {
-			t.Errorf("read without a deadline: %v", err)
-		}
+		byteAfter(t, c, client, 5*every)
 	})
 	t.Run("past stops a blocked read at once", func(t *testing.T) {
 		t.Parallel()
@@ -220,51 +211,45 @@ func TestSweptServerTimeouts(t *testing.T) {
 	t.Cleanup(func() { srv.Close(); s.stop() })
 	addr := ln.Addr().String()
 
-	// closedAfter is how long the server took to close c.
-	closedAfter := func(c net.Conn, start time.Time) time.Duration {
+	dial := func(t *testing.T) net.Conn {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close() })
+		return c
+	}
+	// closedAfter checks that the server closed c after want from start,
+	// and not much later.
+	closedAfter := func(t *testing.T, c net.Conn, start time.Time, want time.Duration) {
 		c.SetReadDeadline(time.Now().Add(5 * time.Second))
 		io.Copy(io.Discard, c)
-		return time.Since(start)
+		if took := time.Since(start); took < want || took > want+500*time.Millisecond {
+			t.Errorf("closed after %v, want after %v", took, want)
+		}
 	}
 	t.Run("half the headers", func(t *testing.T) {
 		t.Parallel()
 		start := time.Now() // the server's wait starts once it accepts
-		c, err := net.Dial("tcp", addr)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer c.Close()
+		c := dial(t)
 		io.WriteString(c, "GET / HTTP/1.1\r\nHost: x\r\n")
-		if took := closedAfter(c, start); took < headers || took > headers+500*time.Millisecond {
-			t.Errorf("closed after %v, want after the headers' %v", took, headers)
-		}
+		closedAfter(t, c, start, headers)
 	})
 	t.Run("idle", func(t *testing.T) {
 		t.Parallel()
-		c, err := net.Dial("tcp", addr)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer c.Close()
+		c := dial(t)
 		start := time.Now() // the server's wait starts once it answers
 		io.WriteString(c, "GET / HTTP/1.1\r\nHost: x\r\n\r\n")
-		r := bufio.NewReader(c)
-		resp, err := http.ReadResponse(r, nil)
+		resp, err := http.ReadResponse(bufio.NewReader(c), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
 		io.Copy(io.Discard, resp.Body)
-		if took := closedAfter(c, start); took < idle || took > idle+500*time.Millisecond {
-			t.Errorf("idle connection closed after %v, want after %v", took, idle)
-		}
+		closedAfter(t, c, start, idle)
 	})
 	t.Run("busy", func(t *testing.T) {
 		t.Parallel()
-		c, err := net.Dial("tcp", addr)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer c.Close()
+		c := dial(t)
 		r := bufio.NewReader(c)
 		for start := time.Now(); time.Since(start) < 2*idle; {
 			io.WriteString(c, "GET / HTTP/1.1\r\nHost: x\r\n\r\n")
