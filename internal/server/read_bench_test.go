@@ -7,7 +7,6 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
-	"strconv"
 	"testing"
 
 	"github.com/flagshipctf/flagship/internal/dataset"
@@ -16,6 +15,7 @@ import (
 	"github.com/flagshipctf/flagship/internal/platform"
 	"github.com/flagshipctf/flagship/internal/server"
 	"github.com/flagshipctf/flagship/internal/store/storetest"
+	"github.com/flagshipctf/flagship/internal/transfer"
 )
 
 // BenchmarkAnonymousRead: the demo event's anonymous challenge list and
@@ -102,7 +102,7 @@ func demoServe(b *testing.B) http.Handler {
 	if err != nil {
 		b.Fatal(err)
 	}
-	if _, err := svc.Import(ctx, platform.Operator, ds); err != nil {
+	if _, err := transfer.Load(ctx, db, ds); err != nil {
 		b.Fatal(err)
 	}
 	if err := svc.Load(ctx); err != nil {
@@ -112,6 +112,5 @@ func demoServe(b *testing.B) http.Handler {
 	if err := srv.API().WaitLeaderboard(ctx); err != nil {
 		b.Fatal(err)
 	}
-	b.Logf("demo event: %s challenges", strconv.Itoa(len(ds.Challenges)))
 	return srv.Handler()
 }
