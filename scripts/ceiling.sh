@@ -4,9 +4,10 @@
 # info, one line per request to a file, metrics on), and cmd/baseline
 # answering the same bytes and headers from memory, under
 # `wrk -t1 -c64` on loopback, interleaved (baseline, each flagship, baseline)
-# for ROUNDS rounds. Prints req/s and the 1-minute load average before and
-# after each group. Figures are in docs/performance.md ("Access log and
-# metrics per request").
+# for ROUNDS rounds. Prints req/s, the server's CPU time per request (user
+# and system, from /proc: steadier than req/s on a machine others use too)
+# and the 1-minute load average before and after each group. Figures are
+# in docs/performance.md ("Access log and metrics per request").
 #
 #   scripts/ceiling.sh                         # this tree's flagship
 #   scripts/ceiling.sh /tmp/old/flagship ...   # other builds first, same run
@@ -40,7 +41,7 @@ for what in challenges leaderboard; do
 done
 kill "$p"; wait "$p" 2>/dev/null || true
 
-declare -A base
+declare -A base bpid
 bport=$((PORT + 50))
 for what in challenges leaderboard; do
 	args=()
@@ -50,10 +51,12 @@ for what in challenges leaderboard; do
 	done <"$work/$what.hdr"
 	"$work/baseline" --addr "127.0.0.1:$bport" --body "$work/$what.json" "${args[@]}" &
 	pids+=($!)
+	bpid[$what]=$!
 	base[$what]="http://127.0.0.1:$bport/api/public/$what"
 	bport=$((bport + 1))
 done
 urls=()
+spids=()
 i=0
 for bin in "${bins[@]}"; do
 	i=$((i + 1))
@@ -61,6 +64,7 @@ for bin in "${bins[@]}"; do
 	FLAGSHIP_ACCESS_LOG=${ACCESS_LOG:-on} "$bin" --db "sqlite:$work/s$i.db" serve --addr "127.0.0.1:$((PORT + i))" \
 		--metrics-addr "127.0.0.1:$((PORT + 100 + i))" >/dev/null 2>"$work/s$i.log" &
 	pids+=($!)
+	spids+=($!)
 	urls+=("http://127.0.0.1:$((PORT + i))")
 	wait_up "http://127.0.0.1:$((PORT + i))/livez"
 done
@@ -71,15 +75,25 @@ for what in challenges leaderboard; do
 	done
 done
 
-rps() { wrk -t1 -c64 -d"$DURATION" "$1" | awk '/Requests\/sec/ {printf "%.0f", $2}'; }
+# cpu PID: the process's user and system time so far, in clock ticks.
+cpu() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+# run URL PID: req/s, and the server's CPU µs per request.
+run() {
+	local before out
+	before=$(cpu "$2")
+	out=$(wrk -t1 -c64 -d"$DURATION" "$1")
+	awk -v ticks=$(($(cpu "$2") - before)) -v hz="$(getconf CLK_TCK)" '
+		/ requests in / {n = $1} /Requests\/sec/ {rps = $2}
+		END {printf "%.0f (%.1f µs)", rps, ticks / hz * 1e6 / n}' <<<"$out"
+}
 load() { cut -d' ' -f1 /proc/loadavg; }
-echo "== $(nproc) cores, wrk -t1 -c64 -d$DURATION, req/s"
+echo "== $(nproc) cores, wrk -t1 -c64 -d$DURATION, req/s (server CPU per request)"
 for i in "${!bins[@]}"; do echo "   :$((PORT + i + 1)) ${bins[$i]}"; done
 for r in $(seq 1 "$ROUNDS"); do
 	for what in challenges leaderboard; do
-		line="round $r $what: load $(load); baseline $(rps "${base[$what]}")"
-		for u in "${urls[@]}"; do line="$line; :${u##*:} $(rps "$u/api/public/$what")"; done
-		echo "$line; baseline $(rps "${base[$what]}"); load $(load)"
+		line="round $r $what: load $(load); baseline $(run "${base[$what]}" "${bpid[$what]}")"
+		for k in "${!urls[@]}"; do line="$line; :${urls[$k]##*:} $(run "${urls[$k]}/api/public/$what" "${spids[$k]}")"; done
+		echo "$line; baseline $(run "${base[$what]}" "${bpid[$what]}"); load $(load)"
 	done
 done
 echo "== access log lines written: $(cat "$work"/s*.log | grep -c 'msg=request' || true)"

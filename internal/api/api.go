@@ -26,6 +26,8 @@ type Handler struct {
 	// The public lists' bytes, kept per version (see board.go, list.go).
 	board *boardCache
 	list  listCache
+	// exact are the GET routes at a fixed path, by path (see ServeExact).
+	exact map[string]exactRoute
 	// SecureCookies: the platform is served over TLS; the session cookie
 	// is then ctf.SessionCookieName(true), and a cleared one is Secure.
 	SecureCookies bool
@@ -33,7 +35,8 @@ type Handler struct {
 
 // New returns the API handler for svc.
 func New(svc *platform.Service, log *slog.Logger) *Handler {
-	h := &Handler{svc: svc, log: log, mux: http.NewServeMux(), csrf: http.NewCrossOriginProtection(), board: newBoardCache(svc)}
+	h := &Handler{svc: svc, log: log, mux: http.NewServeMux(), csrf: http.NewCrossOriginProtection(), board: newBoardCache(svc),
+		exact: map[string]exactRoute{}}
 	h.routes()
 	return h
 }
@@ -58,6 +61,9 @@ func (h *Handler) routes() {
 	allows := map[string][]string{}
 	route := func(method, path string, fn http.HandlerFunc) {
 		h.mux.HandleFunc(method+" "+path, fn)
+		if method == http.MethodGet && !strings.Contains(path, "{") {
+			h.exact[path] = exactRoute{pattern: method + " " + path, fn: fn}
+		}
 		if method == http.MethodGet {
 			method = "GET, HEAD"
 		}
@@ -104,11 +110,53 @@ var publicCORS = httpx.CORS{
 // ServeHTTP adds CORS to /api/public and answers preflights.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if strings.HasPrefix(r.URL.Path, "/api/public/") || r.URL.Path == "/api/public" {
-		if publicCORS.Handle(w, r) {
+		if r.Method != http.MethodOptions {
+			setPublicCORS(w.Header())
+		} else if publicCORS.Handle(w, r) {
 			return
 		}
 	}
 	h.mux.ServeHTTP(w, r)
+}
+
+// The headers publicCORS.Handle sets on an answer that is not a preflight,
+// as values shared by every answer (see headerValues).
+var (
+	corsOrigin = []string{"*"}
+	corsExpose = []string{publicCORS.Expose}
+)
+
+func setPublicCORS(hd http.Header) {
+	hd["Access-Control-Allow-Origin"], hd["Access-Control-Expose-Headers"] = corsOrigin, corsExpose
+}
+
+// exactRoute is a GET route without wildcards.
+type exactRoute struct {
+	pattern string
+	fn      http.HandlerFunc
+}
+
+// ServeExact serves r and reports true if it is a GET or HEAD of one of the
+// API's routes at a fixed path (the challenge list, the leaderboard, ...),
+// exactly as ServeHTTP would, mounted at /api/public/ on a ServeMux: CORS,
+// and r.Pattern the route's, as its mux would have written it. The
+// anonymous reads are the API's busiest requests and their answers are
+// bytes that already exist; finding their route in two muxes, one after
+// the other, costs them more than anything but the write. Any other
+// request (another method, a path the muxes would clean, redirect or
+// unescape first: a RawPath) it leaves alone, for ServeHTTP.
+func (h *Handler) ServeExact(w http.ResponseWriter, r *http.Request) bool {
+	if r.Method != http.MethodGet && r.Method != http.MethodHead || r.URL.RawPath != "" {
+		return false
+	}
+	rt, ok := h.exact[r.URL.Path]
+	if !ok {
+		return false
+	}
+	r.Pattern = rt.pattern
+	setPublicCORS(w.Header())
+	rt.fn(w, r)
+	return true
 }
 
 // unhealthyRetry is how long a client is told to wait on an unhealthy

@@ -1,9 +1,11 @@
 package api
 
 import (
+	"bytes"
 	"encoding/binary"
 	"hash/crc32"
 	"sort"
+	"strconv"
 	"sync"
 )
 
@@ -126,14 +128,15 @@ func (c *boardChunk) holds(entries []*boardEntry) bool {
 }
 
 // boardBody is a leaderboard body spliced from pieces: the plain bytes are
-// the pieces' own (never copied), the gzip form is put together once, so
-// that it is one write.
+// the pieces' own (copied into one part only for a small body, up to
+// joinMax), the gzip form is put together once, so that it is one write.
 type boardBody struct {
 	pieces []*piece
 	parts  [][]byte // the plain bytes
 	n      int
 	crc    uint32 // IEEE, for the gzip trailer
 	tag    string
+	vals   headerValues
 
 	gzOnce sync.Once
 	gz     []byte
@@ -154,13 +157,24 @@ func newBoardBody(pieces []*piece) *boardBody {
 			b.parts = append(b.parts, p.plain)
 		}
 	}
+	if b.n <= joinMax && len(b.parts) > 1 {
+		b.parts = [][]byte{bytes.Join(b.parts, nil)}
+	}
 	b.tag = etagOf(crcC, b.crc, b.n)
+	b.vals = newHeaderValues(b.tag, b.n)
 	return b
 }
+
+// joinMax is the size up to which a body's plain bytes are copied into one
+// part: written in several, a small board (a page, a small event's) left
+// its last bytes, "]}", for a system call of their own.
+const joinMax = 64 << 10
 
 func (b *boardBody) etag() string    { return b.tag }
 func (b *boardBody) size() int       { return b.n }
 func (b *boardBody) plain() [][]byte { return b.parts }
+
+func (b *boardBody) values() *headerValues { return &b.vals }
 
 // gzipped is one gzip member around the pieces' deflate blocks.
 func (b *boardBody) gzipped() []byte {
@@ -176,6 +190,7 @@ func (b *boardBody) gzipped() []byte {
 		gz = append(gz, gzFinal...)
 		gz = binary.LittleEndian.AppendUint32(gz, b.crc)
 		b.gz = binary.LittleEndian.AppendUint32(gz, uint32(b.n))
+		b.vals.gzLength = []string{strconv.Itoa(len(b.gz))}
 	})
 	return b.gz
 }

@@ -16,7 +16,26 @@ type sharedBody interface {
 	etag() string
 	size() int // of the plain bytes
 	plain() [][]byte
+	// gzipped is the gzip form, made once; after it, values().gzLength
+	// is set.
 	gzipped() []byte
+	values() *headerValues
+}
+
+// headerValues are a shared body's ETag and Content-Length, plain and
+// gzipped, as header values made once per body: an answer assigns them to
+// its header as they are, where Header.Set would make each one-element
+// slice (and Content-Length's digits) again on every request. No slice has
+// room to grow, so an Add after them copies and never writes into another
+// answer's header.
+type headerValues struct {
+	etag, gzEtag []string
+	length       []string
+	gzLength     []string // set with the gzip form
+}
+
+func newHeaderValues(tag string, n int) headerValues {
+	return headerValues{etag: []string{tag}, gzEtag: []string{codedTag(tag, true)}, length: []string{strconv.Itoa(n)}}
 }
 
 // Body is a response body shared by every caller who gets the same answer,
@@ -26,13 +45,17 @@ type Body struct {
 	ETag string
 
 	parts  [][]byte // JSON, as sharedBody gives it
+	vals   headerValues
 	gzOnce sync.Once
 	gz     []byte
 }
 
 // Gzip returns the body compressed, computing it once per body.
 func (b *Body) Gzip() []byte {
-	b.gzOnce.Do(func() { b.gz = Compress(b.JSON) })
+	b.gzOnce.Do(func() {
+		b.gz = Compress(b.JSON)
+		b.vals.gzLength = []string{strconv.Itoa(len(b.gz))}
+	})
 	return b.gz
 }
 
@@ -40,6 +63,8 @@ func (b *Body) etag() string    { return b.ETag }
 func (b *Body) size() int       { return len(b.JSON) }
 func (b *Body) plain() [][]byte { return b.parts }
 func (b *Body) gzipped() []byte { return b.Gzip() }
+
+func (b *Body) values() *headerValues { return &b.vals }
 
 // Compress gzips p at the fastest level: bodies change with every solve, so
 // compressing quickly matters more than the last few percent.
@@ -75,4 +100,7 @@ func etagOf(crcC, crc uint32, n int) string {
 }
 
 // NewBody wraps bytes shared by many responses.
-func NewBody(p []byte) *Body { return &Body{JSON: p, ETag: ETag(p), parts: [][]byte{p}} }
+func NewBody(p []byte) *Body {
+	tag := ETag(p)
+	return &Body{JSON: p, ETag: tag, parts: [][]byte{p}, vals: newHeaderValues(tag, len(p))}
+}

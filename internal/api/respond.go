@@ -41,41 +41,51 @@ func audienceOf(v ctf.Viewer) audience {
 	return anonymous
 }
 
+// The caching headers' values, shared by every answer (see headerValues).
+var (
+	noCache         = []string{"no-cache"}
+	privateNoCache  = []string{"private, no-cache"}
+	varyAll         = []string{varyCredentials}
+	varyEncoding    = []string{"Accept-Encoding"}
+	contentTypeJSON = []string{httpx.ContentTypeJSON}
+)
+
 // setCaching writes the revalidation headers of a GET answer for a.
 func setCaching(hd http.Header, a audience) {
 	switch a {
 	case caller:
-		hd.Set("Cache-Control", "private, no-cache")
-		hd.Set("Vary", varyCredentials)
+		hd["Cache-Control"], hd["Vary"] = privateNoCache, varyAll
 	case anonymous:
-		hd.Set("Cache-Control", "no-cache")
-		hd.Set("Vary", varyCredentials)
+		hd["Cache-Control"], hd["Vary"] = noCache, varyAll
 	default:
-		hd.Set("Cache-Control", "no-cache")
-		hd.Set("Vary", "Accept-Encoding")
+		hd["Cache-Control"], hd["Vary"] = noCache, varyEncoding
 	}
 }
 
-// writeShared writes a body that many callers share: its ETag and gzip
-// form are computed once, not per request.
+// writeShared writes a body that many callers share: its ETag, its gzip
+// form and their header values are computed once, not per request.
 func writeShared(w http.ResponseWriter, r *http.Request, b sharedBody, a audience) {
 	hd := w.Header()
 	setCaching(hd, a)
 	gz := b.size() >= gzipMin && httpx.AcceptsGzip(r)
-	tag := b.etag()
-	hd.Set("ETag", codedTag(tag, gz))
-	if notModified(r, tag) {
+	vals := b.values()
+	if gz {
+		hd["Etag"] = vals.gzEtag
+	} else {
+		hd["Etag"] = vals.etag
+	}
+	if notModified(r, b.etag()) {
 		w.WriteHeader(http.StatusNotModified)
 		return
 	}
-	hd.Set("Content-Type", httpx.ContentTypeJSON)
-	parts, n := b.plain(), b.size()
+	hd["Content-Type"] = contentTypeJSON
+	parts := b.plain()
+	hd["Content-Length"] = vals.length
 	if gz {
-		gzipped := b.gzipped()
-		parts, n = [][]byte{gzipped}, len(gzipped)
-		hd.Set("Content-Encoding", "gzip")
+		parts = [][]byte{b.gzipped()}
+		hd["Content-Encoding"] = gzipCoding
+		hd["Content-Length"] = vals.gzLength
 	}
-	hd.Set("Content-Length", strconv.Itoa(n))
 	w.WriteHeader(http.StatusOK)
 	if r.Method == http.MethodHead {
 		return
@@ -86,6 +96,8 @@ func writeShared(w http.ResponseWriter, r *http.Request, b sharedBody, a audienc
 		}
 	}
 }
+
+var gzipCoding = []string{"gzip"}
 
 // codedTag gives the gzip form of a body its own strong validator, as
 // RFC 9110 asks of different representations; notModified accepts both.

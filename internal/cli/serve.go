@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"net"
 	"os"
 	"path/filepath"
@@ -129,8 +130,11 @@ func (a *app) serve(ctx context.Context, args []string) error {
 	}
 	go webhook.New(db.Hooks(), webhook.Options{Observer: svc.Observer(), Logger: log, AllowPrivate: *hooksPrivate}).Run(watchCtx)
 
+	// The request lines are log's, in its format, at info.
+	_, jsonLog := log.Handler().(*slog.JSONHandler)
 	srv := server.New(svc, server.Options{Log: log, SecureCookies: strings.HasPrefix(base, "https://"), Requests: reqs, CTFtimeOff: !*ctftimeOn,
-		Clients: clients, MaxStreams: *maxStreams, AccessLog: a.loggerTo(out), AccessLogOff: !*accessLog})
+		Clients: clients, MaxStreams: *maxStreams, AccessLog: server.AccessLog{Out: out, JSON: jsonLog},
+		AccessLogOff: !*accessLog || !log.Enabled(ctx, slog.LevelInfo)})
 	a.announce(base, demoKey)
 	return srv.Serve(ctx, ln)
 }

@@ -2,6 +2,7 @@ package server
 
 import (
 	"io"
+	"slices"
 	"sync"
 	"time"
 )
@@ -74,7 +75,9 @@ func (b *BatchWriter) Write(p []byte) (int, error) {
 	b.mu.Lock()
 	if b.closed {
 		b.mu.Unlock()
-		b.flush(p)
+		// A copy, so that p never escapes: the access log's lines are
+		// on their writer's stack.
+		b.flush(slices.Clone(p))
 		return len(p), nil
 	}
 	b.buf = append(b.buf, p...)

@@ -29,9 +29,9 @@ type Options struct {
 	// SecureCookies marks session cookies Secure: the platform is served
 	// over TLS (its public URL is https).
 	SecureCookies bool
-	// AccessLog, when set, receives the line per request (serve writes it
-	// in batches); else Log does.
-	AccessLog *slog.Logger
+	// AccessLog, when its Out is set, takes the line per request (serve
+	// writes it in batches); else Log does.
+	AccessLog AccessLog
 	// AccessLogOff turns the line per request off (serve --access-log=false).
 	AccessLogOff bool
 	// Requests, when set, is told of every answered request (metrics).
@@ -51,7 +51,7 @@ type Server struct {
 	svc *platform.Service
 	log *slog.Logger
 	// access takes the line per request; nil: none.
-	access slog.Handler
+	access *accessLog
 	reqs   RequestObserver
 	// clients resolves the client address before any other middleware,
 	// so the log and every front door see the same one.
@@ -70,10 +70,10 @@ func New(svc *platform.Service, opts Options) *Server {
 	s := &Server{svc: svc, log: log, reqs: opts.Requests, clients: opts.Clients, mux: http.NewServeMux()}
 	switch {
 	case opts.AccessLogOff:
-	case opts.AccessLog != nil:
-		s.access = opts.AccessLog.Handler()
+	case opts.AccessLog.Out != nil:
+		s.access = newAccessLog(opts.AccessLog, opts.Clients.Trusts())
 	default:
-		s.access = log.Handler()
+		s.access = &accessLog{h: log.Handler()}
 	}
 	s.routes(opts)
 	s.http = &http.Server{
@@ -120,14 +120,26 @@ func (s *Server) API() *api.Handler { return s.api }
 func (s *Server) Handler() http.Handler {
 	// Outermost, so that the log and the mux serve one request value (the
 	// log reads the pattern the mux wrote into it).
-	return s.clients.Middleware(logged(s.log, s.access, s.reqs, s.mux))
+	return s.clients.Middleware(logged(s.log, s.access, s.reqs, http.HandlerFunc(s.route)))
+}
+
+// route serves r by its route: the API's reads at a fixed path straight
+// from the API (mounted at /api/public/, it is where the mux would send
+// them), everything else through the mux.
+func (s *Server) route(w http.ResponseWriter, r *http.Request) {
+	if !s.api.ServeExact(w, r) {
+		s.mux.ServeHTTP(w, r)
+	}
 }
 
 // Serve serves on ln until ctx ends, then stops accepting connections and
 // lets in-flight requests finish (at most shutdownGrace).
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	// The read, write and idle timeouts are kept by a sweep (deadline.go).
+	sw := newSweeper(sweepEvery)
+	defer sw.stop()
 	errc := make(chan error, 1)
-	go func() { errc <- s.http.Serve(ln) }()
+	go func() { errc <- s.http.Serve(sweptListener{ln, sw}) }()
 	select {
 	case err := <-errc:
 		return fmt.Errorf("serve: %w", err)
