@@ -242,20 +242,6 @@ type Writeup struct {
 	Source Source `json:"-" yaml:"-"` // where the entry was read (not encoded)
 }
 
-// Sharing is a suspected sharing: User submitted the per-player flag of a
-// challenge given to Owner's instance.
-type Sharing struct {
-	ID        string     `json:"id,omitempty" yaml:"id,omitempty"`
-	User      string     `json:"user" yaml:"user"`   // who submitted it
-	Owner     string     `json:"owner" yaml:"owner"` // whose flag it is
-	Challenge string     `json:"challenge" yaml:"challenge"`
-	At        *time.Time `json:"at,omitempty" yaml:"at,omitempty"`
-	Door      ctf.Door   `json:"door,omitempty" yaml:"door,omitempty"`
-	Key       string     `json:"key,omitempty" yaml:"key,omitempty"`
-
-	Source Source `json:"-" yaml:"-"` // where the entry was read (not encoded)
-}
-
 // Review is a user's rating of a challenge they solved.
 type Review struct {
 	ID         string     `json:"id,omitempty" yaml:"id,omitempty"`
