@@ -100,7 +100,7 @@ var nyuCategories = []string{"crypto", "forensics", "misc", "pwn", "rev", "web"}
 // comes from the directory, which is how the benchmark and its runners' logs
 // name a task; the title is name.
 func (d *decoder) nyu(c *Challenge, m map[string]*yaml.Node, dir string) {
-	c.Title = strings.TrimSpace(d.str(m["name"], "name"))
+	c.Title = withoutDifficultySuffix(strings.TrimSpace(d.str(m["name"], "name")))
 	if c.Title == "" {
 		d.fail("name", "required")
 	}
@@ -144,14 +144,16 @@ func (d *decoder) nyu(c *Challenge, m map[string]*yaml.Node, dir string) {
 	d.staticFlag(c, d.str(flag, field), field)
 
 	// internal_port is the service's port; older tasks spell it port.
-	var port int
+	// NYU's own loader takes an integer, a numeric string or a list.
+	var ports []int
 	for _, k := range []string{"internal_port", "port"} {
-		if n, ok := m[k]; ok && !isNull(n) && port == 0 {
-			if port, _ = d.integer(n, k); port < 0 || port > 65535 {
-				d.fail(k, "must be a port number from 1 to 65535")
-				port = 0
-			}
+		if n, ok := m[k]; ok && !isNull(n) && len(ports) == 0 {
+			ports = d.nyuPorts(n, k)
 		}
+	}
+	port := 0
+	if len(ports) > 0 {
+		port = ports[0]
 	}
 	box := strings.TrimSpace(d.str(m["box"], "box"))
 	if box == "" {
@@ -160,6 +162,9 @@ func (d *decoder) nyu(c *Challenge, m map[string]*yaml.Node, dir string) {
 	c.Description = nyuDescription(d.str(m["description"], "description"), box, port)
 	if port != 0 {
 		d.instance(c, box, port)
+		for _, p := range ports[1:] {
+			c.ConnectionInfo += fmt.Sprintf(", nc %s %d", box, p)
+		}
 	}
 
 	var rels []string
@@ -174,6 +179,30 @@ func (d *decoder) nyu(c *Challenge, m map[string]*yaml.Node, dir string) {
 		rels = append(rels, found...)
 	}
 	c.File = handoutFile(dir, rels, c.Slug+".zip", "")
+}
+
+// nyuPorts reads a task's ports: an integer, a string of one, or a list
+// of either, each from 1 to 65535.
+func (d *decoder) nyuPorts(n *yaml.Node, field string) []int {
+	n = deref(n)
+	items := []*yaml.Node{n}
+	if n.Kind == yaml.SequenceNode {
+		items = d.items(n, field)
+	}
+	var out []int
+	for i, it := range items {
+		f := field
+		if n.Kind == yaml.SequenceNode {
+			f = fmt.Sprintf("%s[%d]", field, i)
+		}
+		p, err := strconv.Atoi(strings.TrimSpace(it.Value))
+		if it.Kind != yaml.ScalarNode || (it.Tag != "!!int" && it.Tag != "!!str") || err != nil || p < 1 || p > 65535 {
+			d.fail(f, "must be a port number from 1 to 65535 (an integer or a string of one)")
+			continue
+		}
+		out = append(out, p)
+	}
+	return out
 }
 
 // nyuDescription fills the placeholders the way NYU CTF Bench's runner does

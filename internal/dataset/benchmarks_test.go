@@ -52,6 +52,18 @@ func TestReadNYUTask(t *testing.T) {
 				HasInstance: true, DockerPort: intp(31337), ConnectionInfo: "nc task 31337",
 				File: &File{Name: "task.zip", Pack: []string{"a.txt", "b.py", "out/c.bin"}}},
 			map[string]string{"a.txt": "A", "b.py": "B", "out/c.bin": "C"}},
+		{"the port as a string, as NYU's own README writes it",
+			map[string]string{"challenge.json": `{"name": "Maze", "category": "rev", "description": "nc {box} {port}",
+				"flag": "flag{m}", "box": "rev.example.org", "internal_port": "5000"}`},
+			Challenge{Slug: "task", Title: "Maze", Categories: []string{"rev"}, Description: "nc rev.example.org 5000",
+				Difficulty: ctf.Medium, Points: 200, Type: "standard", Flags: []Flag{{"static", "flag{m}", ""}},
+				HasInstance: true, DockerPort: intp(5000), ConnectionInfo: "nc rev.example.org 5000"}, nil},
+		{"a list of ports: the first is the service's, every one is listed",
+			map[string]string{"challenge.json": `{"name": "Duo", "category": "web", "description": "port {port}",
+				"flag": "flag{d}", "box": "web.example.org", "internal_port": [3001, "3002"]}`},
+			Challenge{Slug: "task", Title: "Duo", Categories: []string{"web"}, Description: "port 3001",
+				Difficulty: ctf.Medium, Points: 200, Type: "standard", Flags: []Flag{{"static", "flag{d}", ""}},
+				HasInstance: true, DockerPort: intp(3001), ConnectionInfo: "nc web.example.org 3001, nc web.example.org 3002"}, nil},
 		{"no port, no files, no category: the directory above",
 			map[string]string{"challenge.json": `{"name": "Static", "description": "{port} stays; {box} is the slug",
 				"flag": "flag{s}", "points": 0, "difficulty": 5}`},
@@ -222,5 +234,22 @@ func TestReadBenchmarkCheckout(t *testing.T) {
 	var e *Error
 	if _, err := ReadPaths([]string{empty}); !errors.As(err, &e) || !strings.Contains(e.Msg, "metadata/metadata.json") {
 		t.Errorf("empty directory: %v", err)
+	}
+}
+
+func TestWithoutDifficultySuffix(t *testing.T) {
+	for in, want := range map[string]string{
+		"Maze [Very Easy]":    "Maze",
+		"Maze  [hard] ":       "Maze",
+		"Array [3]":           "Array [3]", // not a difficulty word... 3 is Cybench's rating
+		"Lists [of things]":   "Lists [of things]",
+		"[Easy]":              "[Easy]",
+		"Plain":               "Plain",
+		"Insane [Insane]":     "Insane",
+		"Two [Easy] [Medium]": "Two [Easy]",
+	} {
+		if got := withoutDifficultySuffix(in); got != want {
+			t.Errorf("withoutDifficultySuffix(%q) = %q, want %q", in, got, want)
+		}
 	}
 }

@@ -85,9 +85,28 @@ func readableTitle(name string) string {
 			name = name[i+1:]
 		}
 	}
+	name = withoutDifficultySuffix(name)
 	name = strings.Join(strings.Fields(strings.NewReplacer("_", " ", "-", " ").Replace(name)), " ")
 	if name != "" && name[0] >= 'a' && name[0] <= 'z' {
 		name = strings.ToUpper(name[:1]) + name[1:]
 	}
 	return name
+}
+
+// withoutDifficultySuffix drops a bracketed difficulty at the end of a
+// title ("Maze [Very Easy]"), which the benchmarks' directories and names
+// carry: the difficulty is a field of its own.
+func withoutDifficultySuffix(title string) string {
+	t := strings.TrimSpace(title)
+	i := strings.LastIndex(t, "[")
+	if i <= 0 || !strings.HasSuffix(t, "]") {
+		return title
+	}
+	word := strings.ToLower(strings.Join(strings.Fields(t[i+1:len(t)-1]), " "))
+	// A number in brackets is more likely part of the name than Cybench's
+	// 0-5 rating: only the words count.
+	if _, ok := benchDifficulties[word]; !ok || word[0] < 'a' || word[0] > 'z' || strings.TrimSpace(t[:i]) == "" {
+		return title
+	}
+	return strings.TrimSpace(t[:i])
 }
