@@ -184,30 +184,25 @@ func (a *app) instancesStop(ctx context.Context, args []string) error {
 		return err
 	}
 	defer db.Close()
-	svc := platform.New(db, platform.Options{})
-	if err := svc.Load(ctx); err != nil {
-		return err
-	}
 	// The instance is stopped on the engine it was started on, which the
-	// database records: the operator need not say which.
-	rows, err := svc.Instances.Running(ctx, ctf.Operator)
+	// database records: the operator need not say which. It is read before
+	// the service is built, so the event's state is loaded once.
+	var opts platform.Options
+	row, ok, err := db.Instances().ByID(ctx, *id)
 	if err != nil {
 		return err
 	}
-	for _, r := range rows {
-		if r.ID != *id {
-			continue
-		}
-		engine, err := newEngine(a.env, r.Engine)
+	if ok && row.StoppedAt == nil {
+		engine, err := newEngine(a.env, row.Engine)
 		if err != nil {
 			return err
 		}
 		defer engine.Close()
-		svc = platform.New(db, platform.Options{Instances: platform.InstanceOptions{Engine: engine, EngineName: r.Engine}})
-		if err := svc.Load(ctx); err != nil {
-			return err
-		}
-		break
+		opts.Instances = platform.InstanceOptions{Engine: engine, EngineName: row.Engine}
+	}
+	svc := platform.New(db, opts)
+	if err := svc.Load(ctx); err != nil {
+		return err
 	}
 	if err := svc.Instances.StopByID(ctx, ctf.Operator, *id); err != nil {
 		return err

@@ -27,6 +27,11 @@ func (st *State) ChallengeByID(id string) (ctf.Challenge, bool) {
 	return st.challenge(func() *chal { return st.chals[id] })
 }
 
+// VisibleChallenge returns the challenge of slug if players see it now.
+func (st *State) VisibleChallenge(slug string) (ctf.Challenge, bool) {
+	return st.challenge(func() *chal { return st.visibleBySlug(slug) })
+}
+
 // challenge copies the challenge find returns under the read lock.
 func (st *State) challenge(find func() *chal) (ctf.Challenge, bool) {
 	st.mu.RLock()

@@ -181,17 +181,8 @@ func (s *Instances) Start(ctx context.Context, v ctf.Viewer, slug string) (view 
 	if existing {
 		return s.view(&c, r), false, nil
 	}
-	start := time.Now()
-	inst, err := s.run(ctx, &c, spec, v.User.ID, r)
+	inst, err := s.launch(ctx, &c, spec, v.User.ID, r)
 	if err != nil {
-		s.obs.InstanceStarted(false, time.Since(start))
-		// The reservation goes: the port is free, nothing runs.
-		stopCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
-		defer cancel()
-		s.opts.Engine.Stop(stopCtx, r.ID)
-		if serr := s.db.Stopped(stopCtx, r.ID, s.now()); serr != nil {
-			s.log.Warn("free the reservation of an instance that did not start", "instance", r.ID, "err", serr)
-		}
 		if errors.Is(err, instances.ErrUnavailable) || errors.Is(err, instances.ErrPortTaken) {
 			return InstanceView{}, false, errEngineDown
 		}
@@ -202,9 +193,25 @@ func (s *Instances) Start(ctx context.Context, v ctf.Viewer, slug string) (view 
 		s.log.Error("start an instance", "challenge", c.Slug, "user", v.User.ID, "err", err)
 		return InstanceView{}, false, ctf.Errorf(ctf.Unavailable, "the instance could not be started; the organisers are told")
 	}
-	s.obs.InstanceStarted(true, time.Since(start))
 	r.Status, r.Host, r.EngineID = store.InstanceRunning, s.host(inst.Node), inst.EngineID
 	return s.view(&c, r), true, nil
+}
+
+// launch runs reservation r and tells the observer how it went; on a
+// failure it gives the reservation back: nothing runs, the port is free.
+func (s *Instances) launch(ctx context.Context, c *ctf.Challenge, spec ctf.InstanceSpec, userID string, r store.InstanceRow) (instances.Instance, error) {
+	start := time.Now()
+	inst, err := s.run(ctx, c, spec, userID, r)
+	s.obs.InstanceStarted(err == nil, time.Since(start))
+	if err != nil {
+		stopCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+		defer cancel()
+		s.opts.Engine.Stop(stopCtx, r.ID)
+		if serr := s.db.Stopped(stopCtx, r.ID, s.now()); serr != nil {
+			s.log.Warn("free the reservation of an instance that did not start", "instance", r.ID, "err", serr)
+		}
+	}
+	return inst, err
 }
 
 // run starts the container of reservation r and records where it runs.

@@ -25,20 +25,18 @@ const sharedUntil = 100 * 365 * 24 * time.Hour
 // sharedConnection is the connection line of the running shared instance
 // of the visible challenge of slug, "" when it has none.
 func (s *Instances) sharedConnection(ctx context.Context, slug string) string {
-	for _, c := range s.live.State().SharedInstances() {
-		if c.Slug != slug {
-			continue
-		}
-		r, ok, err := s.db.Live(ctx, c.ID, "")
-		if err != nil {
-			s.log.Warn("read a shared instance", "challenge", slug, "err", err)
-		}
-		if !ok || r.Status != store.InstanceRunning {
-			return ""
-		}
-		return c.Instance.Connection(s.view(&c, r).Host, r.Port)
+	c, ok := s.live.State().VisibleChallenge(slug)
+	if !ok || c.Instance == nil || !c.Instance.Shared {
+		return ""
 	}
-	return ""
+	r, ok, err := s.db.Live(ctx, c.ID, "")
+	if err != nil {
+		s.log.Warn("read a shared instance", "challenge", slug, "err", err)
+	}
+	if !ok || r.Status != store.InstanceRunning {
+		return ""
+	}
+	return c.Instance.Connection(s.view(&c, r).Host, r.Port)
 }
 
 // keepShared starts the shared instance of each challenge players see that
@@ -97,16 +95,9 @@ func (s *Instances) startShared(ctx context.Context, c ctf.Challenge) error {
 	if err != nil || existing {
 		return err
 	}
-	start := time.Now()
-	if _, err := s.run(ctx, &c, spec, "", r); err != nil {
-		s.obs.InstanceStarted(false, time.Since(start))
-		s.opts.Engine.Stop(ctx, r.ID)
-		if serr := s.db.Stopped(ctx, r.ID, s.now()); serr != nil {
-			s.log.Warn("free the reservation of a shared instance that did not start", "instance", r.ID, "err", serr)
-		}
+	if _, err := s.launch(ctx, &c, spec, "", r); err != nil {
 		return err
 	}
-	s.obs.InstanceStarted(true, time.Since(start))
 	s.log.Info("shared instance started", "challenge", c.Slug, "port", r.Port)
 	return nil
 }

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"strings"
 	"time"
 
 	"github.com/flagshipctf/flagship/internal/ctf"
@@ -239,5 +238,5 @@ func (in Instances) TakeLease(ctx context.Context, name, holder string, now, unt
 	if err != nil {
 		return false, fmt.Errorf("take the lease %s: %w", name, err)
 	}
-	return strings.EqualFold(got, holder), nil
+	return got == holder, nil
 }
