@@ -154,6 +154,28 @@ func ValidateDockerPort(port *int) error {
 	return nil
 }
 
+// ValidateFlagFormat: empty, or one line of at most 200 characters, the
+// shape of a flag as players are told it ("csawctf{...}").
+func ValidateFlagFormat(format string) error {
+	if utf8.RuneCountInString(format) > 200 || strings.ContainsAny(format, "\r\n") || !utf8.ValidString(format) {
+		return FieldErrorf("flagFormat", "must be one line of at most 200 characters")
+	}
+	return nil
+}
+
+// ValidateOrigin: zero, or a known benchmark and the task's path.
+func ValidateOrigin(o Origin) error {
+	switch {
+	case o == Origin{}:
+		return nil
+	case o.Benchmark != BenchmarkNYU && o.Benchmark != BenchmarkCybench:
+		return FieldErrorf("origin.benchmark", "must be %s or %s", BenchmarkNYU, BenchmarkCybench)
+	case strings.TrimSpace(o.Path) == "" || len(o.Path) > 1024:
+		return FieldErrorf("origin.path", "must be the task's path in its checkout (at most 1,024 bytes)")
+	}
+	return nil
+}
+
 // MaxDescriptionChars bounds a challenge's Markdown description: a page
 // of text, never a payload that fills the database or every replica's
 // memory.

@@ -136,7 +136,41 @@ type Challenge struct {
 	ReleaseAt      *time.Time
 	Tags           []string
 	ConnectionInfo string
-	CreatedAt      time.Time
+	// FlagFormat is the flag's shape as players are told it
+	// ("csawctf{...}"); empty: derived (FlagFormatOf).
+	FlagFormat string
+	// Origin is where a benchmark task was loaded from; zero for the
+	// organiser's own challenges.
+	Origin    Origin
+	CreatedAt time.Time
+}
+
+// The benchmarks whose checkouts Flagship loads as they are.
+const (
+	BenchmarkNYU     = "nyu"
+	BenchmarkCybench = "cybench"
+)
+
+// Origin is where a challenge came from: a task of a benchmark's checkout
+// (Benchmark, and Path, the task's directory relative to the checkout's
+// root, slash-separated), or the organiser's own (zero).
+type Origin struct {
+	Benchmark string
+	Path      string
+}
+
+// String names the origin for people: "NYU CTF Bench task
+// 2023/CSAW-Quals/rev/rox", or "the organiser's own challenge".
+func (o Origin) String() string {
+	switch o.Benchmark {
+	case "":
+		return "the organiser's own challenge"
+	case BenchmarkNYU:
+		return "NYU CTF Bench task " + o.Path
+	case BenchmarkCybench:
+		return "Cybench task " + o.Path
+	}
+	return o.Benchmark + " task " + o.Path
 }
 
 // ReleasedAt reports whether c's release time, if any, has come.

@@ -99,6 +99,13 @@ var challengeFields = newMapping(rejectUnlessCtfcli, ctfcliIgnored,
 		c.Tags = d.tags(v, path)
 	}},
 	challengeConnectionInfo,
+	asTrimmed("flagFormat", func(c *challengeDraft) *string { return &c.FlagFormat }),
+	field[challengeDraft]{"origin", func(d *decoder, c *challengeDraft, v *yaml.Node, path string) {
+		if !isNull(deref(v)) {
+			c.Origin = new(Origin)
+			originFields.decode(d, v, path, c.Origin)
+		}
+	}},
 	asTime("releaseAt", func(c *challengeDraft) **time.Time { return &c.ReleaseAt }),
 	asTime("createdAt", func(c *challengeDraft) **time.Time { return &c.CreatedAt }),
 

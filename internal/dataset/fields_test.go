@@ -27,7 +27,7 @@ func TestKnownKeys(t *testing.T) {
 		{"announcement", announcementFields.keys, announcementFields.ignored, []string{"id", "title", "body", "challenge", "author", "createdAt"}},
 		{"challenge", challengeFields.keys, challengeFields.ignored, []string{
 			"id", "slug", "title", "description", "categories", "difficulty", "points", "type", "flags",
-			"requires", "author", "file", "hasInstance", "dockerPort", "instance", "hidden", "tags", "connectionInfo",
+			"requires", "author", "file", "hasInstance", "dockerPort", "instance", "hidden", "tags", "connectionInfo", "flagFormat", "origin",
 			"releaseAt", "createdAt",
 			"name", "value", "category", "requirements", "state", "files", "connection_info", "extra",
 		}},

@@ -222,3 +222,29 @@ func rootErr(err error) error {
 	}
 	return err
 }
+
+// File is the one downloadable file of a challenge: either bytes stored in the
+// database (Path or Pack on load, ContentBase64 in a dump) or a link elsewhere
+// (URL).
+type File struct {
+	Name          string `json:"name" yaml:"name"`
+	Path          string `json:"path,omitempty" yaml:"path,omitempty"` // absolute after parsing (resolved against the dataset file)
+	URL           string `json:"url,omitempty" yaml:"url,omitempty"`
+	SHA256        string `json:"sha256,omitempty" yaml:"sha256,omitempty"`
+	ContentBase64 string `json:"contentBase64,omitempty" yaml:"contentBase64,omitempty"`
+
+	// Root is the directory of the file that named Path: Path must stay
+	// inside it, symlinks included (see ReadFile).
+	Root string `json:"-" yaml:"-"`
+	// Pack lists files (slash-separated, relative to Root) that ReadFile
+	// zips into one archive named Name: a benchmark task hands out several
+	// files and a challenge serves one. They are zipped when the file is
+	// stored, not when the task is read, so that loading a whole benchmark
+	// does not hold every handout in memory at once.
+	Pack []string `json:"-" yaml:"-"`
+	// PackDir is the directory of Root (slash-separated) that the
+	// archive names Pack's files relative to: Cybench's release, read
+	// from the task's directory so that release itself is checked not to
+	// be a symlink when the files are read.
+	PackDir string `json:"-" yaml:"-"`
+}

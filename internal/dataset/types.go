@@ -144,32 +144,6 @@ type Flag struct {
 	Data    string       `json:"data,omitempty" yaml:"data,omitempty"` // "case_insensitive" or empty
 }
 
-// File is the one downloadable file of a challenge: either bytes stored in the
-// database (Path or Pack on load, ContentBase64 in a dump) or a link elsewhere
-// (URL).
-type File struct {
-	Name          string `json:"name" yaml:"name"`
-	Path          string `json:"path,omitempty" yaml:"path,omitempty"` // absolute after parsing (resolved against the dataset file)
-	URL           string `json:"url,omitempty" yaml:"url,omitempty"`
-	SHA256        string `json:"sha256,omitempty" yaml:"sha256,omitempty"`
-	ContentBase64 string `json:"contentBase64,omitempty" yaml:"contentBase64,omitempty"`
-
-	// Root is the directory of the file that named Path: Path must stay
-	// inside it, symlinks included (see ReadFile).
-	Root string `json:"-" yaml:"-"`
-	// Pack lists files (slash-separated, relative to Root) that ReadFile
-	// zips into one archive named Name: a benchmark task hands out several
-	// files and a challenge serves one. They are zipped when the file is
-	// stored, not when the task is read, so that loading a whole benchmark
-	// does not hold every handout in memory at once.
-	Pack []string `json:"-" yaml:"-"`
-	// PackDir is the directory of Root (slash-separated) that the
-	// archive names Pack's files relative to: Cybench's release, read
-	// from the task's directory so that release itself is checked not to
-	// be a symlink when the files are read.
-	PackDir string `json:"-" yaml:"-"`
-}
-
 // Challenge is one challenge. Slug is the natural key.
 type Challenge struct {
 	ID             string         `json:"id,omitempty" yaml:"id,omitempty"`
@@ -190,7 +164,9 @@ type Challenge struct {
 	Hidden         bool           `json:"hidden,omitempty" yaml:"hidden,omitempty"`
 	Tags           []string       `json:"tags,omitempty" yaml:"tags,omitempty"`
 	ConnectionInfo string         `json:"connectionInfo,omitempty" yaml:"connectionInfo,omitempty"`
-	ReleaseAt      *time.Time     `json:"releaseAt,omitempty" yaml:"releaseAt,omitempty"` // a scheduled release: out of sight until then
+	FlagFormat     string         `json:"flagFormat,omitempty" yaml:"flagFormat,omitempty"` // the flag's shape as players are told it
+	Origin         *Origin        `json:"origin,omitempty" yaml:"origin,omitempty"`         // the benchmark task it was read from
+	ReleaseAt      *time.Time     `json:"releaseAt,omitempty" yaml:"releaseAt,omitempty"`   // a scheduled release: out of sight until then
 	CreatedAt      *time.Time     `json:"createdAt,omitempty" yaml:"createdAt,omitempty"`
 
 	Source Source `json:"-" yaml:"-"` // where the entry was read (not encoded)

@@ -233,6 +233,10 @@ func (v *validator) challenges() {
 			v.flag(i, fmt.Sprintf("flags[%d].", j), fl)
 		}
 		v.rule(k, i, "", ctf.ValidateDockerPort(c.DockerPort))
+		v.rule(k, i, "", ctf.ValidateFlagFormat(c.FlagFormat))
+		if c.Origin != nil {
+			v.rule(k, i, "", ctf.ValidateOrigin(c.Origin.Of()))
+		}
 		if c.Instance != nil {
 			_, err := c.Instance.Spec()
 			v.rule(k, i, "", err)

@@ -62,6 +62,9 @@ type ChallengeInput struct {
 	Instance       *ctf.InstanceSpec
 	Tags           []string
 	ConnectionInfo string
+	// FlagFormat is the flag's shape as players are told it; empty:
+	// derived from the flags.
+	FlagFormat string
 	// ReleaseAt, when set, keeps the challenge pending until then.
 	ReleaseAt *time.Time
 }
@@ -124,7 +127,7 @@ func (s *Content) ChallengeForEdit(ctx context.Context, v ctf.Viewer, slug strin
 	in := ChallengeInput{ID: c.ID, Slug: c.Slug, Title: c.Title, Description: c.Description, Type: c.Type,
 		Categories: append([]string(nil), c.Categories...), Difficulty: c.Difficulty, Points: c.Points,
 		HasInstance: c.HasInstance, Hidden: c.Hidden, DockerPort: c.DockerPort, Tags: append([]string(nil), c.Tags...),
-		ConnectionInfo: c.ConnectionInfo, ReleaseAt: c.ReleaseAt, Instance: c.Instance}
+		ConnectionInfo: c.ConnectionInfo, FlagFormat: c.FlagFormat, ReleaseAt: c.ReleaseAt, Instance: c.Instance}
 	for _, f := range c.Flags {
 		in.Flags = append(in.Flags, ctf.Flag{Kind: f.Kind, Content: f.Content, CaseInsensitive: f.CaseInsensitive})
 	}
@@ -137,7 +140,8 @@ func (s *Content) ChallengeForEdit(ctx context.Context, v ctf.Viewer, slug strin
 func (s *core) checkChallenge(in ChallengeInput) (ctf.Challenge, []byte, error) {
 	c := ctf.Challenge{ID: in.ID, Slug: strings.TrimSpace(in.Slug), Title: strings.TrimSpace(in.Title), Description: in.Description,
 		Difficulty: in.Difficulty, Points: in.Points, Type: strings.TrimSpace(in.Type), HasInstance: in.HasInstance,
-		DockerPort: in.DockerPort, Hidden: in.Hidden, Tags: in.Tags, ConnectionInfo: strings.TrimSpace(in.ConnectionInfo)}
+		DockerPort: in.DockerPort, Hidden: in.Hidden, Tags: in.Tags, ConnectionInfo: strings.TrimSpace(in.ConnectionInfo),
+		FlagFormat: strings.TrimSpace(in.FlagFormat)}
 	if in.ReleaseAt != nil {
 		at := ctf.Millis(*in.ReleaseAt)
 		c.ReleaseAt = &at
@@ -174,7 +178,7 @@ func (s *core) checkChallenge(in ChallengeInput) (ctf.Challenge, []byte, error) 
 		c.Instance, c.HasInstance, c.DockerPort = &spec, true, &port
 	}
 	for _, err := range []error{ctf.ValidateDescription(c.Description), ctf.ValidateCategories(c.Categories), ctf.ValidateDifficulty(c.Difficulty),
-		ctf.ValidatePoints(c.Points), ctf.ValidateDockerPort(c.DockerPort)} {
+		ctf.ValidatePoints(c.Points), ctf.ValidateDockerPort(c.DockerPort), ctf.ValidateFlagFormat(c.FlagFormat)} {
 		if err != nil {
 			return c, nil, err
 		}
@@ -196,7 +200,7 @@ func (s *core) checkChallenge(in ChallengeInput) (ctf.Challenge, []byte, error) 
 		if !ok {
 			return c, nil, ctf.ErrNoChallenge
 		}
-		c.CreatedAt = old.CreatedAt
+		c.CreatedAt, c.Origin = old.CreatedAt, old.Origin
 		c.FileName, c.FileSHA256, c.FileURL = old.FileName, old.FileSHA256, old.FileURL
 	} else {
 		c.ID, c.CreatedAt = ctf.NewID(), ctf.Millis(s.now())

@@ -90,7 +90,8 @@ func dump(tx *store.DumpTx) (*dataset.Dataset, error) {
 	for _, c := range chals {
 		dc := dataset.Challenge{ID: c.ID, Slug: c.Slug, Title: c.Title, Description: c.Description, Categories: c.Categories,
 			Difficulty: c.Difficulty, Points: c.Points, Type: c.Type, Author: names[c.AuthorID], HasInstance: c.HasInstance,
-			DockerPort: c.DockerPort, Instance: dataset.InstanceOf(c.Instance), Hidden: c.Hidden, ConnectionInfo: c.ConnectionInfo, ReleaseAt: c.ReleaseAt, CreatedAt: tp(c.CreatedAt)}
+			DockerPort: c.DockerPort, Instance: dataset.InstanceOf(c.Instance), Hidden: c.Hidden, ConnectionInfo: c.ConnectionInfo, FlagFormat: c.FlagFormat, Origin: dataset.OriginOf(c.Origin),
+			ReleaseAt: c.ReleaseAt, CreatedAt: tp(c.CreatedAt)}
 		if len(c.Tags) > 0 {
 			dc.Tags = c.Tags
 		}

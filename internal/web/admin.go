@@ -160,7 +160,7 @@ func (h *Handler) adminSaveChallenge(w http.ResponseWriter, r *http.Request) {
 	in := platform.ChallengeInput{ID: r.FormValue("id"), Slug: r.FormValue("slug"), Title: r.FormValue("title"),
 		Description: r.FormValue("description"), Type: r.FormValue("type"), Difficulty: ctf.Difficulty(r.FormValue("difficulty")),
 		Author: strings.TrimSpace(r.FormValue("author")), HasInstance: r.FormValue("hasInstance") == "1",
-		Hidden: r.FormValue("hidden") == "1", ConnectionInfo: r.FormValue("connectionInfo"), RemoveFile: r.FormValue("removeFile") == "1",
+		Hidden: r.FormValue("hidden") == "1", ConnectionInfo: r.FormValue("connectionInfo"), FlagFormat: r.FormValue("flagFormat"), RemoveFile: r.FormValue("removeFile") == "1",
 		Categories: splitList(f.Categories), Tags: splitList(f.Tags), Requires: r.Form["requires"]}
 	var err error
 	if in.Points, err = strconv.Atoi(strings.TrimSpace(r.FormValue("points"))); err != nil {

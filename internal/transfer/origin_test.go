@@ -1,0 +1,103 @@
+package transfer_test
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/flagshipctf/flagship/internal/ctf"
+	"github.com/flagshipctf/flagship/internal/dataset"
+)
+
+// TestOriginAndFlagFormatRoundTrip: a challenge's origin and flag format
+// are stored on both engines and a dump loads them back the same.
+func TestOriginAndFlagFormatRoundTrip(t *testing.T) {
+	const event = `
+challenges:
+  - slug: 2023q-rev-rox
+    title: Rox
+    categories: [rev]
+    points: 100
+    flags: ['csawctf{x}']
+    flagFormat: 'csawctf{...}'
+    origin: {benchmark: nyu, path: 2023/CSAW-Quals/rev/rox}
+  - {slug: mine, title: Mine, categories: [misc], points: 50, flags: ['flag{m}']}
+`
+	db := openDB(t)
+	mustLoad(t, db, writeFile(t, t.TempDir(), "event.yaml", event))
+	snap, err := db.Snapshot(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]ctf.Challenge{}
+	for _, c := range snap.Challenges {
+		got[c.Slug] = c
+	}
+	if c := got["2023q-rev-rox"]; c.FlagFormat != "csawctf{...}" || c.Origin != (ctf.Origin{Benchmark: "nyu", Path: "2023/CSAW-Quals/rev/rox"}) {
+		t.Errorf("stored flag format %q, origin %+v", c.FlagFormat, c.Origin)
+	}
+	if c := got["mine"]; c.FlagFormat != "" || c.Origin != (ctf.Origin{}) {
+		t.Errorf("organiser's own challenge: flag format %q, origin %+v; want none", c.FlagFormat, c.Origin)
+	}
+
+	first := dump(t, db)
+	var out bytes.Buffer
+	if err := dataset.Encode(&out, first, "yaml"); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "benchmark: nyu") || !strings.Contains(out.String(), "flagFormat: csawctf{...}") {
+		t.Errorf("dump lacks the origin or the flag format:\n%s", out.String())
+	}
+	copyDB := openDB(t)
+	mustLoad(t, copyDB, writeFile(t, t.TempDir(), "dump.yaml", out.String()))
+	sameDump(t, first, dump(t, copyDB))
+	// The dump loads over the same database too: same origins.
+	mustLoad(t, db, writeFile(t, t.TempDir(), "dump.yaml", out.String()))
+}
+
+// TestLoadRefusesAnotherOrigin: a load never replaces a challenge that came
+// from elsewhere (another benchmark, another task, or the organiser's own):
+// it is refused naming both, and nothing changes.
+func TestLoadRefusesAnotherOrigin(t *testing.T) {
+	const first = `
+challenges:
+  - {slug: ezmaze, title: ezMaze, categories: [misc], points: 100, flags: ['flag{nyu}'],
+     origin: {benchmark: nyu, path: 2022/CSAW-Finals/misc/ezMaze}}
+  - {slug: mine, title: Mine, categories: [misc], points: 50, flags: ['flag{m}']}
+`
+	cases := []struct {
+		name, entry, want string
+	}{
+		{"another benchmark", `{slug: ezmaze, title: Ezmaze, categories: [misc], points: 200, flags: ['SEKAI{c}'],
+     origin: {benchmark: cybench, path: benchmark/project-sekai-ctf/sekaictf-2022/misc/ezmaze}}`,
+			`"ezmaze" is already NYU CTF Bench task 2022/CSAW-Finals/misc/ezMaze; this is Cybench task benchmark/project-sekai-ctf/sekaictf-2022/misc/ezmaze`},
+		{"another task of the same benchmark", `{slug: ezmaze, title: ezMaze, categories: [misc], points: 100, flags: ['flag{nyu}'],
+     origin: {benchmark: nyu, path: 2023/CSAW-Quals/misc/ezMaze}}`,
+			`this is NYU CTF Bench task 2023/CSAW-Quals/misc/ezMaze`},
+		{"the organiser's own over a task", `{slug: ezmaze, title: ezMaze, categories: [misc], points: 100, flags: ['flag{nyu}']}`,
+			`this is the organiser's own challenge`},
+		{"a task over the organiser's own", `{slug: mine, title: Mine, categories: [misc], points: 50, flags: ['flag{m}'],
+     origin: {benchmark: cybench, path: benchmark/x/mine}}`,
+			`"mine" is already the organiser's own challenge; this is Cybench task benchmark/x/mine`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			db := openDB(t)
+			mustLoad(t, db, writeFile(t, t.TempDir(), "first.yaml", first))
+			before := dump(t, db)
+			_, err := loadPaths(t, db, writeFile(t, t.TempDir(), "second.yaml", "challenges:\n  - "+tc.entry+"\n"))
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("load: %v; want an error containing %q", err, tc.want)
+			}
+			sameDump(t, before, dump(t, db))
+		})
+	}
+	// The same task again is an update, not a collision.
+	db := openDB(t)
+	mustLoad(t, db, writeFile(t, t.TempDir(), "first.yaml", first))
+	rep := mustLoad(t, db, writeFile(t, t.TempDir(), "again.yaml", strings.Replace(first, "points: 100", "points: 150", 1)))
+	if rep.Updated["challenges"] != 1 {
+		t.Errorf("report %+v: want one challenge updated", rep)
+	}
+}
