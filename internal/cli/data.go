@@ -32,14 +32,22 @@ func (a *app) migrate(ctx context.Context, args []string) error {
 }
 
 func (a *app) load(ctx context.Context, args []string) error {
-	fs := a.flags("load", "load [--db DSN] [--json] PATH...")
+	fs := a.flags("load", "load [--db DSN] [--json] [--skip-invalid] PATH...")
+	skip := fs.Bool("skip-invalid", false, "load every valid challenge and report each one left out with its reasons, rather than load nothing")
 	if err := a.parse(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() == 0 {
 		return usagef("name at least one dataset file, challenge.yml or directory (- reads standard input)")
 	}
-	ds, err := dataset.ReadPaths(fs.Args())
+	var ds *dataset.Dataset
+	var refused []dataset.Refusal
+	var err error
+	if *skip {
+		ds, refused, err = dataset.ReadPathsSkipping(fs.Args())
+	} else {
+		ds, err = dataset.ReadPaths(fs.Args())
+	}
 	if err != nil {
 		return err
 	}
@@ -61,6 +69,7 @@ func (a *app) load(ctx context.Context, args []string) error {
 	for _, w := range rep.Warnings {
 		fmt.Fprintln(a.Stderr, "warning:", w)
 	}
+	rep.Refused = append(refused, rep.Refused...)
 	a.print(rep, formatReport(rep.LoadReport))
 	return nil
 }
@@ -73,7 +82,7 @@ func formatReport(r transfer.LoadReport) string {
 			kinds[k] = true
 		}
 	}
-	if len(kinds) == 0 {
+	if len(kinds) == 0 && len(r.Refused) == 0 {
 		return "nothing to load"
 	}
 	names := make([]string, 0, len(kinds))
@@ -83,6 +92,12 @@ func formatReport(r transfer.LoadReport) string {
 	sort.Strings(names)
 	for _, k := range names {
 		fmt.Fprintf(&b, "%-11s %d created, %d updated, %d unchanged\n", k+":", r.Created[k], r.Updated[k], r.Unchanged[k])
+	}
+	if len(r.Refused) > 0 {
+		fmt.Fprintf(&b, "refused:    %d challenges, left out:\n", len(r.Refused))
+		for _, x := range r.Refused {
+			fmt.Fprintf(&b, "  %s\n", x)
+		}
 	}
 	return b.String()
 }

@@ -85,10 +85,36 @@ func decodeTask(name string, kind taskKind) (*Challenge, []error) {
 	c := &Challenge{Type: "standard", Source: Source{File: name, Index: -1}}
 	if kind == nyuTask {
 		d.nyu(c, m, dir)
+		c.Origin = &Origin{Benchmark: ctf.BenchmarkNYU, Path: nyuPath(dir)}
 	} else {
 		d.cybench(c, m, filepath.Dir(dir))
+		c.Origin = &Origin{Benchmark: ctf.BenchmarkCybench, Path: cybenchPath(filepath.Dir(dir))}
 	}
 	return c, d.errs
+}
+
+// nyuPath is an NYU task's path in its checkout, as NYU's dataset files
+// give it: <year>/<event>/<category>/<task>, the last four elements of its
+// directory (fewer when the directory has fewer).
+func nyuPath(dir string) string {
+	parts := strings.Split(filepath.ToSlash(dir), "/")
+	if len(parts) > 4 {
+		parts = parts[len(parts)-4:]
+	}
+	return strings.Trim(strings.Join(parts, "/"), "/")
+}
+
+// cybenchPath is a Cybench task's path in its checkout, as Cybench's task
+// lists give it: from the last "benchmark" element of its directory on
+// (benchmark/<organiser>/<event>/<category>/<task>), else its name.
+func cybenchPath(dir string) string {
+	parts := strings.Split(filepath.ToSlash(dir), "/")
+	for i := len(parts) - 1; i >= 0; i-- {
+		if parts[i] == "benchmark" && i < len(parts)-1 {
+			return strings.Join(parts[i:], "/")
+		}
+	}
+	return filepath.Base(dir)
 }
 
 // nyuCategories are NYU CTF Bench's categories, which its runner takes from

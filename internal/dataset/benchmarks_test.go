@@ -87,6 +87,7 @@ func TestReadNYUTask(t *testing.T) {
 				}
 				want.File = &f
 			}
+			got.Origin = nil // TestBenchmarkOrigin
 			if !reflect.DeepEqual(got, want) {
 				t.Errorf("got  %+v\nwant %+v", got, want)
 			}
@@ -153,6 +154,7 @@ func TestReadCybenchTask(t *testing.T) {
 				}
 				want.File = &f
 			}
+			got.Origin = nil // TestBenchmarkOrigin
 			if !reflect.DeepEqual(got, want) {
 				t.Errorf("got  %+v\nwant %+v", got, want)
 			}
@@ -250,6 +252,38 @@ func TestWithoutDifficultySuffix(t *testing.T) {
 	} {
 		if got := withoutDifficultySuffix(in); got != want {
 			t.Errorf("withoutDifficultySuffix(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestBenchmarkOrigin: a task remembers its benchmark and its path in the
+// checkout, as the benchmark's own task lists give it.
+func TestBenchmarkOrigin(t *testing.T) {
+	dir := t.TempDir()
+	write := func(rel, content string) {
+		p := filepath.Join(dir, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("nyu/2023/CSAW-Quals/rev/rox/challenge.json", `{"name": "Rox", "category": "rev", "flag": "csawctf{r}"}`)
+	write("cy/benchmark/hackthebox/cyber-apocalypse-2024/crypto/[Very Easy] Dynastic/metadata/metadata.json",
+		`{"categories": ["crypto"], "difficulty": "0", "hard_prompt": "p"}`)
+	write("cy/benchmark/hackthebox/cyber-apocalypse-2024/crypto/[Very Easy] Dynastic/metadata/solution/flag.txt", "HTB{d}")
+	ds, err := ReadPaths([]string{filepath.Join(dir, "nyu"), filepath.Join(dir, "cy")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]Origin{
+		"Rox":      {Benchmark: "nyu", Path: "2023/CSAW-Quals/rev/rox"},
+		"Dynastic": {Benchmark: "cybench", Path: "benchmark/hackthebox/cyber-apocalypse-2024/crypto/[Very Easy] Dynastic"},
+	}
+	for _, c := range ds.Challenges {
+		if c.Origin == nil || *c.Origin != want[c.Title] {
+			t.Errorf("%s: origin %+v; want %+v", c.Title, c.Origin, want[c.Title])
 		}
 	}
 }

@@ -37,10 +37,32 @@ func isCtfcliName(p string) bool {
 // dot-directories; other files there are ignored), in order, merges them into
 // one Dataset, resolves titles in requires to slugs and validates the whole.
 // "-" reads a dataset from standard input. A file named twice is read once.
-// Errors are *Error values, joined with errors.Join.
+// Errors are *Error values, joined with errors.Join: every bad task and
+// every bad entry, not only the first.
 func ReadPaths(paths []string) (*Dataset, error) {
+	ds, _, err := readPaths(paths, false)
+	return ds, err
+}
+
+// ReadPathsSkipping reads like ReadPaths, but leaves out each challenge
+// that cannot be read or breaks a rule of its own (a benchmark task, a
+// challenge.yml, a challenge entry of a dataset file) and reports it with
+// its reasons; what is left is valid and marked SkipInvalid, so that the
+// load leaves out the challenges it cannot store too. Any other problem (a
+// dataset file that does not parse, a bad user) is an error as with
+// ReadPaths.
+func ReadPathsSkipping(paths []string) (*Dataset, []Refusal, error) {
+	ds, refused, err := readPaths(paths, true)
+	if ds != nil {
+		ds.SkipInvalid = true
+	}
+	return ds, refused, err
+}
+
+func readPaths(paths []string, skip bool) (*Dataset, []Refusal, error) {
 	var files []input
 	var errs []error
+	var refused []Refusal
 	seen := map[string]bool{}
 	add := func(in input) {
 		key := in.path
@@ -82,12 +104,27 @@ func ReadPaths(paths []string) (*Dataset, error) {
 	}
 
 	all := &Dataset{}
+	// A challenge file (a task, a challenge.yml) that does not read is
+	// left out of what is validated, so that the errors of the others are
+	// listed too; a dataset file that does not read may leave entries
+	// half read, whose errors would only repeat its own.
+	datasetErr := len(errs) > 0
+	challengeErrs := func(name string, cerrs []error) bool {
+		if len(cerrs) == 0 {
+			return false
+		}
+		if skip {
+			refused = append(refused, refusal(name, "challenge", cerrs))
+		} else {
+			errs = append(errs, cerrs...)
+		}
+		return true
+	}
 	for _, in := range files {
 		p := in.path
 		if in.task != notTask {
 			c, terrs := decodeTask(p, in.task)
-			errs = append(errs, terrs...)
-			if c != nil && len(terrs) == 0 {
+			if !challengeErrs(p, terrs) && c != nil {
 				all.Challenges = append(all.Challenges, *c)
 			}
 			continue
@@ -99,6 +136,7 @@ func ReadPaths(paths []string) (*Dataset, error) {
 			data, err := io.ReadAll(os.Stdin)
 			if err != nil {
 				errs = append(errs, &Error{File: name, Msg: pathErr(err)})
+				datasetErr = true
 				continue
 			}
 			open = bytesOpener(data)
@@ -106,18 +144,20 @@ func ReadPaths(paths []string) (*Dataset, error) {
 		if isCtfcliName(p) {
 			data, err := os.ReadFile(p)
 			if err != nil {
-				errs = append(errs, &Error{File: name, Msg: pathErr(err)})
+				challengeErrs(name, []error{&Error{File: name, Msg: pathErr(err)}})
 				continue
 			}
 			c, cerrs := decodeCtfcli(data, name)
-			errs = append(errs, cerrs...)
-			if c != nil {
+			if !challengeErrs(name, cerrs) && c != nil {
 				all.Challenges = append(all.Challenges, *c)
 			}
 			continue
 		}
 		ds, derrs := decodeStream(open, name)
-		errs = append(errs, derrs...)
+		if len(derrs) > 0 {
+			errs = append(errs, derrs...)
+			datasetErr = true
+		}
 		if ds != nil && ds.Event != nil && all.Event != nil {
 			// The key replaces the settings as a whole: two would silently
 			// depend on the order of the paths.
@@ -125,16 +165,19 @@ func ReadPaths(paths []string) (*Dataset, error) {
 		}
 		all.Merge(ds)
 	}
+	if datasetErr {
+		return nil, refused, errors.Join(errs...)
+	}
+	errs = append(errs, all.resolveRequires()...)
+	if skip {
+		all, refused, errs = all.withoutInvalid(refused, errs)
+	} else if err := all.Validate(); err != nil {
+		errs = append(errs, err)
+	}
 	if len(errs) > 0 {
-		return nil, errors.Join(errs...)
+		return nil, refused, errors.Join(errs...)
 	}
-	if errs := all.resolveRequires(); len(errs) > 0 {
-		return nil, errors.Join(errs...)
-	}
-	if err := all.Validate(); err != nil {
-		return nil, err
-	}
-	return all, nil
+	return all, refused, nil
 }
 
 func pathErr(err error) string {

@@ -30,6 +30,10 @@ type Dataset struct {
 	// another database keeps its players' flags. A load sets one only where
 	// the database has none.
 	Secrets map[string]string `json:"secrets,omitempty" yaml:"secrets,omitempty"`
+
+	// SkipInvalid is set by ReadPathsSkipping: the load leaves out, and
+	// reports, a challenge it cannot store rather than fail.
+	SkipInvalid bool `json:"-" yaml:"-"`
 }
 
 // Event is the event's clock and settings (ctf.Event). The key replaces

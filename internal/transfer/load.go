@@ -25,6 +25,8 @@ type LoadReport struct {
 	Created   map[string]int `json:"created"`
 	Updated   map[string]int `json:"updated"`
 	Unchanged map[string]int `json:"unchanged"`
+	// Refused are the challenges left out (flagship load --skip-invalid).
+	Refused []dataset.Refusal `json:"refused,omitempty"`
 }
 
 func (r *LoadReport) count(kind string, created, changed bool) {

@@ -4,6 +4,7 @@ package transfer
 
 import (
 	"crypto/sha256"
+	"errors"
 	"encoding/base64"
 	"encoding/hex"
 	"fmt"
@@ -19,13 +20,36 @@ func (l *loader) loadChallenges() error {
 	// First pass: every challenge row, so prerequisites can name any of them.
 	existed := make([]bool, len(l.ds.Challenges))
 	changed := make([]bool, len(l.ds.Challenges))
+	refused := make([]bool, len(l.ds.Challenges))
+	var bad []error
 	for i, c := range l.ds.Challenges {
 		var err error
-		if existed[i], changed[i], err = l.challenge(i, c); err != nil {
+		existed[i], changed[i], err = l.challenge(i, c)
+		// A *dataset.Error itself is a challenge's own problem, found
+		// before anything of it was written: the others are checked too,
+		// so that one load names every bad challenge, and with
+		// SkipInvalid the challenge is left out.
+		if e, ok := err.(*dataset.Error); ok {
+			if l.ds.SkipInvalid {
+				l.rep.Refused = append(l.rep.Refused, dataset.Refusal{File: e.File, Entry: e.Entry, Slug: c.Slug,
+					Reason: strings.TrimPrefix(e.Field+": ", ": ") + e.Msg})
+				refused[i] = true
+				continue
+			}
+			bad = append(bad, err)
+			continue
+		}
+		if err != nil {
 			return err
 		}
 	}
+	if len(bad) > 0 {
+		return errors.Join(bad...)
+	}
 	for i, c := range l.ds.Challenges {
+		if refused[i] {
+			continue
+		}
 		id := l.chals[c.Slug]
 		want := map[string]bool{}
 		for _, req := range c.Requires {
@@ -139,7 +163,9 @@ func (l *loader) challenge(i int, c dataset.Challenge) (exists, changed bool, er
 	}
 	err = l.tx.Content().UpsertChallenge(nc)
 	if store.IsUniqueViolation(err) {
-		return false, false, l.fail("challenges", i, "id", "id %q already belongs to another challenge", nc.ID)
+		// Wrapped: the statement failed, so the transaction cannot go on
+		// (loadChallenges skips only a bare *dataset.Error).
+		return false, false, fmt.Errorf("%w", l.fail("challenges", i, "id", "id %q already belongs to another challenge", nc.ID))
 	}
 	if err != nil {
 		return false, false, fmt.Errorf("load challenge %q: %w", c.Slug, err)

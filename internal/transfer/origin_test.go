@@ -8,6 +8,7 @@ import (
 
 	"github.com/flagshipctf/flagship/internal/ctf"
 	"github.com/flagshipctf/flagship/internal/dataset"
+	"github.com/flagshipctf/flagship/internal/transfer"
 )
 
 // TestOriginAndFlagFormatRoundTrip: a challenge's origin and flag format
@@ -99,5 +100,56 @@ challenges:
 	rep := mustLoad(t, db, writeFile(t, t.TempDir(), "again.yaml", strings.Replace(first, "points: 100", "points: 150", 1)))
 	if rep.Updated["challenges"] != 1 {
 		t.Errorf("report %+v: want one challenge updated", rep)
+	}
+}
+
+// TestLoadSkipsInvalidChallenges: with SkipInvalid (flagship load
+// --skip-invalid) a challenge the database refuses (another origin's slug,
+// a handout that cannot be read) is left out and reported, the others load
+// in the same transaction; without it the load names every such challenge
+// and changes nothing.
+func TestLoadSkipsInvalidChallenges(t *testing.T) {
+	db := openDB(t)
+	mustLoad(t, db, writeFile(t, t.TempDir(), "own.yaml", `
+challenges:
+  - {slug: taken, title: Taken, categories: [web], points: 10, flags: ['flag{own}']}
+  - {slug: nyu-task, title: A, categories: [web], points: 10, flags: ['flag{a}'], origin: {benchmark: nyu, path: 2024/Q/web/a}}
+`))
+	dir := t.TempDir()
+	second := writeFile(t, dir, "second.yaml", `
+challenges:
+  - {slug: taken, title: Taken, categories: [web], points: 10, flags: ['flag{t}'], origin: {benchmark: cybench, path: benchmark/x/taken}}
+  - {slug: fine, title: Fine, categories: [web], points: 10, flags: ['flag{f}']}
+  - {slug: nyu-task, title: Other, categories: [web], points: 10, flags: ['flag{n}'], origin: {benchmark: nyu, path: 2024/Q/web/b}}
+`)
+	before := dump(t, db)
+	_, err := loadPaths(t, db, second)
+	if err == nil || !strings.Contains(err.Error(), "benchmark/x/taken") || !strings.Contains(err.Error(), "2024/Q/web/b") {
+		t.Fatalf("load: %v; want both bad challenges named", err)
+	}
+	sameDump(t, before, dump(t, db))
+
+	ds, refused, err := dataset.ReadPathsSkipping([]string{second})
+	if err != nil || len(refused) != 0 {
+		t.Fatalf("read: %v %v", refused, err)
+	}
+	rep, err := transfer.Load(context.Background(), db, ds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Created["challenges"] != 1 || len(rep.Refused) != 2 {
+		t.Fatalf("report %+v; want fine created, taken and nyu-task refused", rep)
+	}
+	for i, want := range []string{"slug: \"taken\" is already the organiser's own challenge", "already NYU CTF Bench task 2024/Q/web/a"} {
+		if !strings.Contains(rep.Refused[i].Reason, want) {
+			t.Errorf("refusal %+v; want %q", rep.Refused[i], want)
+		}
+	}
+	got := map[string]string{}
+	for _, c := range dump(t, db).Challenges {
+		got[c.Slug] = c.Flags[0].Content
+	}
+	if len(got) != 3 || got["taken"] != "flag{own}" || got["fine"] != "flag{f}" || got["nyu-task"] != "flag{a}" {
+		t.Errorf("challenges after the load: %v", got)
 	}
 }
