@@ -4,9 +4,9 @@ package transfer
 
 import (
 	"crypto/sha256"
-	"errors"
 	"encoding/base64"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"maps"
 	"strings"
