@@ -82,10 +82,11 @@ func ReadPaths(paths []string) (*Dataset, error) {
 	}
 
 	all := &Dataset{}
+	var cs checkouts
 	for _, in := range files {
 		p := in.path
 		if in.task != notTask {
-			c, terrs := decodeTask(p, in.task)
+			c, terrs := decodeTask(p, in.task, &cs)
 			errs = append(errs, terrs...)
 			if c != nil && len(terrs) == 0 {
 				all.Challenges = append(all.Challenges, *c)
