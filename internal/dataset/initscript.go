@@ -251,7 +251,7 @@ func (s *scriptReader) source(no int, line string, w shellWord) {
 	case inAgent:
 		return
 	case unknown:
-		s.note(no, line, printable(w.text)+" is computed by the script")
+		s.note(no, line, "a path the script computes")
 		return
 	case outside:
 		s.note(no, line, printable(w.text)+" is outside the task")

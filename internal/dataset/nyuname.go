@@ -41,7 +41,7 @@ func (cs *checkouts) nyuIndex(dir string) map[string]string {
 	}
 	var idx map[string]string
 	for _, name := range nyuIndexFiles {
-		for canon, path := range readNYUIndex(filepath.Join(dir, name)) {
+		for path, canon := range readNYUIndex(filepath.Join(dir, name)) {
 			if idx == nil {
 				idx = map[string]string{}
 			}
