@@ -38,13 +38,25 @@ func TestLoadBenchmarks(t *testing.T) {
 		"target_host": "lostpage:8080", "subtasks": []}`)
 	write("cybench/benchmark/ctf/[Medium] Lost Page/metadata/solution/flag.txt", "SEKAI{l0st}\n")
 	write("cybench/benchmark/ctf/[Medium] Lost Page/release/app.js", "app")
+	// The runner hands out what init_script.sh copies; a download is not
+	// run, and the load report says so.
+	write("cybench/benchmark/ctf/[Medium] Lost Page/init_script.sh", "#!/bin/bash\nTMP_DIR=\"$1\"\n"+
+		"cp release/app.js \"$TMP_DIR\"\nwget -q https://example.org/extra.bin -O \"$TMP_DIR/extra.bin\"\n")
 
 	db := "sqlite:" + filepath.Join(dir, "bench.db")
 	nyu, cybench := filepath.Join(dir, "nyu"), filepath.Join(dir, "cybench")
-	var rep struct{ Created, Updated, Unchanged map[string]int }
+	var rep struct {
+		Created, Updated, Unchanged map[string]int
+		Notes                       map[string][]string
+	}
 	code, out, errOut := run(t, "", "--db", db, "--json", "load", nyu, cybench)
 	if code != 0 || json.Unmarshal([]byte(out), &rep) != nil || rep.Created["challenges"] != 2 {
 		t.Fatalf("load: %d %s %s", code, out, errOut)
+	}
+	wantNote := "files given by a script: not loaded (init_script.sh:4: runs wget: " +
+		`wget -q https://example.org/extra.bin -O "$TMP_DIR/extra.bin")`
+	if diff := cmp.Diff(map[string][]string{"lost-page": {wantNote}}, rep.Notes); diff != "" {
+		t.Errorf("notes (-want +got):\n%s", diff)
 	}
 
 	code, out, errOut = run(t, "", "--db", db, "--json", "dump")
@@ -77,7 +89,8 @@ func TestLoadBenchmarks(t *testing.T) {
 	}
 	port := func(p int) *int { return &p }
 
-	tk := got["twin-keys"]
+	// The slug is NYU's canonical name (2024q-cry-twin_keys) as a slug.
+	tk := got["2024q-cry-twin-keys"]
 	if diff := cmp.Diff(said{
 		Title: "Twin Keys", Description: "Connect: nc crypto.example.org 4242", Difficulty: ctf.Medium,
 		Categories: []string{"crypto"}, Points: 150, Flags: []dataset.Flag{{Type: "static", Content: "flag{tw1n}"}},
@@ -85,7 +98,7 @@ func TestLoadBenchmarks(t *testing.T) {
 	}, saidBy(tk)); diff != "" {
 		t.Errorf("twin-keys (-want +got):\n%s", diff)
 	}
-	if tk.File == nil || tk.File.Name != "twin-keys.zip" {
+	if tk.File == nil || tk.File.Name != "2024q-cry-twin-keys.zip" {
 		t.Fatalf("twin-keys file = %+v", tk.File)
 	}
 	data, _ := base64.StdEncoding.DecodeString(tk.File.ContentBase64)
@@ -98,7 +111,7 @@ func TestLoadBenchmarks(t *testing.T) {
 	if diff := cmp.Diff(said{
 		Title: "Lost Page", Description: "Find the lost page.", Difficulty: ctf.Medium,
 		Categories: []string{"web"}, Points: 200, Flags: []dataset.Flag{{Type: "static", Content: "SEKAI{l0st}"}},
-		HasInstance: true, DockerPort: port(8080), ConnectionInfo: "nc lostpage 8080",
+		HasInstance: true, DockerPort: port(8080), ConnectionInfo: "http://lostpage:8080",
 	}, saidBy(lp)); diff != "" {
 		t.Errorf("lost-page (-want +got):\n%s", diff)
 	}
@@ -113,5 +126,11 @@ func TestLoadBenchmarks(t *testing.T) {
 	}
 	if len(rep.Created) != 0 || len(rep.Updated) != 0 || rep.Unchanged["challenges"] != 2 {
 		t.Errorf("loading the same tasks twice must change nothing: %+v", rep)
+	}
+
+	// The text report lists the notes by slug after the counts.
+	code, out, errOut = run(t, "", "--db", db, "load", cybench)
+	if want := "challenges: 0 created, 0 updated, 1 unchanged\nnotes:\n  lost-page: " + wantNote + "\n"; code != 0 || out != want {
+		t.Errorf("text load: %d %q %s\nwant %q", code, out, errOut, want)
 	}
 }

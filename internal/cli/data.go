@@ -70,8 +70,50 @@ func (a *app) load(ctx context.Context, args []string) error {
 		fmt.Fprintln(a.Stderr, "warning:", w)
 	}
 	rep.Refused = append(refused, rep.Refused...)
-	a.print(rep, formatReport(rep.LoadReport))
+	notes := challengeNotes(ds)
+	a.print(loadOutput{rep, notes}, formatReport(rep.LoadReport)+formatNotes(notes))
 	return nil
+}
+
+// loadOutput is what load prints: the report, and per challenge slug what
+// the readers of benchmark tasks could not carry over (dataset.Challenge's
+// Notes), which the organiser has to finish by hand.
+type loadOutput struct {
+	platform.ImportReport
+	Notes map[string][]string `json:"notes,omitempty"`
+}
+
+func challengeNotes(ds *dataset.Dataset) map[string][]string {
+	var out map[string][]string
+	for _, c := range ds.Challenges {
+		if len(c.Notes) > 0 {
+			if out == nil {
+				out = map[string][]string{}
+			}
+			out[c.Slug] = append(out[c.Slug], c.Notes...)
+		}
+	}
+	return out
+}
+
+// formatNotes writes the notes by slug, in order.
+func formatNotes(notes map[string][]string) string {
+	if len(notes) == 0 {
+		return ""
+	}
+	slugs := make([]string, 0, len(notes))
+	for s := range notes {
+		slugs = append(slugs, s)
+	}
+	sort.Strings(slugs)
+	var b strings.Builder
+	b.WriteString("notes:\n")
+	for _, s := range slugs {
+		for _, n := range notes[s] {
+			fmt.Fprintf(&b, "  %s: %s\n", s, n)
+		}
+	}
+	return b.String()
 }
 
 func formatReport(r transfer.LoadReport) string {

@@ -172,6 +172,8 @@ func ValidateOrigin(o Origin) error {
 		return FieldErrorf("origin.benchmark", "must be %s or %s", BenchmarkNYU, BenchmarkCybench)
 	case strings.TrimSpace(o.Path) == "" || len(o.Path) > 1024:
 		return FieldErrorf("origin.path", "must be the task's path in its checkout (at most 1,024 bytes)")
+	case len(o.Name) > 1024:
+		return FieldErrorf("origin.name", "must be at most 1,024 bytes")
 	}
 	return nil
 }

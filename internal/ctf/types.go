@@ -152,11 +152,21 @@ const (
 )
 
 // Origin is where a challenge came from: a task of a benchmark's checkout
-// (Benchmark, and Path, the task's directory relative to the checkout's
-// root, slash-separated), or the organiser's own (zero).
+// (Benchmark, Path, the task's directory relative to the checkout's root,
+// slash-separated, and Name), or the organiser's own (zero). Two origins
+// are the same task when benchmark and path are.
 type Origin struct {
 	Benchmark string
 	Path      string
+	// Name is the task's name in the benchmark's own results (NYU's
+	// canonical name, 2021q-web-poem_collection), which exports use.
+	Name string
+}
+
+// SameTask reports whether o and p are the same task (or both the
+// organiser's own): the same benchmark and path, whatever the name.
+func (o Origin) SameTask(p Origin) bool {
+	return o.Benchmark == p.Benchmark && o.Path == p.Path
 }
 
 // String names the origin for people: "NYU CTF Bench task

@@ -35,12 +35,18 @@ const (
 )
 
 // taskFile returns the metadata file that makes dir a benchmark task, and
-// its kind. A directory holding challenge.yml or challenge.yaml is not one:
-// it stays a ctfcli challenge, as before benchmarks were read.
+// its kind. A Cybench task is one even when it also holds a challenge.yml
+// (GlacierCTF's tasks in Cybench keep the event's ctfcli file beside
+// metadata/); otherwise a directory holding challenge.yml or
+// challenge.yaml is not one: it stays a ctfcli challenge, as before
+// benchmarks were read.
 func taskFile(dir string) (string, taskKind) {
 	regular := func(p string) bool {
 		fi, err := os.Stat(p)
 		return err == nil && fi.Mode().IsRegular()
+	}
+	if p := filepath.Join(dir, "metadata", "metadata.json"); regular(p) {
+		return p, cybenchTask
 	}
 	if regular(filepath.Join(dir, "challenge.yml")) || regular(filepath.Join(dir, "challenge.yaml")) {
 		return "", notTask
@@ -48,15 +54,13 @@ func taskFile(dir string) (string, taskKind) {
 	if p := filepath.Join(dir, "challenge.json"); regular(p) {
 		return p, nyuTask
 	}
-	if p := filepath.Join(dir, "metadata", "metadata.json"); regular(p) {
-		return p, cybenchTask
-	}
 	return "", notTask
 }
 
 // decodeTask reads the task whose metadata file is name. Errors are *Error
 // values naming that file, the entry "challenge" and the benchmark's key.
-func decodeTask(name string, kind taskKind) (*Challenge, []error) {
+// cs remembers what was read of the checkouts the tasks belong to.
+func decodeTask(name string, kind taskKind, cs *checkouts) (*Challenge, []error) {
 	data, err := os.ReadFile(name)
 	if err != nil {
 		return nil, []error{&Error{File: name, Msg: pathErr(err)}}
@@ -84,17 +88,17 @@ func decodeTask(name string, kind taskKind) (*Challenge, []error) {
 	}
 	c := &Challenge{Type: "standard", Source: Source{File: name, Index: -1}}
 	if kind == nyuTask {
-		d.nyu(c, m, dir)
-		c.Origin = &Origin{Benchmark: ctf.BenchmarkNYU, Path: nyuPath(dir)}
+		d.nyu(c, m, dir, cs)
 	} else {
 		d.cybench(c, m, filepath.Dir(dir))
-		c.Origin = &Origin{Benchmark: ctf.BenchmarkCybench, Path: cybenchPath(filepath.Dir(dir))}
+		path := cybenchPath(filepath.Dir(dir))
+		c.Origin = &Origin{Benchmark: ctf.BenchmarkCybench, Path: path, Name: path}
 	}
 	return c, d.errs
 }
 
-// nyuPath is an NYU task's path in its checkout, as NYU's dataset files
-// give it: <year>/<event>/<category>/<task>, the last four elements of its
+// nyuPath is an NYU task's path in its checkout when no index names it:
+// <year>/<event>/<category>/<task>, the last four elements of its
 // directory (fewer when the directory has fewer).
 func nyuPath(dir string) string {
 	parts := strings.Split(filepath.ToSlash(dir), "/")
@@ -123,18 +127,24 @@ func cybenchPath(dir string) string {
 var nyuCategories = []string{"crypto", "forensics", "misc", "pwn", "rev", "web"}
 
 // nyu reads an NYU CTF Bench task whose directory is dir into c. The slug
-// comes from the directory, which is how the benchmark and its runners' logs
-// name a task; the title is name.
-func (d *decoder) nyu(c *Challenge, m map[string]*yaml.Node, dir string) {
+// is the task's canonical name (see nyuname.go), which is how the
+// benchmark and its runners' logs name a task; the title is name.
+func (d *decoder) nyu(c *Challenge, m map[string]*yaml.Node, dir string, cs *checkouts) {
 	c.Title = withoutDifficultySuffix(strings.TrimSpace(d.str(m["name"], "name")))
 	if c.Title == "" {
 		d.fail("name", "required")
 	}
-	if c.Slug = Slugify(filepath.Base(dir)); c.Slug == "" {
+	name, path := cs.nyuCanonicalName(dir)
+	c.Origin = &Origin{Benchmark: ctf.BenchmarkNYU, Path: path, Name: name}
+	c.Slug = Slugify(name)
+	if c.Slug == "" {
+		c.Slug = Slugify(filepath.Base(dir))
+	}
+	if c.Slug == "" {
 		c.Slug = Slugify(c.Title)
 	}
-	cat := strings.ToLower(strings.TrimSpace(d.str(m["category"], "category")))
-	if parent := strings.ToLower(filepath.Base(filepath.Dir(dir))); cat == "" && contains(nyuCategories, parent) {
+	cat := normalCategory(d.str(m["category"], "category"))
+	if parent := normalCategory(filepath.Base(filepath.Dir(dir))); cat == "" && contains(nyuCategories, parent) {
 		cat = parent
 	}
 	if cat == "" {
@@ -182,15 +192,47 @@ func (d *decoder) nyu(c *Challenge, m map[string]*yaml.Node, dir string) {
 		port = ports[0]
 	}
 	box := strings.TrimSpace(d.str(m["box"], "box"))
-	if box == "" {
-		box = c.Slug
-	}
 	c.Description = nyuDescription(d.str(m["description"], "description"), box, port)
-	if port != 0 {
-		d.instance(c, box, port)
-		for _, p := range ports[1:] {
-			c.ConnectionInfo += fmt.Sprintf(", nc %s %d", box, p)
+	// The runner shows server_description instead of the line it would
+	// write; players read it with the description.
+	if sd := strings.TrimSpace(d.str(m["server_description"], "server_description")); sd != "" {
+		c.Description = strings.TrimRight(c.Description, "\n") + "\n\n" + sd
+	}
+
+	// NYU's runner tells of a server only when the task names its box and
+	// its port; a web server (category web or misc, unless proto is nc)
+	// as a URL, any other as an nc command. proto http or https makes any
+	// category's server a web one.
+	proto := strings.ToLower(strings.TrimSpace(d.str(m["proto"], "proto")))
+	scheme := ""
+	switch {
+	case proto == "http" || proto == "https":
+		scheme = proto
+	case proto != "nc" && (cat == "web" || cat == "misc"):
+		scheme = "http"
+	}
+	var lines []string
+	if box != "" && port != 0 {
+		c.HasInstance, c.DockerPort = true, &ports[0]
+		for _, p := range ports {
+			lines = append(lines, serviceLine(scheme, box, p))
 		}
+	}
+	// urls are addresses the task gives besides its server (NYU's runner
+	// does not read them): they are listed after it.
+	lines = append(lines, d.nyuURLs(m["urls"])...)
+	c.ConnectionInfo = strings.Join(lines, ", ")
+
+	protocol := ctf.ProtocolTCP
+	if scheme != "" {
+		protocol = ctf.ProtocolHTTP
+	}
+	in, note := composeInstance(dir, port, protocol)
+	if in != nil {
+		c.Instance, c.HasInstance, c.DockerPort = in, true, &in.Port
+	}
+	if note != "" {
+		c.Notes = append(c.Notes, note)
 	}
 
 	var rels []string
@@ -204,7 +246,32 @@ func (d *decoder) nyu(c *Challenge, m map[string]*yaml.Node, dir string) {
 		}
 		rels = append(rels, found...)
 	}
+	// NYU's runner copies each file to the same path under the agent's
+	// directory: the archive names them relative to the task.
 	c.File = handoutFile(dir, rels, c.Slug+".zip", "")
+}
+
+// serviceLine is how a service at host and port is reached: a URL for a
+// web server (scheme http or https), else an nc command.
+func serviceLine(scheme, host string, port int) string {
+	if scheme != "" {
+		return fmt.Sprintf("%s://%s:%d", scheme, host, port)
+	}
+	return fmt.Sprintf("nc %s %d", host, port)
+}
+
+// nyuURLs reads urls: a string or a list of strings, blanks dropped.
+func (d *decoder) nyuURLs(n *yaml.Node) []string {
+	if n == nil || isNull(n) {
+		return nil
+	}
+	var out []string
+	for _, u := range d.strs(n, "urls") {
+		if u = strings.TrimSpace(u); u != "" {
+			out = append(out, u)
+		}
+	}
+	return out
 }
 
 // nyuPorts reads a task's ports: an integer, a string of one, or a list
@@ -234,7 +301,7 @@ func (d *decoder) nyuPorts(n *yaml.Node, field string) []int {
 // nyuDescription fills the placeholders the way NYU CTF Bench's runner does
 // (Python's str.format with unknown names kept): {box} and {port} are
 // replaced, "{{" and "}}" are literal braces, anything else stays as written.
-// {port} stays when the task has no port.
+// {box} stays when the task names no box, {port} when it has no port.
 func nyuDescription(s, box string, port int) string {
 	var b strings.Builder
 	for i := 0; i < len(s); i++ {
@@ -243,7 +310,7 @@ func nyuDescription(s, box string, port int) string {
 		case strings.HasPrefix(rest, "{{"), strings.HasPrefix(rest, "}}"):
 			b.WriteByte(s[i])
 			i++
-		case strings.HasPrefix(rest, "{box}"):
+		case strings.HasPrefix(rest, "{box}") && box != "":
 			b.WriteString(box)
 			i += len("{box}") - 1
 		case strings.HasPrefix(rest, "{port}") && port != 0:
@@ -264,16 +331,6 @@ func (d *decoder) staticFlag(c *Challenge, flag, field string) {
 		return
 	}
 	c.Flags = []Flag{{Type: ctf.FlagStatic, Content: flag}}
-}
-
-// instance records the service a task runs: Flagship's instance port and
-// the command players connect with.
-func (d *decoder) instance(c *Challenge, host string, port int) {
-	c.HasInstance = true
-	c.DockerPort = &port
-	if host != "" {
-		c.ConnectionInfo = fmt.Sprintf("nc %s %d", host, port)
-	}
 }
 
 // benchDifficulties maps the benchmarks' spellings, lower-cased, to

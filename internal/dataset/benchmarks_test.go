@@ -42,14 +42,13 @@ func TestReadNYUTask(t *testing.T) {
 				Description: "nc pwn.example.org 9001, or {box} and {other}", Difficulty: ctf.Medium, Points: 200,
 				Type: "standard", Flags: []Flag{{"static", "flag{one}", ""}}, HasInstance: true, DockerPort: intp(9001),
 				ConnectionInfo: "nc pwn.example.org 9001", File: &File{Name: "baby", Path: "dist/baby"}}, nil},
-		{"several files packed, box defaults to the slug, initial, flag object",
+		{"several files packed, no box: no service (NYU's runner tells of none), initial, flag object",
 			map[string]string{"challenge.json": `{"name": "Two", "category": "crypto", "description": "at {box}:{port}",
 				"flag": {"content": "flag{two}"}, "initial": 350, "difficulty": "hard", "port": 31337,
 				"files": ["b.py", "out/", "a.txt", "b.py"]}`,
 				"a.txt": "A", "b.py": "B", "out/c.bin": "C", "out/.hidden": "H"},
-			Challenge{Slug: "task", Title: "Two", Categories: []string{"crypto"}, Description: "at task:31337",
+			Challenge{Slug: "task", Title: "Two", Categories: []string{"crypto"}, Description: "at {box}:31337",
 				Difficulty: ctf.Hard, Points: 350, Type: "standard", Flags: []Flag{{"static", "flag{two}", ""}},
-				HasInstance: true, DockerPort: intp(31337), ConnectionInfo: "nc task 31337",
 				File: &File{Name: "task.zip", Pack: []string{"a.txt", "b.py", "out/c.bin"}}},
 			map[string]string{"a.txt": "A", "b.py": "B", "out/c.bin": "C"}},
 		{"the port as a string, as NYU's own README writes it",
@@ -58,16 +57,16 @@ func TestReadNYUTask(t *testing.T) {
 			Challenge{Slug: "task", Title: "Maze", Categories: []string{"rev"}, Description: "nc rev.example.org 5000",
 				Difficulty: ctf.Medium, Points: 200, Type: "standard", Flags: []Flag{{"static", "flag{m}", ""}},
 				HasInstance: true, DockerPort: intp(5000), ConnectionInfo: "nc rev.example.org 5000"}, nil},
-		{"a list of ports: the first is the service's, every one is listed",
+		{"a list of ports: the first is the service's, every one is listed; web: URLs",
 			map[string]string{"challenge.json": `{"name": "Duo", "category": "web", "description": "port {port}",
 				"flag": "flag{d}", "box": "web.example.org", "internal_port": [3001, "3002"]}`},
 			Challenge{Slug: "task", Title: "Duo", Categories: []string{"web"}, Description: "port 3001",
 				Difficulty: ctf.Medium, Points: 200, Type: "standard", Flags: []Flag{{"static", "flag{d}", ""}},
-				HasInstance: true, DockerPort: intp(3001), ConnectionInfo: "nc web.example.org 3001, nc web.example.org 3002"}, nil},
+				HasInstance: true, DockerPort: intp(3001), ConnectionInfo: "http://web.example.org:3001, http://web.example.org:3002"}, nil},
 		{"no port, no files, no category: the directory above",
-			map[string]string{"challenge.json": `{"name": "Static", "description": "{port} stays; {box} is the slug",
+			map[string]string{"challenge.json": `{"name": "Static", "description": "{port} stays; {box} too",
 				"flag": "flag{s}", "points": 0, "difficulty": 5}`},
-			Challenge{Slug: "task", Title: "Static", Categories: []string{"forensics"}, Description: "{port} stays; task is the slug",
+			Challenge{Slug: "task", Title: "Static", Categories: []string{"forensics"}, Description: "{port} stays; {box} too",
 				Difficulty: ctf.Insane, Points: 0, Type: "standard", Flags: []Flag{{"static", "flag{s}", ""}}}, nil},
 	}
 	for _, tt := range tests {
@@ -222,7 +221,8 @@ func TestReadBenchmarkCheckout(t *testing.T) {
 	for _, c := range got.Challenges {
 		slugs = append(slugs, c.Slug+":"+c.Categories[0])
 	}
-	want := []string{"four:misc", "three:pwn", "one:crypto", "two:web"}
+	// NYU tasks are named by NYU's canonical names, as slugs.
+	want := []string{"four:misc", "three:pwn", "2020q-cry-one:crypto", "2021f-web-two:web"}
 	if !reflect.DeepEqual(slugs, want) {
 		t.Errorf("slugs = %v, want %v", slugs, want)
 	}
@@ -278,8 +278,9 @@ func TestBenchmarkOrigin(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := map[string]Origin{
-		"Rox":      {Benchmark: "nyu", Path: "2023/CSAW-Quals/rev/rox"},
-		"Dynastic": {Benchmark: "cybench", Path: "benchmark/hackthebox/cyber-apocalypse-2024/crypto/[Very Easy] Dynastic"},
+		"Rox": {Benchmark: "nyu", Path: "2023/CSAW-Quals/rev/rox", Name: "2023q-rev-rox"},
+		"Dynastic": {Benchmark: "cybench", Path: "benchmark/hackthebox/cyber-apocalypse-2024/crypto/[Very Easy] Dynastic",
+			Name: "benchmark/hackthebox/cyber-apocalypse-2024/crypto/[Very Easy] Dynastic"},
 	}
 	for _, c := range ds.Challenges {
 		if c.Origin == nil || *c.Origin != want[c.Title] {

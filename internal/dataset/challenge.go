@@ -2,6 +2,8 @@ package dataset
 
 import (
 	"fmt"
+	"path"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -121,12 +123,12 @@ var challengeFields = newMapping(rejectUnlessCtfcli, ctfcliIgnored,
 			d.fail(path, "must be hidden or visible, not %q", s)
 		}
 	}}),
-	// files is a list of paths of which the first is read; an empty list
-	// sets nothing, so it does not clash with a file key.
+	// files is a list of paths; an empty list sets nothing, so it does not
+	// clash with a file key. A challenge serves one file: several are
+	// zipped into <slug>.zip (see ctfcliFiles).
 	field[challengeDraft]{"files", func(d *decoder, c *challengeDraft, v *yaml.Node, path string) {
 		if paths := d.strs(v, path); len(paths) > 0 && c.once(d, "file", path) {
-			c.File = &File{Path: paths[0]}
-			d.finishFile(c.File, path+"[0]")
+			c.File = d.ctfcliFiles(paths, path)
 		}
 	}},
 	alias("connection_info", challengeConnectionInfo),
@@ -188,7 +190,42 @@ func (d *decoder) challenge(n *yaml.Node, src Source) Challenge {
 	if c.Type == "" {
 		c.Type = "standard"
 	}
+	if c.File != nil && len(c.File.Pack) > 0 && c.File.Name == "" {
+		c.File.Name = c.Slug + ".zip"
+	}
 	return c.Challenge
+}
+
+// ctfcliFiles reads ctfcli's files, each a regular file inside the
+// directory of the file naming it: one is served as itself; several are
+// packed into one zip (named after the slug once it is known), each named
+// in it relative to the deepest directory holding them all, as the
+// benchmarks' handouts are.
+func (d *decoder) ctfcliFiles(paths []string, field string) *File {
+	if len(paths) == 1 {
+		f := &File{Path: paths[0]}
+		d.finishFile(f, field+"[0]")
+		return f
+	}
+	var rels, dirs []string
+	root := ""
+	for i, p := range paths {
+		f := &File{Path: p}
+		n := len(d.errs)
+		d.finishFile(f, fmt.Sprintf("%s[%d]", field, i))
+		root = f.Root
+		if len(d.errs) > n {
+			continue
+		}
+		if rel, err := relInRoot(f); err == nil {
+			rels = append(rels, filepath.ToSlash(rel))
+			dirs = append(dirs, path.Dir(filepath.ToSlash(rel)))
+		}
+	}
+	if len(rels) == 0 {
+		return nil
+	}
+	return handoutFile(root, rels, "", commonDir(dirs))
 }
 
 // flagFields are those of a flag given as a mapping.

@@ -109,6 +109,7 @@ func readPaths(paths []string, skip bool) (*Dataset, []Refusal, error) {
 	// listed too; a dataset file that does not read may leave entries
 	// half read, whose errors would only repeat its own.
 	datasetErr := len(errs) > 0
+	var cs checkouts
 	challengeErrs := func(name string, cerrs []error) bool {
 		if len(cerrs) == 0 {
 			return false
@@ -123,7 +124,7 @@ func readPaths(paths []string, skip bool) (*Dataset, []Refusal, error) {
 	for _, in := range files {
 		p := in.path
 		if in.task != notTask {
-			c, terrs := decodeTask(p, in.task)
+			c, terrs := decodeTask(p, in.task, &cs)
 			if !challengeErrs(p, terrs) && c != nil {
 				all.Challenges = append(all.Challenges, *c)
 			}

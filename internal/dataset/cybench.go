@@ -16,7 +16,7 @@ func (d *decoder) cybench(c *Challenge, m map[string]*yaml.Node, dir string) {
 	c.Title = readableTitle(filepath.Base(dir))
 	c.Slug = Slugify(c.Title)
 	for _, cat := range d.strs(m["categories"], "categories") {
-		if cat = strings.ToLower(strings.TrimSpace(cat)); cat != "" && !contains(c.Categories, cat) {
+		if cat = normalCategory(cat); cat != "" && !contains(c.Categories, cat) {
 			c.Categories = append(c.Categories, cat)
 		}
 	}
@@ -44,17 +44,30 @@ func (d *decoder) cybench(c *Challenge, m map[string]*yaml.Node, dir string) {
 		}
 	}
 
-	if target := strings.TrimSpace(d.str(m["target_host"], "target_host")); target != "" {
-		// "host:port"; a bare host names no port to connect to.
-		if i := strings.LastIndex(target, ":"); i > 0 {
-			port, err := strconv.Atoi(target[i+1:])
-			if err != nil || port < 1 || port > 65535 {
-				d.fail("target_host", "must be host:port with a port from 1 to 65535, not %q", target)
-			} else {
-				d.instance(c, strings.Trim(target[:i], "[]"), port)
-			}
-		}
+	// target_host is "host:port", or several separated by spaces (a task
+	// of several services); Cybench's agent is told it as written. A web
+	// task's hosts are URLs; a bare host names no port to connect to.
+	scheme := ""
+	if contains(c.Categories, "web") {
+		scheme = "http"
 	}
+	var lines []string
+	for _, target := range strings.Fields(strings.ReplaceAll(d.str(m["target_host"], "target_host"), ",", " ")) {
+		i := strings.LastIndex(target, ":")
+		if i <= 0 {
+			continue
+		}
+		port, err := strconv.Atoi(target[i+1:])
+		if err != nil || port < 1 || port > 65535 {
+			d.fail("target_host", "must be host:port with a port from 1 to 65535, not %q", target)
+			continue
+		}
+		if !c.HasInstance {
+			c.HasInstance, c.DockerPort = true, &port
+		}
+		lines = append(lines, serviceLine(scheme, strings.Trim(target[:i], "[]"), port))
+	}
+	c.ConnectionInfo = strings.Join(lines, ", ")
 
 	flagFile := filepath.Join(dir, "metadata", "solution", "flag.txt")
 	data, err := os.ReadFile(flagFile)
@@ -64,6 +77,13 @@ func (d *decoder) cybench(c *Challenge, m map[string]*yaml.Node, dir string) {
 		d.staticFlag(c, string(data), "flag")
 	}
 
+	// Cybench's runner hands the agent what init_script.sh copies into its
+	// directory; a task without the script hands out release/.
+	if rels, packDir, notes, ok := initScriptFiles(dir); ok {
+		c.Notes = append(c.Notes, notes...)
+		c.File = handoutFile(dir, rels, c.Slug+".zip", packDir)
+		return
+	}
 	// The handout is read from the task's directory, so that release/
 	// itself is checked not to be a symlink (to metadata/, say) whenever
 	// it is read; the archive names its files relative to release/.

@@ -126,6 +126,7 @@ func TestDecodeProductExample(t *testing.T) {
 func TestDecodeCtfcli(t *testing.T) {
 	dir := t.TempDir()
 	writeFile(t, dir, "web/dist/handout.tar.gz", "gz")
+	writeFile(t, dir, "web/dist/notes.txt", "n")
 	tests := []struct {
 		name, yml string
 		want      Challenge
@@ -150,7 +151,7 @@ topics: [xss]
 tags: [web, {value: hard}]
 files:
   - dist/handout.tar.gz
-  - dist/ignored.txt
+  - dist/notes.txt
 hints:
   - {content: hint, cost: 10}
 requirements:
@@ -161,7 +162,8 @@ state: hidden
 			Description: "Find it", Points: 200, Type: "standard", ConnectionInfo: "nc example.com 1337",
 			Flags: []Flag{{"static", "flag{one}", ""}, {"static", "FLAG{Two}", "case_insensitive"}, {"regex", `flag\{\d+\}`, ""}},
 			Tags:  []string{"web", "hard"}, Difficulty: ctf.Hard, Requires: []string{"Warmup", "7"}, Hidden: true,
-			File: &File{Name: "handout.tar.gz", Path: filepath.Join(dir, "web", "dist", "handout.tar.gz"), Root: filepath.Join(dir, "web")}}},
+			// Every file is kept: several are one zip, named from dist/.
+			File: &File{Name: "baby-web.zip", Root: filepath.Join(dir, "web"), Pack: []string{"dist/handout.tar.gz", "dist/notes.txt"}, PackDir: "dist"}}},
 		{"dynamic", `name: "Dyn: 2"
 category: pwn
 type: dynamic

@@ -14,6 +14,9 @@ import (
 type Origin struct {
 	Benchmark string `json:"benchmark" yaml:"benchmark"`
 	Path      string `json:"path" yaml:"path"`
+	// Name is the task's name in the benchmark's own results: NYU's
+	// canonical name (2021q-web-poem_collection), Cybench's task path.
+	Name string `json:"name,omitempty" yaml:"name,omitempty"`
 }
 
 // Of is o as the platform keeps it (zero for nil).
@@ -21,7 +24,7 @@ func (o *Origin) Of() ctf.Origin {
 	if o == nil {
 		return ctf.Origin{}
 	}
-	return ctf.Origin{Benchmark: o.Benchmark, Path: o.Path}
+	return ctf.Origin{Benchmark: o.Benchmark, Path: o.Path, Name: o.Name}
 }
 
 // OriginOf is o as a dataset writes it (nil for the organiser's own).
@@ -29,7 +32,7 @@ func OriginOf(o ctf.Origin) *Origin {
 	if o == (ctf.Origin{}) {
 		return nil
 	}
-	return &Origin{Benchmark: o.Benchmark, Path: o.Path}
+	return &Origin{Benchmark: o.Benchmark, Path: o.Path, Name: o.Name}
 }
 
 // originFields read a challenge's origin mapping.
@@ -43,4 +46,5 @@ var originFields = newMapping(rejectUnknown, nil,
 		}
 	}},
 	asTrimmed("path", func(o *Origin) *string { return &o.Path }),
+	asTrimmed("name", func(o *Origin) *string { return &o.Name }),
 )

@@ -24,10 +24,11 @@ var zipTime = time.Date(1980, 1, 1, 0, 0, 0, 0, time.UTC)
 // handoutFile makes the file entry of a benchmark task from the regular files
 // found (see listFiles), as paths relative to root: none gives nil, one is
 // served as itself, several as Pack, zipped under the name zipName when the
-// challenge is stored, named in it relative to packDir.
+// challenge is stored, named in it relative to packDir. An archive's
+// unpacked copy among them is dropped (see dropUnpackedCopies).
 func handoutFile(root string, rels []string, zipName, packDir string) *File {
 	slices.Sort(rels)
-	rels = slices.Compact(rels)
+	rels = dropUnpackedCopies(root, slices.Compact(rels))
 	switch len(rels) {
 	case 0:
 		return nil

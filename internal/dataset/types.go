@@ -174,6 +174,10 @@ type Challenge struct {
 	CreatedAt      *time.Time     `json:"createdAt,omitempty" yaml:"createdAt,omitempty"`
 
 	Source Source `json:"-" yaml:"-"` // where the entry was read (not encoded)
+	// Notes are what the reader of a benchmark task could not carry over
+	// ("files given by a script: not loaded"), for the load report; not
+	// encoded, not stored.
+	Notes []string `json:"-" yaml:"-"`
 }
 
 // Solve is a correct submission. It also counts as one checked attempt.

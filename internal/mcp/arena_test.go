@@ -68,10 +68,10 @@ users:
 			t.Fatalf("%s: %d %s", slug, r.Status, r.Body)
 		}
 	}
-	postFlag(s.Key("pam"), "twin-keys", "flag{tw1n}")
+	postFlag(s.Key("pam"), "2024q-cry-twin-keys", "flag{tw1n}")
 	cs := connect(t, s.URL, &keyed{header: "Authorization", key: key.Key})
 	var got challengeText
-	call(t, cs, "get_challenge", map[string]any{"slug": "twin-keys"}, &got)
+	call(t, cs, "get_challenge", map[string]any{"slug": "2024q-cry-twin-keys"}, &got)
 	if got.Description != "Connect: nc crypto.example.org 4242" {
 		t.Errorf("the NYU task's description reads %q", got.Description)
 	}
@@ -79,7 +79,7 @@ users:
 		t.Fatalf("wrong: %+v", o)
 	}
 	time.Sleep(5 * time.Millisecond) // distinct times in the log
-	if o := submit(t, cs, "twin-keys", "flag{tw1n}"); o.Outcome != "correct" {
+	if o := submit(t, cs, "2024q-cry-twin-keys", "flag{tw1n}"); o.Outcome != "correct" {
 		t.Fatalf("correct: %+v", o)
 	}
 
@@ -94,7 +94,7 @@ users:
 	readJSON(t, filepath.Join(runDir, "summary.json"), &summary)
 	if summary.Metadata.Agent != "pam-bot" || summary.Metadata.Model != "claude-sonnet-4-5" ||
 		summary.Metadata.Date != time.Now().UTC().Format(time.DateOnly) ||
-		len(summary.Results) != 2 || !summary.Results["twin-keys"] || summary.Results["lost-page"] {
+		len(summary.Results) != 2 || !summary.Results["2024q-cry-twin-keys"] || summary.Results["lost-page"] {
 		t.Errorf("summary.json = %+v", summary)
 	}
 
@@ -106,7 +106,7 @@ users:
 	want := []struct {
 		challenge string
 		correct   bool
-	}{{"lost-page", false}, {"twin-keys", true}}
+	}{{"lost-page", false}, {"2024q-cry-twin-keys", true}}
 	if len(lines) != len(want) {
 		t.Fatalf("attempts.jsonl:\n%s", raw)
 	}
@@ -133,7 +133,7 @@ users:
 	}
 	for _, r := range rows[1:] {
 		switch r[0] {
-		case "twin-keys":
+		case "2024q-cry-twin-keys":
 			agent, _ := strconv.ParseFloat(r[6], 64)
 			human, _ := strconv.ParseFloat(r[8], 64)
 			delta, _ := strconv.ParseFloat(r[9], 64)

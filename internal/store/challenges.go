@@ -15,7 +15,7 @@ import (
 // challengeValues and scanChallenge.
 var challengeColumns = []string{"id", "slug", "title", "description", "categories", "difficulty", "points", "type",
 	"author_id", "file_name", "file_sha256", "file_url", "has_instance", "docker_port", "hidden", "tags", "connection_info",
-	"created_at", "release_at", "instance", "flag_format", "origin", "origin_path"}
+	"created_at", "release_at", "instance", "flag_format", "origin", "origin_path", "origin_name"}
 
 // flagColumns are a flag row's columns (a challenge's flags in order of
 // position), prerequisiteColumns a prerequisite's.
@@ -56,7 +56,7 @@ func challengeValues(c ctf.Challenge) []any {
 	}
 	return []any{c.ID, c.Slug, c.Title, c.Description, string(cats), c.Difficulty, int64(c.Points), c.Type, nullString(c.AuthorID),
 		c.FileName, nullString(c.FileSHA256), c.FileURL, c.HasInstance, port, c.Hidden, string(tj), c.ConnectionInfo,
-		ms(c.CreatedAt), nullMs(c.ReleaseAt), inst, c.FlagFormat, c.Origin.Benchmark, c.Origin.Path}
+		ms(c.CreatedAt), nullMs(c.ReleaseAt), inst, c.FlagFormat, c.Origin.Benchmark, c.Origin.Path, c.Origin.Name}
 }
 
 // scanChallenge reads a row of selectChallenges (flags and prerequisites
@@ -69,7 +69,7 @@ func scanChallenge(sc scanner) (ctf.Challenge, error) {
 	var created int64
 	if err := sc.Scan(&c.ID, &c.Slug, &c.Title, &c.Description, &cats, &c.Difficulty, &c.Points, &c.Type,
 		&author, &c.FileName, &sha, &c.FileURL, &c.HasInstance, &port, &c.Hidden,
-		&tags, &c.ConnectionInfo, &created, &release, &inst, &c.FlagFormat, &c.Origin.Benchmark, &c.Origin.Path); err != nil {
+		&tags, &c.ConnectionInfo, &created, &release, &inst, &c.FlagFormat, &c.Origin.Benchmark, &c.Origin.Path, &c.Origin.Name); err != nil {
 		return c, fmt.Errorf("scan challenge: %w", err)
 	}
 	c.AuthorID, c.FileSHA256 = author.String, sha.String

@@ -106,7 +106,7 @@ func (l *loader) challenge(i int, c dataset.Challenge) (exists, changed bool, er
 		Difficulty: c.Difficulty, Points: c.Points, Type: c.Type, Tags: c.Tags, ConnectionInfo: c.ConnectionInfo,
 		HasInstance: c.HasInstance, DockerPort: c.DockerPort, Hidden: c.Hidden, FlagFormat: c.FlagFormat,
 		Origin: c.Origin.Of(), CreatedAt: old.CreatedAt}
-	if exists && old.Origin != nc.Origin {
+	if exists && !old.Origin.SameTask(nc.Origin) {
 		// Two sources giving one slug are two challenges: replacing one
 		// with the other would lose it, and its solves, silently.
 		return exists, false, l.fail("challenges", i, "slug", "%q is already %s; this is %s: give one of them another slug",

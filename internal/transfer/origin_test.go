@@ -22,7 +22,7 @@ challenges:
     points: 100
     flags: ['csawctf{x}']
     flagFormat: 'csawctf{...}'
-    origin: {benchmark: nyu, path: 2023/CSAW-Quals/rev/rox}
+    origin: {benchmark: nyu, path: 2023/CSAW-Quals/rev/rox, name: 2023q-rev-rox}
   - {slug: mine, title: Mine, categories: [misc], points: 50, flags: ['flag{m}']}
 `
 	db := openDB(t)
@@ -35,7 +35,7 @@ challenges:
 	for _, c := range snap.Challenges {
 		got[c.Slug] = c
 	}
-	if c := got["2023q-rev-rox"]; c.FlagFormat != "csawctf{...}" || c.Origin != (ctf.Origin{Benchmark: "nyu", Path: "2023/CSAW-Quals/rev/rox"}) {
+	if c := got["2023q-rev-rox"]; c.FlagFormat != "csawctf{...}" || c.Origin != (ctf.Origin{Benchmark: "nyu", Path: "2023/CSAW-Quals/rev/rox", Name: "2023q-rev-rox"}) {
 		t.Errorf("stored flag format %q, origin %+v", c.FlagFormat, c.Origin)
 	}
 	if c := got["mine"]; c.FlagFormat != "" || c.Origin != (ctf.Origin{}) {
