@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -19,15 +18,7 @@ import (
 // same directories again: nothing changes, the packed handout included.
 func TestLoadBenchmarks(t *testing.T) {
 	dir := t.TempDir()
-	write := func(rel, content string) {
-		p := filepath.Join(dir, filepath.FromSlash(rel))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	write := func(rel, content string) { writeTestFile(t, dir, rel, content) }
 	write("nyu/2024/Quals/crypto/twin_keys/challenge.json", `{"name": "Twin Keys", "category": "crypto",
 		"description": "Connect: nc {box} {port}", "flag": "flag{tw1n}", "points": 150,
 		"files": ["pub.pem", "enc.py"], "box": "crypto.example.org", "internal_port": 4242}`)

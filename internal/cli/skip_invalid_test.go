@@ -14,15 +14,7 @@ import (
 // whose slug is taken by a challenge of another origin included.
 func TestLoadSkipInvalid(t *testing.T) {
 	dir := t.TempDir()
-	write := func(rel, content string) {
-		p := filepath.Join(dir, filepath.FromSlash(rel))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	write := func(rel, content string) { writeTestFile(t, dir, rel, content) }
 	// Good NYU and Cybench tasks; an NYU task without a flag; a Cybench
 	// task without flag.txt; an NYU task with a port out of range.
 	write("bench/nyu/2024/Quals/crypto/good_one/challenge.json", `{"name": "Good One", "category": "crypto", "flag": "flag{g}"}`)
@@ -104,4 +96,17 @@ func countChallenges(t *testing.T, db string) int {
 		t.Fatal(err)
 	}
 	return len(ds.Challenges)
+}
+
+// writeTestFile writes content to rel (slash-separated) under dir, making
+// its directories.
+func writeTestFile(t *testing.T, dir, rel, content string) {
+	t.Helper()
+	p := filepath.Join(dir, filepath.FromSlash(rel))
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
 }

@@ -260,15 +260,7 @@ func TestWithoutDifficultySuffix(t *testing.T) {
 // checkout, as the benchmark's own task lists give it.
 func TestBenchmarkOrigin(t *testing.T) {
 	dir := t.TempDir()
-	write := func(rel, content string) {
-		p := filepath.Join(dir, filepath.FromSlash(rel))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	write := func(rel, content string) { writeFile(t, dir, rel, content) }
 	write("nyu/2023/CSAW-Quals/rev/rox/challenge.json", `{"name": "Rox", "category": "rev", "flag": "csawctf{r}"}`)
 	write("cy/benchmark/hackthebox/cyber-apocalypse-2024/crypto/[Very Easy] Dynastic/metadata/metadata.json",
 		`{"categories": ["crypto"], "difficulty": "0", "hard_prompt": "p"}`)

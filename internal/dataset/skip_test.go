@@ -1,7 +1,6 @@
 package dataset
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -12,16 +11,7 @@ import (
 // is not a challenge's own still fails the read.
 func TestReadPathsSkipping(t *testing.T) {
 	dir := t.TempDir()
-	write := func(rel, content string) string {
-		p := filepath.Join(dir, filepath.FromSlash(rel))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
+	write := func(rel, content string) string { return writeFile(t, dir, rel, content) }
 	write("c/ok/challenge.yml", "name: Fine\ncategory: web\nvalue: 10\nflags: ['flag{ok}']\n")
 	write("c/negative/challenge.yml", "name: Negative\ncategory: web\nvalue: -5\nflags: ['flag{n}']\n")
 	write("c/broken/challenge.yml", "name: [unclosed\n")
