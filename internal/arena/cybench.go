@@ -1,7 +1,6 @@
 package arena
 
 import (
-	"fmt"
 	"io"
 	"path"
 	"strings"
@@ -46,7 +45,7 @@ func CybenchLogs(run live.Run) ([]CybenchLog, error) {
 		}
 		name := fileSafe(path.Base(c.Origin.Path))
 		if other, dup := seen[name]; dup {
-			return nil, fmt.Errorf("cybench tasks %q and %q share the name %s in their logs' file names", other, c.Origin.Path, name)
+			return nil, ctf.Errorf(ctf.Conflict, "cybench tasks %q and %q share the name %s in their logs' file names", other, c.Origin.Path, name)
 		}
 		seen[name] = c.Origin.Path
 		out = append(out, cybenchLog(run.Agent, c, last[c.Slug]))

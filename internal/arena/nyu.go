@@ -2,7 +2,11 @@ package arena
 
 import (
 	"io"
+	"net/url"
+	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/flagshipctf/flagship/internal/ctf"
 	"github.com/flagshipctf/flagship/internal/live"
@@ -14,6 +18,36 @@ import (
 type Meta struct {
 	Comment, Link string
 	Date          time.Time
+}
+
+// The longest comment and link a submission takes.
+const (
+	MaxCommentChars = 200
+	MaxLinkBytes    = 2048
+)
+
+// Validate checks what the operator or the owner typed: a short printable
+// comment, and a link that is empty or an absolute http(s) URL.
+func (m Meta) Validate() error {
+	switch {
+	case utf8.RuneCountInString(m.Comment) > MaxCommentChars:
+		return ctf.FieldErrorf("comment", "must be at most %d characters", MaxCommentChars)
+	case !printable(m.Comment):
+		return ctf.FieldErrorf("comment", "must be printable text")
+	case len(m.Link) > MaxLinkBytes:
+		return ctf.FieldErrorf("link", "must be at most %d bytes", MaxLinkBytes)
+	case m.Link == "":
+		return nil
+	}
+	u, err := url.Parse(m.Link)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || !printable(m.Link) || strings.ContainsAny(m.Link, " ") {
+		return ctf.FieldErrorf("link", "must be an http(s) address, such as the agent's repository")
+	}
+	return nil
+}
+
+func printable(s string) bool {
+	return utf8.ValidString(s) && !strings.ContainsFunc(s, unicode.IsControl)
 }
 
 // NYUDateFormat is how the leaderboard writes a submission's date

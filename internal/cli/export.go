@@ -28,6 +28,10 @@ func (a *app) exportAgents(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	meta := arena.Meta{Comment: *comment, Link: *link, Date: time.Now()}
+	if err := meta.Validate(); err != nil {
+		return err
+	}
 	svc, closeDB, err := a.service(ctx)
 	if err != nil {
 		return err
@@ -46,7 +50,6 @@ func (a *app) exportAgents(ctx context.Context, args []string) error {
 	}
 	var report []written
 	var text strings.Builder
-	meta := arena.Meta{Comment: *comment, Link: *link, Date: time.Now()}
 	for _, u := range agents {
 		if *only != "" && u.Username != *only {
 			continue
