@@ -1,8 +1,8 @@
 // Package arena writes an agent's run in the shapes agent benchmarks use,
 // so a run on Flagship can sit beside runs of NYU CTF Bench or Cybench:
-// the NYU CTF Bench leaderboard's summary.json, a JSON Lines file of every
-// attempt, and a table per challenge of time to solve against the first
-// person's.
+// the NYU CTF Bench leaderboard's summary.json, Cybench's run log per task,
+// a JSON Lines file of every attempt, and a table per challenge of time to
+// solve against the first person's (docs/product.md#export-agents).
 package arena
 
 import (
@@ -10,41 +10,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"time"
 
 	"github.com/flagshipctf/flagship/internal/ctf"
 	"github.com/flagshipctf/flagship/internal/live"
 )
-
-// Summary is the NYU CTF Bench leaderboard's summary.json: who ran, with
-// which model, when, and solved or not per challenge (by slug).
-type Summary struct {
-	Metadata struct {
-		Agent string `json:"agent"`
-		Model string `json:"model"`
-		Date  string `json:"date"` // YYYY-MM-DD
-	} `json:"metadata"`
-	Results map[string]bool `json:"results"`
-}
-
-// NewSummary is run's summary, dated date.
-func NewSummary(run live.Run, date time.Time) Summary {
-	var s Summary
-	s.Metadata.Agent, s.Metadata.Model, s.Metadata.Date = run.Agent.Username, run.Agent.Model, date.UTC().Format(time.DateOnly)
-	s.Results = make(map[string]bool, len(run.Challenges))
-	for _, c := range run.Challenges {
-		s.Results[c.Slug] = c.Solved
-	}
-	return s
-}
-
-// WriteSummary writes run's summary.json.
-func WriteSummary(w io.Writer, run live.Run, date time.Time) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(NewSummary(run, date))
-}
 
 // Attempt is one line of attempts.jsonl.
 type Attempt struct {
@@ -74,13 +46,13 @@ var TimesHeader = []string{"challenge", "points", "solved", "attempts", "first_a
 	"time_to_solve_s", "first_human_solve_at", "human_time_to_solve_s", "agent_minus_human_s"}
 
 // WriteTimes writes the table per challenge of run's times to solve against
-// the first person's, as CSV.
+// the first person's, as CSV, in solve order (SolveOrder).
 func WriteTimes(w io.Writer, run live.Run) error {
 	cw := csv.NewWriter(w)
 	if err := cw.Write(TimesHeader); err != nil {
 		return err
 	}
-	for _, c := range run.Challenges {
+	for _, c := range SolveOrder(run.Challenges) {
 		row := []string{c.Slug, strconv.Itoa(c.Points), strconv.FormatBool(c.Solved), strconv.Itoa(c.Attempts),
 			timeCell(c.FirstAttemptAt), timeCell(c.SolvedAt), secs(c.TimeToSolve), timeCell(c.FirstHumanSolveAt),
 			secs(c.HumanTimeToSolve), ""}
@@ -94,6 +66,25 @@ func WriteTimes(w io.Writer, run live.Run) error {
 	}
 	cw.Flush()
 	return cw.Error()
+}
+
+// SolveOrder is challenges in the order the agent went through them: the
+// solved ones by solve time (the earlier listed first on a tie), then the
+// unsolved ones in list order. The slice given is not changed.
+func SolveOrder(challenges []live.RunChallenge) []live.RunChallenge {
+	out := slices.Clone(challenges)
+	slices.SortStableFunc(out, func(a, b live.RunChallenge) int {
+		switch {
+		case a.Solved && b.Solved:
+			return a.SolvedAt.Compare(*b.SolvedAt)
+		case a.Solved:
+			return -1
+		case b.Solved:
+			return 1
+		}
+		return 0
+	})
+	return out
 }
 
 func timeCell(t *time.Time) string {

@@ -11,13 +11,25 @@ import (
 
 	"github.com/flagshipctf/flagship/internal/arena"
 	"github.com/flagshipctf/flagship/internal/ctf"
+	"github.com/flagshipctf/flagship/internal/live"
 )
 
 func (a *app) exportAgents(ctx context.Context, args []string) error {
-	fs := a.flags("export agents", "export agents [--out DIR] [--agent USERNAME]")
+	fs := a.flags("export agents", "export agents [--out DIR] [--agent USERNAME] [--format all|nyu|cybench] [--comment TEXT] [--link URL]")
 	out := fs.String("out", "agent-runs", "directory to write into: one directory per agent")
 	only := fs.String("agent", "", "export this agent only")
+	format := fs.String("format", string(arena.FormatAll), "all: summary.json (NYU's), attempts.jsonl and times.csv; nyu: summary.json; cybench: a run log per Cybench task")
+	comment := fs.String("comment", "", "the NYU leaderboard's comment, e.g. pass@1")
+	link := fs.String("link", "", "the NYU leaderboard's link: the agent's repository or documentation")
 	if err := a.parse(fs, args); err != nil {
+		return err
+	}
+	f, err := arena.ParseFormat(*format)
+	if err != nil {
+		return err
+	}
+	meta := arena.Meta{Comment: *comment, Link: *link, Date: time.Now()}
+	if err := meta.Validate(); err != nil {
 		return err
 	}
 	svc, closeDB, err := a.service(ctx)
@@ -38,7 +50,6 @@ func (a *app) exportAgents(ctx context.Context, args []string) error {
 	}
 	var report []written
 	var text strings.Builder
-	now := time.Now()
 	for _, u := range agents {
 		if *only != "" && u.Username != *only {
 			continue
@@ -57,19 +68,19 @@ func (a *app) exportAgents(ctx context.Context, args []string) error {
 				w.Solved++
 			}
 		}
-		for _, f := range []struct {
-			name  string
-			write func(io.Writer) error
-		}{
-			{"summary.json", func(w io.Writer) error { return arena.WriteSummary(w, run, now) }},
-			{"attempts.jsonl", func(w io.Writer) error { return arena.WriteAttempts(w, run) }},
-			{"times.csv", func(w io.Writer) error { return arena.WriteTimes(w, run) }},
-		} {
-			p := filepath.Join(dir, f.name)
-			if err := writeFile(p, f.write); err != nil {
+		for _, file := range arena.Files(run, f, meta) {
+			p := filepath.Join(dir, file.Name)
+			if err := writeFile(p, file.Write); err != nil {
 				return fmt.Errorf("export %s: %w", u.Username, err)
 			}
 			w.Files = append(w.Files, p)
+		}
+		if f == arena.FormatCybench {
+			files, err := writeCybench(filepath.Join(dir, arena.CybenchDir), run)
+			if err != nil {
+				return fmt.Errorf("export %s: %w", u.Username, err)
+			}
+			w.Files = append(w.Files, files...)
 		}
 		report = append(report, w)
 		fmt.Fprintf(&text, "%s (%s): %d of %d solved, %d attempts → %s\n", u.Username, u.Model, w.Solved, len(run.Challenges), w.Attempts, dir)
@@ -82,6 +93,36 @@ func (a *app) exportAgents(ctx context.Context, args []string) error {
 	}
 	a.print(report, text.String())
 	return nil
+}
+
+// writeCybench writes run's Cybench logs into dir, replacing what dir
+// held: a task's log changes name when it is solved, and a stale
+// "…_fail_…" beside the new "…_success_…" would count twice. The logs are
+// written in a directory beside dir, which then takes dir's place.
+func writeCybench(dir string, run live.Run) ([]string, error) {
+	logs, err := arena.CybenchLogs(run)
+	if err != nil {
+		return nil, err
+	}
+	tmp, err := os.MkdirTemp(filepath.Dir(dir), "."+filepath.Base(dir)+".*")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(tmp)
+	var files []string
+	for _, l := range logs {
+		if err := writeFile(filepath.Join(tmp, l.Name), l.Write); err != nil {
+			return nil, err
+		}
+		files = append(files, filepath.Join(dir, l.Name))
+	}
+	if err := os.Chmod(tmp, 0o755); err != nil {
+		return nil, err
+	}
+	if err := os.RemoveAll(dir); err != nil {
+		return nil, err
+	}
+	return files, os.Rename(tmp, dir)
 }
 
 // writeFile writes a file whole or not at all: a half-written export is

@@ -1,6 +1,7 @@
 package live
 
 import (
+	"slices"
 	"sort"
 	"time"
 
@@ -46,6 +47,8 @@ type Run struct {
 // the agent and for the first person alike.
 type RunChallenge struct {
 	Slug, Title       string
+	Categories        []string
+	Origin            ctf.Origin // the benchmark task it was loaded from, if any
 	Points            int
 	Solved            bool
 	Attempts          int // recorded submissions, the solve included
@@ -124,7 +127,7 @@ func (a Accounts) Run(username string, v ctf.Viewer, submissions func(agentID st
 	}
 	index := map[string]int{}
 	for _, c := range st.visible {
-		rc := RunChallenge{Slug: c.Slug, Title: c.Title, Points: c.Points, ReleasedAt: c.CreatedAt}
+		rc := RunChallenge{Slug: c.Slug, Title: c.Title, Categories: slices.Clone(c.Categories), Origin: c.Origin, Points: c.Points, ReleasedAt: c.CreatedAt}
 		if t, ok := st.firstHumanSolve(c); ok {
 			rc.FirstHumanSolveAt = &t
 			d := t.Sub(c.CreatedAt)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 
+	"github.com/flagshipctf/flagship/internal/arena"
 	"github.com/flagshipctf/flagship/internal/ctf"
 	"github.com/flagshipctf/flagship/internal/live"
 	"github.com/flagshipctf/flagship/internal/store"
@@ -99,4 +100,46 @@ func (s *Agents) Run(ctx context.Context, v ctf.Viewer, username string) (live.R
 	return s.live.State().Accounts().Run(username, v, func(agentID string) ([]store.SubmissionRecord, error) {
 		return s.db.Submissions(ctx, agentID)
 	})
+}
+
+var errNotYourAgent = ctf.Errorf(ctf.Forbidden, "only the agent's owner and admins may download its run")
+
+// MayExport reports whether v may download agent's run
+// (docs/product.md#export-agents): its owner, an admin or the operator.
+func (s *Agents) MayExport(v ctf.Viewer, agent ctf.User) bool {
+	return agent.IsAgent() && (v.IsAdmin() || (v.User != nil && agent.OwnerID == v.User.ID))
+}
+
+// Export is the file called name (summary.json, attempts.jsonl, times.csv
+// or cybench.zip) of the run of the agent called username, as its owner or
+// an admin downloads it; the summary is dated today. m's comment and link
+// go into the summary.
+func (s *Agents) Export(ctx context.Context, v ctf.Viewer, username, name string, m arena.Meta) (arena.File, error) {
+	if v.User == nil && !v.Operator {
+		return arena.File{}, ctf.ErrAuthRequired
+	}
+	acc := s.live.State().Accounts()
+	var agent *ctf.User
+	if id, ok := acc.UserIDByName(username); ok {
+		agent, _ = acc.User(id)
+	}
+	switch {
+	case agent == nil || !agent.IsAgent():
+		return arena.File{}, ctf.Errorf(ctf.NotFound, "no agent %q", username)
+	case !s.MayExport(v, *agent):
+		return arena.File{}, errNotYourAgent
+	}
+	if err := m.Validate(); err != nil {
+		return arena.File{}, err
+	}
+	run, err := s.Run(ctx, v, username)
+	if err != nil {
+		return arena.File{}, err
+	}
+	m.Date = s.now()
+	f, ok := arena.Download(run, name, m)
+	if !ok {
+		return arena.File{}, ctf.Errorf(ctf.NotFound, "no file %q: summary.json, attempts.jsonl, times.csv or cybench.zip", name)
+	}
+	return f, nil
 }

@@ -15,6 +15,7 @@ type profileData struct {
 	Categories   []countView
 	Difficulties []countView
 	Run          *live.Run // an agent's run, beside the people's times
+	MayExport    bool      // the viewer may download the run: its owner or an admin
 }
 
 type badgeView struct {
@@ -44,6 +45,7 @@ func (h *Handler) profile(w http.ResponseWriter, r *http.Request) {
 	if p.Username != nil {
 		if run, err := h.svc.Agents.Run(r.Context(), v, *p.Username); err == nil {
 			d.Run = &run
+			d.MayExport = h.svc.Agents.MayExport(v, run.Agent)
 		}
 	}
 	d.Categories = counts(p.CategoryCounts)

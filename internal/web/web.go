@@ -103,6 +103,7 @@ func (h *Handler) routes() {
 	h.mux.HandleFunc("POST /settings/agents", h.agentsForm(h.createAgent))
 	h.mux.HandleFunc("POST /settings/agents/keys", h.agentsForm(h.createAgentKey))
 	h.mux.HandleFunc("POST /settings/agents/keys/revoke", h.agentsForm(h.revokeAgentKey))
+	h.mux.HandleFunc("GET /settings/agents/{username}/export/{file}", h.agentExport)
 	h.mux.HandleFunc("GET /login", h.loginPage)
 	h.mux.HandleFunc("POST /login", h.login)
 	h.mux.HandleFunc("GET /signup", h.signupPage)
