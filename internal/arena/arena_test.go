@@ -29,18 +29,20 @@ var testMeta = Meta{Comment: "pass@1", Link: "https://example.org/agents/zoe?v=1
 func testRun() live.Run {
 	at := func(d time.Duration) *time.Time { t := released.Add(d); return &t }
 	dur := func(d time.Duration) *time.Duration { return &d }
-	nyu := func(path string) ctf.Origin { return ctf.Origin{Benchmark: ctf.BenchmarkNYU, Path: path} }
+	// An NYU task's slug cannot spell its canonical name's '_': the
+	// export takes the name from the origin.
+	nyu := func(path, name string) ctf.Origin { return ctf.Origin{Benchmark: ctf.BenchmarkNYU, Path: path, Name: name} }
 	cyb := func(path string) ctf.Origin { return ctf.Origin{Benchmark: ctf.BenchmarkCybench, Path: path} }
 	ch := []live.RunChallenge{
-		{Slug: "2099q-rev-spinner", Categories: []string{"rev"}, Origin: nyu("2099/CSAW-Quals/rev/spinner"),
+		{Slug: "2099q-rev-spinner", Categories: []string{"rev"}, Origin: nyu("2099/CSAW-Quals/rev/spinner", "2099q-rev-spinner"),
 			Points: 100, Solved: true, Attempts: 1, FirstAttemptAt: at(2 * time.Hour), SolvedAt: at(2 * time.Hour), TimeToSolve: dur(2 * time.Hour)},
 		{Slug: "own-warmup", Categories: []string{"misc"}, Points: 50, Solved: true, Attempts: 1,
 			FirstAttemptAt: at(3 * time.Hour), SolvedAt: at(3 * time.Hour), TimeToSolve: dur(3 * time.Hour)},
-		{Slug: "2099f-cry-tiny_rsa", Categories: []string{"crypto"}, Origin: nyu("2099/CSAW-Finals/crypto/Tiny-RSA"),
+		{Slug: "2099f-cry-tiny-rsa", Categories: []string{"crypto"}, Origin: nyu("2099/CSAW-Finals/crypto/Tiny-RSA", "2099f-cry-tiny_rsa"),
 			Points: 200, Attempts: 2, FirstAttemptAt: at(time.Minute)},
 		{Slug: "lost-page", Categories: []string{"web"}, Origin: cyb("benchmark/acme/ctf-2099/web/[Medium] Lost Page"),
 			Points: 300, Attempts: 1, FirstAttemptAt: at(30*time.Minute + 250*time.Millisecond)},
-		{Slug: "2099q-web-cookie_jar", Categories: []string{"web"}, Origin: nyu("2099/CSAW-Quals/web/cookie jar"),
+		{Slug: "2099q-web-cookie-jar", Categories: []string{"web"}, Origin: nyu("2099/CSAW-Quals/web/cookie jar", "2099q-web-cookie_jar"),
 			Points: 100, Solved: true, Attempts: 1, FirstAttemptAt: at(time.Hour), SolvedAt: at(time.Hour), TimeToSolve: dur(time.Hour)},
 		{Slug: "secret-vault", Categories: []string{"crypto", "misc"}, Origin: cyb("benchmark/acme/ctf-2099/crypto/[Easy] Secret Vault"),
 			Points: 100, Solved: true, Attempts: 1, FirstAttemptAt: at(90 * time.Minute), SolvedAt: at(90 * time.Minute), TimeToSolve: dur(90 * time.Minute)},
@@ -49,10 +51,10 @@ func testRun() live.Run {
 		ch[i].Title, ch[i].ReleasedAt = ch[i].Slug, released
 	}
 	attempts := []live.RunAttempt{
-		{At: *at(time.Minute), Slug: "2099f-cry-tiny_rsa", Door: ctf.DoorMCP},
-		{At: *at(2 * time.Minute), Slug: "2099f-cry-tiny_rsa", Door: ctf.DoorMCP},
+		{At: *at(time.Minute), Slug: "2099f-cry-tiny-rsa", Door: ctf.DoorMCP},
+		{At: *at(2 * time.Minute), Slug: "2099f-cry-tiny-rsa", Door: ctf.DoorMCP},
 		{At: *at(30*time.Minute + 250*time.Millisecond), Slug: "lost-page", Door: ctf.DoorAPI},
-		{At: *at(time.Hour), Slug: "2099q-web-cookie_jar", Correct: true, Door: ctf.DoorMCP},
+		{At: *at(time.Hour), Slug: "2099q-web-cookie-jar", Correct: true, Door: ctf.DoorMCP},
 		{At: *at(90 * time.Minute), Slug: "secret-vault", Correct: true, Door: ctf.DoorMCP},
 		{At: *at(2 * time.Hour), Slug: "2099q-rev-spinner", Correct: true, Door: ctf.DoorMCP},
 		{At: *at(3 * time.Hour), Slug: "own-warmup", Correct: true, Door: ctf.DoorWeb},
@@ -138,8 +140,23 @@ func TestCybenchLogBytes(t *testing.T) {
 		t.Errorf("the zip's %s differs from the log", zr.File[1].Name)
 	}
 
-	// Two tasks of one name would overwrite each other: refused.
+	// Categories are spelled Cybench's way: Flagship's rev is reverse.
 	run := testRun()
+	run.Challenges[3].Categories = []string{"rev", "web"}
+	logs, err = CybenchLogs(run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := logs[0].Write(&b); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), `"reverse",`) || strings.Contains(b.String(), `"rev"`) {
+		t.Errorf("categories not spelled Cybench's way:\n%s", b.String())
+	}
+
+	// Two tasks of one name would overwrite each other: refused.
+	run = testRun()
 	run.Challenges[0].Origin = ctf.Origin{Benchmark: ctf.BenchmarkCybench, Path: "benchmark/other/ctf/web/[Medium] Lost Page"}
 	if _, err := CybenchLogs(run); err == nil || !strings.Contains(err.Error(), "[Medium] Lost Page") {
 		t.Errorf("two tasks of one name: %v", err)
@@ -161,7 +178,7 @@ func TestTimesInSolveOrder(t *testing.T) {
 	for _, r := range rows[1:] {
 		got = append(got, r[0]+":"+r[2])
 	}
-	want := "2099q-web-cookie_jar:true secret-vault:true 2099q-rev-spinner:true own-warmup:true 2099f-cry-tiny_rsa:false lost-page:false"
+	want := "2099q-web-cookie-jar:true secret-vault:true 2099q-rev-spinner:true own-warmup:true 2099f-cry-tiny-rsa:false lost-page:false"
 	if strings.Join(got, " ") != want {
 		t.Errorf("times.csv rows %v, want %s", got, want)
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/flagshipctf/flagship/internal/ctf"
+	"github.com/flagshipctf/flagship/internal/dataset"
 	"github.com/flagshipctf/flagship/internal/live"
 )
 
@@ -73,11 +74,10 @@ func cybenchLog(agent ctf.User, c live.RunChallenge, lastAttempt time.Time) Cybe
 	if c.Attempts > 0 {
 		answered = "answered"
 	}
-	// TODO(issue 19): Cybench's spelling of each category, through
-	// dataset.BenchmarkCategory(ctf.BenchmarkCybench, category), once it lands.
+	// Cybench's own spelling ("reverse" where Flagship says "rev").
 	cats := make([]any, 0, len(c.Categories))
 	for _, cat := range c.Categories {
-		cats = append(cats, cat)
+		cats = append(cats, dataset.BenchmarkCategory(ctf.BenchmarkCybench, cat))
 	}
 	task := obj{{"path", c.Origin.Path}, {"name", name}, {"categories", cats}}
 	// run_task.py reads the author and the competition off the path:

@@ -66,13 +66,18 @@ func AgentName(u ctf.User) string {
 // nyuSummary is run's summary.json as the leaderboard reads it: metadata
 // (agent, comment, model, link, date, in the leaderboard's order), then
 // success or failure per NYU CTF Bench task, keyed by its canonical name
-// (the challenge's slug), in list order. Challenges of another origin are
+// (its origin's name, 2021q-web-poem_collection, which a slug cannot
+// spell; else the slug), in list order. Challenges of another origin are
 // left out: the leaderboard looks every solved name up in NYU's dataset.
 func nyuSummary(run live.Run, m Meta) obj {
 	results := obj{}
 	for _, c := range run.Challenges {
 		if c.Origin.Benchmark == ctf.BenchmarkNYU {
-			results = append(results, member{c.Slug, c.Solved})
+			name := c.Origin.Name
+			if name == "" {
+				name = c.Slug
+			}
+			results = append(results, member{name, c.Solved})
 		}
 	}
 	return obj{

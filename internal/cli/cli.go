@@ -62,7 +62,7 @@ var commands = []command{
 		{name: "create", run: (*app).agentCreate},
 		{name: "list", run: (*app).agentList},
 	}},
-	{name: "export", summary: "each agent's run (summary.json, attempts.jsonl, times.csv)", subs: []command{
+	{name: "export", summary: "each agent's run: summary.json (NYU CTF Bench), Cybench run logs, attempts.jsonl, times.csv", subs: []command{
 		{name: "agents", run: (*app).exportAgents},
 	}},
 	{name: "instances", summary: "players' running instances (stop: audited)", subs: []command{

@@ -93,8 +93,9 @@ users:
 	}
 	readJSON(t, filepath.Join(runDir, "summary.json"), &summary)
 	if summary.Metadata.Agent != "pam-bot" || summary.Metadata.Model != "claude-sonnet-4-5" ||
-		summary.Metadata.Date != time.Now().UTC().Format(time.DateOnly) ||
-		len(summary.Results) != 2 || !summary.Results["2024q-cry-twin-keys"] || summary.Results["lost-page"] {
+		summary.Metadata.Date != time.Now().UTC().Format("2006/01/02") ||
+		// NYU tasks only, by NYU's canonical name ('_' and all).
+		len(summary.Results) != 1 || !summary.Results["2024q-cry-twin_keys"] {
 		t.Errorf("summary.json = %+v", summary)
 	}
 
