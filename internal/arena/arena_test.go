@@ -31,7 +31,9 @@ func testRun() live.Run {
 	dur := func(d time.Duration) *time.Duration { return &d }
 	// An NYU task's slug cannot spell its canonical name's '_': the
 	// export takes the name from the origin.
-	nyu := func(path, name string) ctf.Origin { return ctf.Origin{Benchmark: ctf.BenchmarkNYU, Path: path, Name: name} }
+	nyu := func(path, name string) ctf.Origin {
+		return ctf.Origin{Benchmark: ctf.BenchmarkNYU, Path: path, Name: name}
+	}
 	cyb := func(path string) ctf.Origin { return ctf.Origin{Benchmark: ctf.BenchmarkCybench, Path: path} }
 	ch := []live.RunChallenge{
 		{Slug: "2099q-rev-spinner", Categories: []string{"rev"}, Origin: nyu("2099/CSAW-Quals/rev/spinner", "2099q-rev-spinner"),
