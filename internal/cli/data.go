@@ -136,7 +136,11 @@ func formatReport(r transfer.LoadReport) string {
 		fmt.Fprintf(&b, "%-11s %d created, %d updated, %d unchanged\n", k+":", r.Created[k], r.Updated[k], r.Unchanged[k])
 	}
 	if len(r.Refused) > 0 {
-		fmt.Fprintf(&b, "refused:    %d challenges, left out:\n", len(r.Refused))
+		noun := "challenges"
+		if len(r.Refused) == 1 {
+			noun = "challenge"
+		}
+		fmt.Fprintf(&b, "refused:    %d %s, left out:\n", len(r.Refused), noun)
 		for _, x := range r.Refused {
 			fmt.Fprintf(&b, "  %s\n", x)
 		}
