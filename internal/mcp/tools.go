@@ -10,7 +10,6 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/flagshipctf/flagship/internal/ctf"
-	"github.com/flagshipctf/flagship/internal/httpx"
 	"github.com/flagshipctf/flagship/internal/platform"
 )
 
@@ -78,35 +77,8 @@ type challengeOutput struct {
 	Instance          *instanceOutput `json:"instance" jsonschema:"the service to attack; null if none"`
 	AvgStars          *float64        `json:"avgStars" jsonschema:"players' rating, 1 to 5; null without reviews"`
 	AvgDifficulty     *float64        `json:"avgDifficulty" jsonschema:"players' difficulty rating, 1 to 10; null without reviews"`
-}
-
-type submitInput struct {
-	Slug string `json:"slug" jsonschema:"the challenge's slug"`
-	Flag string `json:"flag" jsonschema:"the flag exactly as found, e.g. flag{...}; surrounding spaces are ignored"`
-}
-
-// Outcomes of submit_flag: one word an agent can branch on.
-const (
-	outcomeCorrect       = "correct"
-	outcomeWrong         = "wrong"
-	outcomeAlreadySolved = "already_solved"
-	outcomeLocked        = "locked"
-	outcomeRateLimited   = "rate_limited"
-	outcomeNotFound      = "not_found"
-)
-
-type badgeOutput struct {
-	ID    string `json:"id"`
-	Title string `json:"title"`
-	Icon  string `json:"icon"`
-}
-
-type submitOutput struct {
-	Outcome           string        `json:"outcome"`
-	Message           string        `json:"message" jsonschema:"one sentence saying what happened and what to do next"`
-	Points            int           `json:"points" jsonschema:"points earned, with correct"`
-	NewBadges         []badgeOutput `json:"newBadges" jsonschema:"badges earned by this flag, with correct"`
-	RetryAfterSeconds int           `json:"retryAfterSeconds,omitempty" jsonschema:"with rate_limited: wait this long before the next flag for this challenge"`
+	FlagFormat        string          `json:"flagFormat" jsonschema:"what this challenge's flag looks like, e.g. csawctf{...}; empty when not known (the description may say)"`
+	attempts
 }
 
 func (h *Handler) addTools(s *sdk.Server) {
@@ -202,6 +174,14 @@ func (h *Handler) getChallenge(ctx context.Context, _ *sdk.CallToolRequest, in s
 		}
 	}
 	out.Unreleased = reqs.Unreleased
+	if out.FlagFormat, err = h.svc.Play.FlagFormat(in.Slug, v); err != nil {
+		return nil, challengeOutput{}, h.toolError(err, in.Slug)
+	}
+	if !c.Solved { // a solved challenge takes no more flags
+		if out.attempts, err = h.attemptsOf(ctx, v, in.Slug); err != nil {
+			return nil, challengeOutput{}, h.toolError(err, in.Slug)
+		}
+	}
 	f, err := h.svc.Play.FileOf(ctx, in.Slug)
 	if err != nil {
 		return nil, challengeOutput{}, h.toolError(err, in.Slug)
@@ -223,39 +203,6 @@ func (h *Handler) getChallenge(ctx context.Context, _ *sdk.CallToolRequest, in s
 		if out.Instance.Yours != nil {
 			out.Instance.Connection = out.Instance.Yours.Connection
 		}
-	}
-	return nil, out, nil
-}
-
-func (h *Handler) submitFlag(ctx context.Context, _ *sdk.CallToolRequest, in submitInput) (*sdk.CallToolResult, submitOutput, error) {
-	v := viewer(ctx)
-	res, err := h.svc.Play.Submit(ctx, v, in.Slug, in.Flag)
-	out := submitOutput{NewBadges: []badgeOutput{}}
-	var de *ctf.Error
-	switch {
-	case err == nil:
-		out.Outcome, out.Points = outcomeCorrect, res.Points
-		for _, b := range res.NewBadges {
-			out.NewBadges = append(out.NewBadges, badgeOutput{ID: b.ID, Title: b.Title, Icon: b.Icon})
-		}
-		out.Message = fmt.Sprintf("Correct: %d points.", res.Points)
-		if len(out.NewBadges) > 0 {
-			out.Message = fmt.Sprintf("Correct: %d points and %d new badge(s).", res.Points, len(out.NewBadges))
-		}
-	case errors.Is(err, platform.ErrWrongFlag):
-		out.Outcome, out.Message = outcomeWrong, "Wrong flag; this try was recorded."
-	case errors.Is(err, ctf.ErrNoChallenge):
-		out.Outcome, out.Message = outcomeNotFound, fmt.Sprintf("No challenge has the slug %q; list_challenges gives the slugs.", in.Slug)
-	case errors.Is(err, platform.ErrLocked):
-		out.Outcome, out.Message = outcomeLocked, "This challenge is locked: get_challenge lists the prerequisites to solve first."
-	case ctf.ErrorCode(err) == ctf.Conflict:
-		out.Outcome, out.Message = outcomeAlreadySolved, "You already solved this challenge; nothing was recorded."
-	case ctf.ErrorCode(err) == ctf.RateLimited && errors.As(err, &de):
-		secs := httpx.RetrySeconds(de.RetryAfter)
-		out.Outcome, out.RetryAfterSeconds = outcomeRateLimited, secs
-		out.Message = fmt.Sprintf("Too many wrong flags for this challenge: wait %d seconds before the next one.", secs)
-	default:
-		return nil, submitOutput{}, h.toolError(err, in.Slug)
 	}
 	return nil, out, nil
 }
