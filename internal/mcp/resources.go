@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"mime"
-	"path"
 	"strings"
 	"time"
 
@@ -91,11 +89,7 @@ func (h *Handler) readResource(ctx context.Context, req *sdk.ReadResourceRequest
 	if err != nil {
 		return nil, h.toolError(fmt.Errorf("read challenge file: %w", err), slug)
 	}
-	mt := mime.TypeByExtension(path.Ext(f.Name))
-	if mt == "" {
-		mt = "application/octet-stream"
-	}
-	return &sdk.ReadResourceResult{Contents: []*sdk.ResourceContents{{URI: uri, MIMEType: mt, Blob: data}}}, nil
+	return &sdk.ReadResourceResult{Contents: []*sdk.ResourceContents{{URI: uri, MIMEType: mimeOf(f.Name), Blob: data}}}, nil
 }
 
 func (h *Handler) addPrompts(s *sdk.Server) {
