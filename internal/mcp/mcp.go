@@ -45,7 +45,7 @@ func New(svc *platform.Service, log *slog.Logger) *Handler {
 	h.addTools(server)
 	h.addResources(server)
 	h.addPrompts(server)
-	server.AddReceivingMiddleware(h.listedResources)
+	server.AddReceivingMiddleware(h.listedResources, checkedArgs)
 	h.mcp = sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return server }, &sdk.StreamableHTTPOptions{
 		// Stateless: each request stands alone, so replicas need no sticky
 		// sessions and a restart loses nothing.

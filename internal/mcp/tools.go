@@ -83,18 +83,14 @@ type challengeOutput struct {
 
 func (h *Handler) addTools(s *sdk.Server) {
 	read := &sdk.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: new(false)}
-	sdk.AddTool(s, &sdk.Tool{Name: "list_challenges", Title: "List challenges", Annotations: read,
+	addTool(s, &sdk.Tool{Name: "list_challenges", Title: "List challenges", Annotations: read,
 		Description: "List the event's challenges with your progress: slug, title, categories, difficulty, points, solves, " +
-			"whether you solved it and whether it is unlocked. Filters narrow the list.",
-		InputSchema: schemaFor[listInput](map[string][]any{
-			"difficulty": {ctf.Easy, ctf.Medium, ctf.Hard, ctf.Insane},
-			"status":     {"solved", "unsolved"},
-		})}, h.listChallenges)
-	sdk.AddTool(s, &sdk.Tool{Name: "get_challenge", Title: "Read a challenge", Annotations: read,
+			"whether you solved it and whether it is unlocked. Filters narrow the list."}, h.listChallenges)
+	addTool(s, &sdk.Tool{Name: "get_challenge", Title: "Read a challenge", Annotations: read,
 		Description: "Read one challenge: its Markdown description, points, solves, its file (link, size and resource), " +
 			"the service to attack if it has one (whether you start your own with start_instance, and yours while it runs), " +
 			"and the prerequisites you still have to solve."}, h.getChallenge)
-	sdk.AddTool(s, &sdk.Tool{Name: "submit_flag", Title: "Submit a flag",
+	addTool(s, &sdk.Tool{Name: "submit_flag", Title: "Submit a flag",
 		Annotations: &sdk.ToolAnnotations{OpenWorldHint: new(false), DestructiveHint: new(false)},
 		Description: "Submit a flag for a challenge. The outcome is one of: correct (with points and new badges), wrong, " +
 			"already_solved, locked (solve its prerequisites first), rate_limited (wait retryAfterSeconds) or not_found. " +
@@ -102,18 +98,27 @@ func (h *Handler) addTools(s *sdk.Server) {
 		OutputSchema: schemaFor[submitOutput](map[string][]any{
 			"outcome": {outcomeCorrect, outcomeWrong, outcomeAlreadySolved, outcomeLocked, outcomeRateLimited, outcomeNotFound},
 		})}, h.submitFlag)
-	sdk.AddTool(s, &sdk.Tool{Name: "get_writeups", Title: "Read writeups", Annotations: read,
+	addTool(s, &sdk.Tool{Name: "get_writeups", Title: "Read writeups", Annotations: read,
 		Description: "Read the approved writeups of a challenge you solved (and your own). They open only after you solve it."},
 		h.getWriteups)
-	sdk.AddTool(s, &sdk.Tool{Name: "leaderboard", Title: "Leaderboard", Annotations: read,
+	addTool(s, &sdk.Tool{Name: "leaderboard", Title: "Leaderboard", Annotations: read,
 		Description: "The ranked players: the top N, your own rank and points, and the players just above and below you."},
 		h.leaderboard)
-	sdk.AddTool(s, &sdk.Tool{Name: "my_profile", Title: "My profile", Annotations: read,
+	addTool(s, &sdk.Tool{Name: "my_profile", Title: "My profile", Annotations: read,
 		Description: "Your rank, points, solves (newest first), badges, first bloods and counts by category and difficulty."},
 		h.myProfile)
-	sdk.AddTool(s, &sdk.Tool{Name: "get_profile", Title: "A player's profile", Annotations: read,
+	addTool(s, &sdk.Tool{Name: "get_profile", Title: "A player's profile", Annotations: read,
 		Description: "Another player's public profile, by username (as the leaderboard shows it) or id."}, h.getProfile)
 	h.addInstanceTools(s)
+}
+
+// addTool adds a tool whose input schema is inputSchema's (plain, with
+// its bounds) unless t gives one.
+func addTool[In, Out any](s *sdk.Server, t *sdk.Tool, h sdk.ToolHandlerFor[In, Out]) {
+	if t.InputSchema == nil {
+		t.InputSchema = inputSchema[In](t.Name)
+	}
+	sdk.AddTool(s, t, h)
 }
 
 // schemaFor infers T's schema and restricts the named string properties to
