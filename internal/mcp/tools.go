@@ -50,6 +50,16 @@ type fileOutput struct {
 	URL      string `json:"url" jsonschema:"download it with a plain HTTP GET (no key needed)"`
 	Size     *int64 `json:"size" jsonschema:"bytes; null for a link to another site"`
 	Resource string `json:"resource,omitempty" jsonschema:"the MCP resource that returns its bytes, for files within the resource size limit"`
+	// A zip handout's files (platform.Play.FileMembers).
+	Members        []memberOutput `json:"members,omitempty" jsonschema:"with a zip file: the files inside it, each with a url to download it alone"`
+	MembersOmitted int            `json:"membersOmitted,omitempty" jsonschema:"with a zip file of very many files: how many more it holds than members lists"`
+}
+
+type memberOutput struct {
+	Name    string `json:"name" jsonschema:"its path inside the zip"`
+	Size    int64  `json:"size" jsonschema:"bytes, unpacked"`
+	URL     string `json:"url,omitempty" jsonschema:"download it alone with a plain HTTP GET (no key needed); absent when it is not served"`
+	Refused string `json:"refused,omitempty" jsonschema:"why it is not served alone (too large, encrypted...): download the whole zip"`
 }
 
 type instanceOutput struct {
@@ -87,7 +97,8 @@ func (h *Handler) addTools(s *sdk.Server) {
 		Description: "List the event's challenges with your progress: slug, title, categories, difficulty, points, solves, " +
 			"whether you solved it and whether it is unlocked. Filters narrow the list."}, h.listChallenges)
 	addTool(s, &sdk.Tool{Name: "get_challenge", Title: "Read a challenge", Annotations: read,
-		Description: "Read one challenge: its Markdown description, points, solves, its file (link, size and resource), " +
+		Description: "Read one challenge: its Markdown description, points, solves, its flag format, the wrong flags you have left, " +
+			"its file (link, size and resource; for a zip, the files inside with a link to each), " +
 			"the service to attack if it has one (whether you start your own with start_instance, and yours while it runs), " +
 			"and the prerequisites you still have to solve."}, h.getChallenge)
 	addTool(s, &sdk.Tool{Name: "submit_flag", Title: "Submit a flag",
@@ -199,6 +210,14 @@ func (h *Handler) getChallenge(ctx context.Context, _ *sdk.CallToolRequest, in s
 				out.File.Resource = fileURI(c.Slug)
 			}
 		}
+		members, total, err := h.svc.Play.FileMembers(ctx, in.Slug)
+		if err != nil {
+			return nil, challengeOutput{}, h.toolError(err, in.Slug)
+		}
+		for _, m := range members {
+			out.File.Members = append(out.File.Members, memberOutput{Name: m.Name, Size: m.Size, URL: m.URL, Refused: m.Refused})
+		}
+		out.File.MembersOmitted = total - len(members)
 	}
 	if conn := h.svc.Play.ConnectionInfo(ctx, in.Slug); c.HasInstance || conn != "" {
 		out.Instance = &instanceOutput{Port: c.DockerPort, Connection: conn}
