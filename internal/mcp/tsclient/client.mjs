@@ -13,6 +13,12 @@
 //   MCP_USER          a player whose profile get_profile reads
 //   MCP_DESCRIPTION   (optional) the challenge's exact description
 //   MCP_WRITEUP_AUTHOR (optional) who wrote an approved writeup of it
+//   MCP_FLAG_FORMAT   the flag format get_challenge tells for MCP_SLUG
+//   MCP_RATE_LIMIT    the wrong flags a player may send per challenge per window
+//   MCP_HIDDEN_SLUG   (optional) a hidden challenge, which no list may show
+//   MCP_ZIP_SLUG      (optional) a challenge whose file is a zip, with
+//   MCP_ZIP_MEMBER    a file inside it and
+//   MCP_ZIP_CONTENT   that file's exact bytes (UTF-8 text)
 //
 // Each step prints one JSON line {step, ok, detail} on stdout; the first
 // failed check prints its line, says why on stderr and exits 1.
@@ -69,6 +75,12 @@ const fileContent = Buffer.from(env('MCP_FILE_CONTENT'), 'utf8');
 const user = env('MCP_USER');
 const description = env('MCP_DESCRIPTION', true);
 const writeupAuthor = env('MCP_WRITEUP_AUTHOR', true);
+const flagFormat = env('MCP_FLAG_FORMAT');
+const rateLimit = Number(env('MCP_RATE_LIMIT'));
+const hiddenSlug = env('MCP_HIDDEN_SLUG', true);
+const zipSlug = env('MCP_ZIP_SLUG', true);
+const zipMember = env('MCP_ZIP_MEMBER', true);
+const zipContent = env('MCP_ZIP_CONTENT', true);
 
 const opts = { timeout: 15_000 };
 
@@ -131,6 +143,11 @@ await step('connect', async () => {
 	const caps = c.getServerCapabilities() ?? {};
 	check(info?.name === 'flagship', `serverInfo ${show(info)}, want name flagship`);
 	check(caps.tools && caps.resources && caps.prompts, `capabilities ${show(caps)} lack tools, resources or prompts`);
+	// The server sends no notification (stateless, JSON answers, no GET
+	// stream): it must not advertise any.
+	check(!caps.tools.listChanged && !caps.resources.listChanged && !caps.prompts.listChanged && !caps.resources.subscribe,
+		`capabilities ${show(caps)} advertise notifications the server never sends`);
+	check(caps.logging === undefined, `capabilities ${show(caps)} advertise logging`);
 	check(isStr(c.getInstructions()) && c.getInstructions().includes('submit_flag'), `instructions ${show(c.getInstructions())}`);
 	return `server ${info.name} ${info.version}, protocol ${c.transport?.protocolVersion ?? '?'}`;
 });
@@ -147,6 +164,7 @@ await step('listTools', async () => {
 	check(show(names) === show(wantTools), `tools ${show(names)}, want exactly ${show(wantTools)}`);
 	for (const t of tools) {
 		check(t.inputSchema?.type === 'object', `${t.name}: inputSchema ${show(t.inputSchema)}`);
+		check(!show(t.inputSchema).includes('"null"'), `${t.name}: inputSchema has a null type: ${show(t.inputSchema)}`);
 		check(t.outputSchema?.type === 'object', `${t.name}: outputSchema ${show(t.outputSchema)}`);
 		check(isStr(t.description) && t.description.length >= 40, `${t.name}: description ${show(t.description)}`);
 		// The SDK compiled the output schema (with ajv) and checks every
@@ -156,7 +174,27 @@ await step('listTools', async () => {
 	// A sanity check that this validation bites: an unknown outcome fails.
 	const bogus = mcp.getToolOutputValidator('submit_flag')({ outcome: 'bogus', message: '', points: 0, newBadges: [] });
 	check(!bogus.valid, 'the submit_flag output schema accepts outcome "bogus"');
+	const lb = tools.find((t) => t.name === 'leaderboard').inputSchema.properties;
+	check(lb.top.type === 'integer' && lb.top.minimum === 1 && lb.top.maximum === 100 &&
+		lb.around.type === 'integer' && lb.around.minimum === 0 && lb.around.maximum === 25, `leaderboard's bounds ${show(lb)}`);
 	return `${names.join(',')}; output schemas compiled by the SDK`;
+});
+
+await step('arguments out of range', async () => {
+	const said = [];
+	for (const [name, args, want] of [
+		['leaderboard', { top: 0 }, 'top must be an integer from 1 to 100'],
+		['leaderboard', { top: 101 }, 'top must be an integer from 1 to 100'],
+		['leaderboard', { around: -1 }, 'around must be an integer from 0 to 25'],
+		['leaderboard', { around: 26 }, 'around must be an integer from 0 to 25'],
+		['list_challenges', { difficulty: 'Trivial' }, 'difficulty must be one of'],
+		['list_challenges', { status: 'done' }, 'status must be one of'],
+	]) {
+		const res = await mcp.callTool({ name, arguments: args }, undefined, opts);
+		check(res.isError === true && text(res).includes(want), `${name}(${show(args)}): ${show(res)}, want a tool error saying ${show(want)}`);
+		said.push(text(res));
+	}
+	return said.join(' | ');
 });
 
 let item;
@@ -200,7 +238,10 @@ await step('get_challenge', async () => {
 	check(c.file.size === fileContent.length, `file.size ${c.file.size}, want ${fileContent.length}`);
 	check(c.file.resource === fileURI, `file.resource ${show(c.file.resource)}, want ${fileURI}`);
 	check(isInt(c.points) && c.points > 0 && isInt(c.solves) && isInt(c.attempts), `counts ${show(c)}`);
-	return `${c.title}: ${c.points} points, file ${c.file.name} (${c.file.size} bytes, ${c.file.resource})`;
+	check(c.flagFormat === flagFormat, `flagFormat ${show(c.flagFormat)}, want ${show(flagFormat)}`);
+	check(c.attemptsLeft === rateLimit && c.attemptsResetAt === undefined,
+		`attemptsLeft ${show(c.attemptsLeft)}, attemptsResetAt ${show(c.attemptsResetAt)}; want ${rateLimit} and none before any try`);
+	return `${c.title}: ${c.points} points, flag format ${c.flagFormat}, ${c.attemptsLeft} tries, file ${c.file.name} (${c.file.size} bytes, ${c.file.resource})`;
 });
 
 await step('listResourceTemplates', async () => {
@@ -210,6 +251,29 @@ await step('listResourceTemplates', async () => {
 		check(uris.includes(want), `templates ${show(uris)} lack ${want}`);
 	}
 	return uris.join(' ');
+});
+
+await step('listResources', async () => {
+	const uris = [];
+	let cursor;
+	let pages = 0;
+	do {
+		const page = await mcp.listResources(cursor ? { cursor } : {}, opts);
+		pages++;
+		for (const r of page.resources) {
+			check(isStr(r.uri) && isStr(r.name) && r.name !== '', `malformed resource ${show(r)}`);
+			uris.push(r.uri);
+		}
+		cursor = page.nextCursor;
+	} while (cursor && pages < 100);
+	for (const want of [`flagship://challenges/${slug}`, fileURI]) {
+		check(uris.includes(want), `resources ${show(uris)} lack ${want}`);
+	}
+	check(new Set(uris).size === uris.length, `a resource is listed twice: ${show(uris)}`);
+	if (hiddenSlug !== undefined) {
+		check(!uris.some((u) => u.startsWith(`flagship://challenges/${hiddenSlug}`)), `a hidden challenge is listed: ${show(uris)}`);
+	}
+	return `${uris.length} resources in ${pages} page(s)`;
 });
 
 await step('readResource challenge', async () => {
@@ -238,7 +302,7 @@ await step('getPrompt event_rules', async () => {
 	const p = await mcp.getPrompt({ name: 'event_rules' }, opts);
 	const m = p.messages?.[0];
 	check(m?.role === 'user' && m.content?.type === 'text', `messages ${show(p.messages)}`);
-	for (const want of ['submit_flag', 'rate_limited', 'first blood']) {
+	for (const want of ['submit_flag', 'rate_limited', 'first blood', 'flagFormat']) {
 		check(m.content.text.includes(want), `the rules do not say ${show(want)}:\n${m.content.text}`);
 	}
 	return `${p.description}: ${m.content.text.length} characters`;
@@ -253,6 +317,11 @@ await step('get_writeups before solving', async () => {
 await step('submit_flag wrong', async () => {
 	const o = await tool(mcp, 'submit_flag', { slug, flag: `${flag}-not-it` });
 	check(o.outcome === 'wrong' && isStr(o.message) && o.message !== '', `got ${show(o)}, want outcome wrong`);
+	check(o.attemptsLeft === rateLimit - 1 && isStr(o.attemptsResetAt) && !Number.isNaN(Date.parse(o.attemptsResetAt)),
+		`attemptsLeft ${show(o.attemptsLeft)}, attemptsResetAt ${show(o.attemptsResetAt)}; want ${rateLimit - 1} and a time`);
+	const c = await tool(mcp, 'get_challenge', { slug });
+	check(c.attemptsLeft === rateLimit - 1 && c.attemptsResetAt === o.attemptsResetAt,
+		`get_challenge after it: attemptsLeft ${show(c.attemptsLeft)}, attemptsResetAt ${show(c.attemptsResetAt)}`);
 	return o.message;
 });
 
@@ -330,6 +399,39 @@ await step('get_profile', async () => {
 	const res = await mcp.callTool({ name: 'get_profile', arguments: { user: `${user}-nobody-such` } }, undefined, opts);
 	check(res.isError === true, `an unknown player: ${show(res)}, want a tool error`);
 	return `${p.username}: rank ${p.rank}, ${p.points} points, ${p.solves.length} solve(s)`;
+});
+
+if (zipSlug !== undefined) {
+	await step('zip handout members', async () => {
+		const c = await tool(mcp, 'get_challenge', { slug: zipSlug });
+		const m = c.file?.members?.find((x) => x.name === zipMember);
+		check(m && isStr(m.url) && m.size === Buffer.byteLength(zipContent), `members ${show(c.file?.members)} lack ${zipMember}`);
+		// A plain GET, no key: as an agent's shell would fetch it.
+		const res = await fetch(m.url);
+		const body = Buffer.from(await res.arrayBuffer());
+		check(res.status === 200 && body.equals(Buffer.from(zipContent, 'utf8')), `GET ${m.url}: ${res.status} ${show(body.toString('utf8'))}`);
+		for (const [h, want] of [['content-disposition', 'attachment'], ['x-content-type-options', 'nosniff'], ['cache-control', 'immutable']]) {
+			check((res.headers.get(h) ?? '').includes(want), `GET ${m.url}: ${h} ${show(res.headers.get(h))}, want ${want}`);
+		}
+		return `${c.file.members.length} member(s); ${m.name} (${m.size} bytes) downloaded alone`;
+	});
+}
+
+await step('POST accepting JSON alone', async () => {
+	// What a plain HTTP client sends: JSON in, JSON out.
+	const res = await fetch(url, {
+		method: 'POST',
+		headers: { Authorization: 'Bearer ' + key, 'Content-Type': 'application/json', Accept: 'application/json' },
+		body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'list_challenges', arguments: {} } }),
+	});
+	const type = res.headers.get('content-type') ?? '';
+	const body = await res.json();
+	check(res.status === 200 && type.startsWith('application/json') && body.id === 1 && body.result?.structuredContent,
+		`${res.status} ${type} ${show(body)}`);
+	const get = await fetch(url, { headers: { Authorization: 'Bearer ' + key, Accept: 'text/event-stream' } });
+	const err = await get.json();
+	check(get.status === 405 && get.headers.get('allow') === 'POST' && isStr(err.error), `GET: ${get.status} ${show(err)}`);
+	return `POST ${res.status} ${type}; GET ${get.status}: ${err.error}`;
 });
 
 let ro;
