@@ -22,49 +22,10 @@
 //
 // Each step prints one JSON line {step, ok, detail} on stdout; the first
 // failed check prints its line, says why on stderr and exits 1.
+// Shared helpers: lib.mjs; the protocol's surface: surface.mjs.
 
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-
-const env = (name, optional = false) => {
-	const v = process.env[name];
-	if (!optional && (v === undefined || v === '')) {
-		fail('env', `${name} is not set`);
-	}
-	return v;
-};
-
-function fail(step, message) {
-	console.log(JSON.stringify({ step, ok: false, detail: message }));
-	console.error(`tsclient: step ${step} failed: ${message}`);
-	process.exit(1);
-}
-
-class CheckError extends Error {}
-
-function check(cond, message) {
-	if (!cond) {
-		throw new CheckError(message);
-	}
-}
-
-const show = (v) => JSON.stringify(v);
-
-// step runs one step: fn returns the detail to print, or throws.
-async function step(name, fn) {
-	let detail;
-	try {
-		detail = await fn();
-	} catch (err) {
-		let why = err instanceof CheckError ? err.message : `${err?.constructor?.name ?? 'Error'}: ${err?.message ?? err}`;
-		if (err?.cause) {
-			why += ` (cause: ${err.cause?.message ?? err.cause})`;
-		}
-		fail(name, why);
-	}
-	console.log(JSON.stringify({ step: name, ok: true, detail: detail ?? '' }));
-	return detail;
-}
+import { check, checkList, connector, env, isInt, isStr, opts, show, slugsOf, step, text, tool } from './lib.mjs';
+import { surfaceSteps, toolSteps } from './surface.mjs';
 
 const url = new URL(env('MCP_URL'));
 const key = env('MCP_KEY');
@@ -82,55 +43,7 @@ const zipSlug = env('MCP_ZIP_SLUG', true);
 const zipMember = env('MCP_ZIP_MEMBER', true);
 const zipContent = env('MCP_ZIP_CONTENT', true);
 
-const opts = { timeout: 15_000 };
-
-// Every HTTP exchange, so that an odd status shows in the last step, and
-// every error the transport reports outside a request.
-const exchanges = [];
-const transportErrors = [];
-
-async function connect(name, headers) {
-	const transport = new StreamableHTTPClientTransport(url, {
-		requestInit: { headers },
-		fetch: async (input, init) => {
-			const res = await fetch(input, init);
-			exchanges.push(`${name} ${init?.method ?? 'GET'} ${res.status}`);
-			return res;
-		},
-	});
-	const client = new Client({ name: 'flagship-tsclient', version: '1.0.0' }, { capabilities: {} });
-	client.onerror = (err) => transportErrors.push(`${name}: ${err?.message ?? err}`);
-	await client.connect(transport, opts);
-	return client;
-}
-
-// tool calls a tool and returns its structured content, failing on a tool
-// error; the SDK itself checks it against the tool's outputSchema.
-async function tool(client, name, args = {}) {
-	const res = await client.callTool({ name, arguments: args }, undefined, opts);
-	check(!res.isError, `${name}(${show(args)}) is a tool error: ${text(res)}`);
-	check(res.structuredContent && typeof res.structuredContent === 'object',
-		`${name}(${show(args)}) has no structuredContent: ${show(res)}`);
-	return res.structuredContent;
-}
-
-function text(res) {
-	return (res.content ?? []).filter((c) => c.type === 'text').map((c) => c.text).join('');
-}
-
-const isInt = (n) => Number.isInteger(n);
-const isStr = (s) => typeof s === 'string';
-const slugsOf = (l) => l.challenges.map((c) => c.slug);
-
-function checkList(l, what) {
-	check(Array.isArray(l.challenges), `${what}: challenges is not an array: ${show(l)}`);
-	check(l.count === l.challenges.length, `${what}: count ${l.count} but ${l.challenges.length} challenges`);
-	for (const c of l.challenges) {
-		check(isStr(c.slug) && isStr(c.title) && Array.isArray(c.categories) && isStr(c.difficulty) && isInt(c.points) &&
-			isInt(c.solves) && typeof c.solved === 'boolean' && typeof c.unlocked === 'boolean' &&
-			typeof c.hasFile === 'boolean' && typeof c.hasInstance === 'boolean', `${what}: malformed item ${show(c)}`);
-	}
-}
+const { connect, exchanges, transportErrors } = connector(url);
 
 const wantTools = ['extend_instance', 'get_challenge', 'get_profile', 'get_writeups', 'instance_status', 'leaderboard', 'list_challenges', 'my_profile',
 	'start_instance', 'stop_instance', 'submit_flag'];
@@ -152,50 +65,7 @@ await step('connect', async () => {
 	return `server ${info.name} ${info.version}, protocol ${c.transport?.protocolVersion ?? '?'}`;
 });
 
-await step('listTools', async () => {
-	const tools = [];
-	let cursor;
-	do {
-		const page = await mcp.listTools(cursor ? { cursor } : {}, opts);
-		tools.push(...page.tools);
-		cursor = page.nextCursor;
-	} while (cursor);
-	const names = tools.map((t) => t.name).sort();
-	check(show(names) === show(wantTools), `tools ${show(names)}, want exactly ${show(wantTools)}`);
-	for (const t of tools) {
-		check(t.inputSchema?.type === 'object', `${t.name}: inputSchema ${show(t.inputSchema)}`);
-		check(!show(t.inputSchema).includes('"null"'), `${t.name}: inputSchema has a null type: ${show(t.inputSchema)}`);
-		check(t.outputSchema?.type === 'object', `${t.name}: outputSchema ${show(t.outputSchema)}`);
-		check(isStr(t.description) && t.description.length >= 40, `${t.name}: description ${show(t.description)}`);
-		// The SDK compiled the output schema (with ajv) and checks every
-		// structuredContent of this tool against it from now on.
-		check(typeof mcp.getToolOutputValidator(t.name) === 'function', `${t.name}: the SDK made no output validator`);
-	}
-	// A sanity check that this validation bites: an unknown outcome fails.
-	const bogus = mcp.getToolOutputValidator('submit_flag')({ outcome: 'bogus', message: '', points: 0, newBadges: [] });
-	check(!bogus.valid, 'the submit_flag output schema accepts outcome "bogus"');
-	const lb = tools.find((t) => t.name === 'leaderboard').inputSchema.properties;
-	check(lb.top.type === 'integer' && lb.top.minimum === 1 && lb.top.maximum === 100 &&
-		lb.around.type === 'integer' && lb.around.minimum === 0 && lb.around.maximum === 25, `leaderboard's bounds ${show(lb)}`);
-	return `${names.join(',')}; output schemas compiled by the SDK`;
-});
-
-await step('arguments out of range', async () => {
-	const said = [];
-	for (const [name, args, want] of [
-		['leaderboard', { top: 0 }, 'top must be an integer from 1 to 100'],
-		['leaderboard', { top: 101 }, 'top must be an integer from 1 to 100'],
-		['leaderboard', { around: -1 }, 'around must be an integer from 0 to 25'],
-		['leaderboard', { around: 26 }, 'around must be an integer from 0 to 25'],
-		['list_challenges', { difficulty: 'Trivial' }, 'difficulty must be one of'],
-		['list_challenges', { status: 'done' }, 'status must be one of'],
-	]) {
-		const res = await mcp.callTool({ name, arguments: args }, undefined, opts);
-		check(res.isError === true && text(res).includes(want), `${name}(${show(args)}): ${show(res)}, want a tool error saying ${show(want)}`);
-		said.push(text(res));
-	}
-	return said.join(' | ');
-});
+await toolSteps(mcp, wantTools);
 
 let item;
 await step('list_challenges', async () => {
@@ -251,29 +121,6 @@ await step('listResourceTemplates', async () => {
 		check(uris.includes(want), `templates ${show(uris)} lack ${want}`);
 	}
 	return uris.join(' ');
-});
-
-await step('listResources', async () => {
-	const uris = [];
-	let cursor;
-	let pages = 0;
-	do {
-		const page = await mcp.listResources(cursor ? { cursor } : {}, opts);
-		pages++;
-		for (const r of page.resources) {
-			check(isStr(r.uri) && isStr(r.name) && r.name !== '', `malformed resource ${show(r)}`);
-			uris.push(r.uri);
-		}
-		cursor = page.nextCursor;
-	} while (cursor && pages < 100);
-	for (const want of [`flagship://challenges/${slug}`, fileURI]) {
-		check(uris.includes(want), `resources ${show(uris)} lack ${want}`);
-	}
-	check(new Set(uris).size === uris.length, `a resource is listed twice: ${show(uris)}`);
-	if (hiddenSlug !== undefined) {
-		check(!uris.some((u) => u.startsWith(`flagship://challenges/${hiddenSlug}`)), `a hidden challenge is listed: ${show(uris)}`);
-	}
-	return `${uris.length} resources in ${pages} page(s)`;
 });
 
 await step('readResource challenge', async () => {
@@ -401,38 +248,7 @@ await step('get_profile', async () => {
 	return `${p.username}: rank ${p.rank}, ${p.points} points, ${p.solves.length} solve(s)`;
 });
 
-if (zipSlug !== undefined) {
-	await step('zip handout members', async () => {
-		const c = await tool(mcp, 'get_challenge', { slug: zipSlug });
-		const m = c.file?.members?.find((x) => x.name === zipMember);
-		check(m && isStr(m.url) && m.size === Buffer.byteLength(zipContent), `members ${show(c.file?.members)} lack ${zipMember}`);
-		// A plain GET, no key: as an agent's shell would fetch it.
-		const res = await fetch(m.url);
-		const body = Buffer.from(await res.arrayBuffer());
-		check(res.status === 200 && body.equals(Buffer.from(zipContent, 'utf8')), `GET ${m.url}: ${res.status} ${show(body.toString('utf8'))}`);
-		for (const [h, want] of [['content-disposition', 'attachment'], ['x-content-type-options', 'nosniff'], ['cache-control', 'immutable']]) {
-			check((res.headers.get(h) ?? '').includes(want), `GET ${m.url}: ${h} ${show(res.headers.get(h))}, want ${want}`);
-		}
-		return `${c.file.members.length} member(s); ${m.name} (${m.size} bytes) downloaded alone`;
-	});
-}
-
-await step('POST accepting JSON alone', async () => {
-	// What a plain HTTP client sends: JSON in, JSON out.
-	const res = await fetch(url, {
-		method: 'POST',
-		headers: { Authorization: 'Bearer ' + key, 'Content-Type': 'application/json', Accept: 'application/json' },
-		body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'list_challenges', arguments: {} } }),
-	});
-	const type = res.headers.get('content-type') ?? '';
-	const body = await res.json();
-	check(res.status === 200 && type.startsWith('application/json') && body.id === 1 && body.result?.structuredContent,
-		`${res.status} ${type} ${show(body)}`);
-	const get = await fetch(url, { headers: { Authorization: 'Bearer ' + key, Accept: 'text/event-stream' } });
-	const err = await get.json();
-	check(get.status === 405 && get.headers.get('allow') === 'POST' && isStr(err.error), `GET: ${get.status} ${show(err)}`);
-	return `POST ${res.status} ${type}; GET ${get.status}: ${err.error}`;
-});
+await surfaceSteps(mcp, { url, key, slug, fileURI, hiddenSlug, zipSlug, zipMember, zipContent });
 
 let ro;
 await step('read-only connect', async () => {
