@@ -96,6 +96,7 @@ func (h *Handler) routes() {
 		httpx.WriteError(w, http.StatusNotFound, "no such endpoint: "+r.URL.Path)
 	})
 	h.mux.HandleFunc("GET /files/{sha}/{name}", h.file)
+	h.mux.HandleFunc("GET /files/{sha}/{name}/{member...}", h.fileMember)
 }
 
 // publicCORS lets any site call the public API: it authenticates by API

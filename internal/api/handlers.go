@@ -7,6 +7,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"strconv"
 	"sync"
 	"time"
 	"unicode/utf8"
@@ -203,6 +204,44 @@ func (h *Handler) file(w http.ResponseWriter, r *http.Request) {
 	hd.Set("Cache-Control", "public, max-age=31536000, immutable")
 	hd.Set("ETag", `"`+r.PathValue("sha")+`"`)
 	http.ServeContent(w, r, f.Name, time.Time{}, f)
+}
+
+// fileMember serves one file of a stored zip archive that a shown challenge
+// serves (docs/product.md#challenge-files), with the file's headers. It is
+// inflated as it is sent, so it has no ranges; a client that asks again
+// with its validator is answered 304.
+func (h *Handler) fileMember(w http.ResponseWriter, r *http.Request) {
+	sha := r.PathValue("sha")
+	m, err := h.svc.Play.OpenMember(r.Context(), sha, r.PathValue("name"), r.PathValue("member"))
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	defer m.Close()
+	tag := `"` + sha + "-" + strconv.Itoa(m.Index) + `"`
+	hd := w.Header()
+	hd.Set("X-Content-Type-Options", "nosniff")
+	hd.Set("Cache-Control", "public, max-age=31536000, immutable")
+	hd.Set("ETag", tag)
+	if notModified(r, tag) {
+		w.WriteHeader(http.StatusNotModified)
+		return
+	}
+	deadline := time.Now().Add(fileWriteBase + time.Duration(m.Size/slowClientRate)*time.Second)
+	if err := http.NewResponseController(w).SetWriteDeadline(deadline); err != nil {
+		h.log.Warn("file member download: cannot extend the write deadline", "err", err)
+	}
+	hd.Set("Content-Type", "application/octet-stream")
+	hd.Set("Content-Disposition", mime.FormatMediaType("attachment", map[string]string{"filename": m.Name}))
+	hd.Set("Content-Length", strconv.FormatInt(m.Size, 10))
+	if r.Method == http.MethodHead {
+		return
+	}
+	// A member that inflates to other than its declared size is cut off:
+	// the client sees a short body, and the log says why.
+	if _, err := io.Copy(w, m); err != nil {
+		h.log.Warn("file member download", "sha", sha, "member", r.PathValue("member"), "err", err)
+	}
 }
 
 const (

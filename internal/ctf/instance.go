@@ -238,18 +238,23 @@ var flagWord = regexp.MustCompile(`^([A-Za-z0-9_]{1,32})\{`)
 // CTF) or "flag". The same for a player across restarts of their instance,
 // and no player can derive another's.
 func PlayerFlag(secret []byte, userID string, c *Challenge) string {
-	word := "flag"
-	for _, f := range c.Flags {
-		if m := flagWord.FindStringSubmatch(f.Content); f.Kind == FlagStatic && m != nil {
-			word = m[1]
-			break
-		}
-	}
+	word := playerFlagWord(c)
 	mac := hmac.New(sha256.New, secret)
 	mac.Write([]byte(userID))
 	mac.Write([]byte{0})
 	mac.Write([]byte(c.Slug))
 	return word + "{" + c.Slug + "_" + hex.EncodeToString(mac.Sum(nil))[:16] + "}"
+}
+
+// playerFlagWord is the word of c's per-player flags: that of its first
+// static flag of the shape word{…}, else "flag".
+func playerFlagWord(c *Challenge) string {
+	for _, f := range c.Flags {
+		if m := flagWord.FindStringSubmatch(f.Content); f.Kind == FlagStatic && m != nil {
+			return m[1]
+		}
+	}
+	return "flag"
 }
 
 // PerPlayer reports whether c's flags are each player's own.

@@ -51,18 +51,18 @@ type stopInstanceOutput struct {
 
 func (h *Handler) addInstanceTools(s *sdk.Server) {
 	write := &sdk.ToolAnnotations{OpenWorldHint: new(false), DestructiveHint: new(false), IdempotentHint: true}
-	sdk.AddTool(s, &sdk.Tool{Name: "start_instance", Title: "Start your instance", Annotations: write,
+	addTool(s, &sdk.Tool{Name: "start_instance", Title: "Start your instance", Annotations: write,
 		Description: "Start your own instance of a challenge whose get_challenge says instance.perPlayer: a container of its " +
 			"service, with your own flag, reachable at the connection line it answers. It stops by itself at expiresAt. " +
 			"If yours runs already, it is answered and nothing is started."}, h.startInstance)
-	sdk.AddTool(s, &sdk.Tool{Name: "instance_status", Title: "Your instance",
+	addTool(s, &sdk.Tool{Name: "instance_status", Title: "Your instance",
 		Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: new(false)},
 		Description: "Your instance of a challenge: its status, connection line and expiry, or null when none runs."}, h.instanceStatus)
-	sdk.AddTool(s, &sdk.Tool{Name: "extend_instance", Title: "Extend your instance",
+	addTool(s, &sdk.Tool{Name: "extend_instance", Title: "Extend your instance",
 		Annotations: &sdk.ToolAnnotations{OpenWorldHint: new(false), DestructiveHint: new(false)},
 		Description: "Give your running instance of a challenge more time: its expiry moves to one lifetime from now, " +
 			"up to the challenge's maximum."}, h.extendInstance)
-	sdk.AddTool(s, &sdk.Tool{Name: "stop_instance", Title: "Stop your instance",
+	addTool(s, &sdk.Tool{Name: "stop_instance", Title: "Stop your instance",
 		Annotations: &sdk.ToolAnnotations{OpenWorldHint: new(false), IdempotentHint: true},
 		Description: "Stop and remove your instance of a challenge, e.g. to start a fresh one or to free your " +
 			"share of instances for another challenge."}, h.stopInstance)

@@ -8,7 +8,9 @@ package mcp
 import (
 	"context"
 	"log/slog"
+	"mime"
 	"net/http"
+	"strings"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -34,10 +36,16 @@ func New(svc *platform.Service, log *slog.Logger) *Handler {
 	}
 	h := &Handler{svc: svc, log: log}
 	server := sdk.NewServer(&sdk.Implementation{Name: "flagship", Title: "Flagship CTF", Version: Version},
-		&sdk.ServerOptions{Instructions: instructions, Logger: log})
+		&sdk.ServerOptions{Instructions: instructions, Logger: log,
+			// What the server does, and no more: it sends no notification
+			// (stateless, answers as JSON, no GET stream), so it advertises
+			// neither listChanged nor logging.
+			Capabilities: &sdk.ServerCapabilities{Tools: &sdk.ToolCapabilities{}, Resources: &sdk.ResourceCapabilities{},
+				Prompts: &sdk.PromptCapabilities{}}})
 	h.addTools(server)
 	h.addResources(server)
 	h.addPrompts(server)
+	server.AddReceivingMiddleware(h.listedResources, checkedArgs)
 	h.mcp = sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return server }, &sdk.StreamableHTTPOptions{
 		// Stateless: each request stands alone, so replicas need no sticky
 		// sessions and a restart loses nothing.
@@ -94,15 +102,66 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		httpx.Fail(w, r, h.log, err)
 		return
 	}
+	if !negotiate(w, r) {
+		return
+	}
 	v.Door = ctf.DoorMCP
 	h.mcp.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), viewerKey{}, v)))
+}
+
+// negotiate answers, as JSON, what the SDK would refuse in plain text:
+// another method than POST (the endpoint is stateless: no GET stream of
+// server-sent messages, no session to DELETE), a body that is not JSON, an
+// Accept without JSON. A client that accepts JSON alone is served: every
+// answer is JSON (StreamableHTTPOptions.JSONResponse), but the SDK checks
+// for both media types of the Streamable HTTP transport, so the header is
+// completed for it.
+func negotiate(w http.ResponseWriter, r *http.Request) bool {
+	switch {
+	case r.Method != http.MethodPost:
+		w.Header().Set("Allow", "POST")
+		httpx.WriteError(w, http.StatusMethodNotAllowed, "/mcp answers POST only: it is stateless, with no stream of "+
+			"server-sent messages to GET and no session to DELETE")
+		return false
+	case !isJSON(r.Header.Get("Content-Type")):
+		httpx.WriteError(w, http.StatusUnsupportedMediaType, "send the JSON-RPC message with Content-Type: application/json")
+		return false
+	}
+	accept := r.Header.Values("Accept")
+	if len(accept) > 0 && !acceptsJSON(accept) {
+		httpx.WriteError(w, http.StatusNotAcceptable, "every answer of /mcp is JSON: send Accept: application/json "+
+			"(or application/json, text/event-stream)")
+		return false
+	}
+	r.Header.Set("Accept", "application/json, text/event-stream")
+	return true
+}
+
+// isJSON reports whether a Content-Type is JSON's, parameters aside.
+func isJSON(contentType string) bool {
+	mt, _, err := mime.ParseMediaType(contentType)
+	return err == nil && mt == "application/json"
+}
+
+// acceptsJSON reports whether Accept values take application/json.
+func acceptsJSON(values []string) bool {
+	for _, v := range values {
+		for _, part := range strings.Split(v, ",") {
+			mt, _, _ := strings.Cut(part, ";")
+			switch strings.ToLower(strings.TrimSpace(mt)) {
+			case "application/json", "application/*", "*/*":
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // mcpCORS lets browser-based clients (the MCP Inspector) call from any
 // origin: they send keys in headers, never cookies.
 var mcpCORS = httpx.CORS{
 	Expose:  "Mcp-Session-Id, WWW-Authenticate",
-	Methods: "POST, GET, DELETE, OPTIONS",
+	Methods: "POST, OPTIONS",
 	Headers: "Authorization, X-API-Key, Content-Type, Accept, Mcp-Session-Id, Mcp-Protocol-Version, Last-Event-ID",
 }
 

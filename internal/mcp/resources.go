@@ -4,11 +4,10 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"mime"
-	"path"
 	"strings"
 	"time"
 
+	"github.com/flagshipctf/flagship/internal/ctf"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -90,11 +89,7 @@ func (h *Handler) readResource(ctx context.Context, req *sdk.ReadResourceRequest
 	if err != nil {
 		return nil, h.toolError(fmt.Errorf("read challenge file: %w", err), slug)
 	}
-	mt := mime.TypeByExtension(path.Ext(f.Name))
-	if mt == "" {
-		mt = "application/octet-stream"
-	}
-	return &sdk.ReadResourceResult{Contents: []*sdk.ResourceContents{{URI: uri, MIMEType: mt, Blob: data}}}, nil
+	return &sdk.ReadResourceResult{Contents: []*sdk.ResourceContents{{URI: uri, MIMEType: mimeOf(f.Name), Blob: data}}}, nil
 }
 
 func (h *Handler) addPrompts(s *sdk.Server) {
@@ -102,11 +97,11 @@ func (h *Handler) addPrompts(s *sdk.Server) {
 		Description: "Explains the event's rules to an agent: how to play, the flag format, the rate limit and the scoring."},
 		func(ctx context.Context, _ *sdk.GetPromptRequest) (*sdk.GetPromptResult, error) {
 			return &sdk.GetPromptResult{Description: "The rules of this Flagship event",
-				Messages: []*sdk.PromptMessage{{Role: "user", Content: &sdk.TextContent{Text: h.rules()}}}}, nil
+				Messages: []*sdk.PromptMessage{{Role: "user", Content: &sdk.TextContent{Text: h.rules(viewer(ctx))}}}}, nil
 		})
 }
 
-func (h *Handler) rules() string {
+func (h *Handler) rules(v ctf.Viewer) string {
 	r := h.svc.Event.Rules()
 	var b strings.Builder
 	b.WriteString("You are playing a CTF (capture the flag) event on Flagship, beside people and other agents.\n\n")
@@ -114,8 +109,7 @@ func (h *Handler) rules() string {
 	b.WriteString("(its file is linked and, when small enough, readable as the resource it names), find the flag, ")
 	b.WriteString("and send it with submit_flag. Read the outcome field of every answer.\n\n")
 	b.WriteString("Flags: submit the flag exactly as you found it; surrounding spaces are ignored. ")
-	b.WriteString("The organiser set no flag format: a challenge's description says what its flag looks like ")
-	b.WriteString("(often flag{...}). ")
+	b.WriteString(h.formatsSentence(v))
 	fmt.Fprintf(&b, "A flag is at most %d bytes.\n\n", r.MaxFlag)
 	if r.RateLimit > 0 {
 		fmt.Fprintf(&b, "Rate limit: at most %d wrong flags per challenge per %s. Past that, submit_flag answers "+
@@ -140,4 +134,37 @@ func formatWait(d time.Duration) string {
 		return fmt.Sprintf("%d minutes", d/time.Minute)
 	}
 	return fmt.Sprintf("%d seconds", d/time.Second)
+}
+
+// formatsSentence says what flags look like: one format when every
+// challenge has the same, else that they vary (and the event's, which
+// challenges without their own have), and where to read each.
+func (h *Handler) formatsSentence(v ctf.Viewer) string {
+	event := strings.TrimSpace(h.svc.Event.Current().FlagFormat)
+	formats, without := map[string]bool{}, 0
+	for _, c := range h.svc.Play.Board(v) {
+		f, err := h.svc.Play.FlagFormat(c.Slug, v)
+		switch {
+		case err != nil:
+		case f == "":
+			without++
+		default:
+			formats[f] = true
+		}
+	}
+	switch {
+	case len(formats) == 0 && event == "":
+		return "The organiser set no flag format: a challenge's description says what its flag looks like (often flag{...}). "
+	case len(formats) == 0:
+		return fmt.Sprintf("Flags look like %s. ", event)
+	case len(formats) == 1 && without == 0:
+		for f := range formats {
+			return fmt.Sprintf("Flags look like %s; get_challenge gives each challenge's format as flagFormat. ", f)
+		}
+	case event != "":
+		return fmt.Sprintf("Flag formats vary per challenge: get_challenge gives each challenge's format as flagFormat "+
+			"(the event's is %s, for challenges that set none). ", event)
+	}
+	return "Flag formats vary per challenge: get_challenge gives each challenge's format as flagFormat " +
+		"(e.g. csawctf{...}); where it is empty, the description says what the flag looks like. "
 }

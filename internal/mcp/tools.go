@@ -10,7 +10,6 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/flagshipctf/flagship/internal/ctf"
-	"github.com/flagshipctf/flagship/internal/httpx"
 	"github.com/flagshipctf/flagship/internal/platform"
 )
 
@@ -51,6 +50,16 @@ type fileOutput struct {
 	URL      string `json:"url" jsonschema:"download it with a plain HTTP GET (no key needed)"`
 	Size     *int64 `json:"size" jsonschema:"bytes; null for a link to another site"`
 	Resource string `json:"resource,omitempty" jsonschema:"the MCP resource that returns its bytes, for files within the resource size limit"`
+	// A zip handout's files (platform.Play.FileMembers).
+	Members        []memberOutput `json:"members,omitempty" jsonschema:"with a zip file: the files inside it, each with a url to download it alone"`
+	MembersOmitted int            `json:"membersOmitted,omitempty" jsonschema:"with a zip file of very many files: how many more it holds than members lists"`
+}
+
+type memberOutput struct {
+	Name    string `json:"name" jsonschema:"its path inside the zip"`
+	Size    int64  `json:"size" jsonschema:"bytes, unpacked"`
+	URL     string `json:"url,omitempty" jsonschema:"download it alone with a plain HTTP GET (no key needed); absent when it is not served"`
+	Refused string `json:"refused,omitempty" jsonschema:"why it is not served alone (too large, encrypted...): download the whole zip"`
 }
 
 type instanceOutput struct {
@@ -78,51 +87,21 @@ type challengeOutput struct {
 	Instance          *instanceOutput `json:"instance" jsonschema:"the service to attack; null if none"`
 	AvgStars          *float64        `json:"avgStars" jsonschema:"players' rating, 1 to 5; null without reviews"`
 	AvgDifficulty     *float64        `json:"avgDifficulty" jsonschema:"players' difficulty rating, 1 to 10; null without reviews"`
-}
-
-type submitInput struct {
-	Slug string `json:"slug" jsonschema:"the challenge's slug"`
-	Flag string `json:"flag" jsonschema:"the flag exactly as found, e.g. flag{...}; surrounding spaces are ignored"`
-}
-
-// Outcomes of submit_flag: one word an agent can branch on.
-const (
-	outcomeCorrect       = "correct"
-	outcomeWrong         = "wrong"
-	outcomeAlreadySolved = "already_solved"
-	outcomeLocked        = "locked"
-	outcomeRateLimited   = "rate_limited"
-	outcomeNotFound      = "not_found"
-)
-
-type badgeOutput struct {
-	ID    string `json:"id"`
-	Title string `json:"title"`
-	Icon  string `json:"icon"`
-}
-
-type submitOutput struct {
-	Outcome           string        `json:"outcome"`
-	Message           string        `json:"message" jsonschema:"one sentence saying what happened and what to do next"`
-	Points            int           `json:"points" jsonschema:"points earned, with correct"`
-	NewBadges         []badgeOutput `json:"newBadges" jsonschema:"badges earned by this flag, with correct"`
-	RetryAfterSeconds int           `json:"retryAfterSeconds,omitempty" jsonschema:"with rate_limited: wait this long before the next flag for this challenge"`
+	FlagFormat        string          `json:"flagFormat" jsonschema:"what this challenge's flag looks like, e.g. csawctf{...}; empty when not known (the description may say)"`
+	attempts
 }
 
 func (h *Handler) addTools(s *sdk.Server) {
 	read := &sdk.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: new(false)}
-	sdk.AddTool(s, &sdk.Tool{Name: "list_challenges", Title: "List challenges", Annotations: read,
+	addTool(s, &sdk.Tool{Name: "list_challenges", Title: "List challenges", Annotations: read,
 		Description: "List the event's challenges with your progress: slug, title, categories, difficulty, points, solves, " +
-			"whether you solved it and whether it is unlocked. Filters narrow the list.",
-		InputSchema: schemaFor[listInput](map[string][]any{
-			"difficulty": {ctf.Easy, ctf.Medium, ctf.Hard, ctf.Insane},
-			"status":     {"solved", "unsolved"},
-		})}, h.listChallenges)
-	sdk.AddTool(s, &sdk.Tool{Name: "get_challenge", Title: "Read a challenge", Annotations: read,
-		Description: "Read one challenge: its Markdown description, points, solves, its file (link, size and resource), " +
+			"whether you solved it and whether it is unlocked. Filters narrow the list."}, h.listChallenges)
+	addTool(s, &sdk.Tool{Name: "get_challenge", Title: "Read a challenge", Annotations: read,
+		Description: "Read one challenge: its Markdown description, points, solves, its flag format, the wrong flags you have left, " +
+			"its file (link, size and resource; for a zip, the files inside with a link to each), " +
 			"the service to attack if it has one (whether you start your own with start_instance, and yours while it runs), " +
 			"and the prerequisites you still have to solve."}, h.getChallenge)
-	sdk.AddTool(s, &sdk.Tool{Name: "submit_flag", Title: "Submit a flag",
+	addTool(s, &sdk.Tool{Name: "submit_flag", Title: "Submit a flag",
 		Annotations: &sdk.ToolAnnotations{OpenWorldHint: new(false), DestructiveHint: new(false)},
 		Description: "Submit a flag for a challenge. The outcome is one of: correct (with points and new badges), wrong, " +
 			"already_solved, locked (solve its prerequisites first), rate_limited (wait retryAfterSeconds) or not_found. " +
@@ -130,18 +109,27 @@ func (h *Handler) addTools(s *sdk.Server) {
 		OutputSchema: schemaFor[submitOutput](map[string][]any{
 			"outcome": {outcomeCorrect, outcomeWrong, outcomeAlreadySolved, outcomeLocked, outcomeRateLimited, outcomeNotFound},
 		})}, h.submitFlag)
-	sdk.AddTool(s, &sdk.Tool{Name: "get_writeups", Title: "Read writeups", Annotations: read,
+	addTool(s, &sdk.Tool{Name: "get_writeups", Title: "Read writeups", Annotations: read,
 		Description: "Read the approved writeups of a challenge you solved (and your own). They open only after you solve it."},
 		h.getWriteups)
-	sdk.AddTool(s, &sdk.Tool{Name: "leaderboard", Title: "Leaderboard", Annotations: read,
+	addTool(s, &sdk.Tool{Name: "leaderboard", Title: "Leaderboard", Annotations: read,
 		Description: "The ranked players: the top N, your own rank and points, and the players just above and below you."},
 		h.leaderboard)
-	sdk.AddTool(s, &sdk.Tool{Name: "my_profile", Title: "My profile", Annotations: read,
+	addTool(s, &sdk.Tool{Name: "my_profile", Title: "My profile", Annotations: read,
 		Description: "Your rank, points, solves (newest first), badges, first bloods and counts by category and difficulty."},
 		h.myProfile)
-	sdk.AddTool(s, &sdk.Tool{Name: "get_profile", Title: "A player's profile", Annotations: read,
+	addTool(s, &sdk.Tool{Name: "get_profile", Title: "A player's profile", Annotations: read,
 		Description: "Another player's public profile, by username (as the leaderboard shows it) or id."}, h.getProfile)
 	h.addInstanceTools(s)
+}
+
+// addTool adds a tool whose input schema is inputSchema's (plain, with
+// its bounds) unless t gives one.
+func addTool[In, Out any](s *sdk.Server, t *sdk.Tool, h sdk.ToolHandlerFor[In, Out]) {
+	if t.InputSchema == nil {
+		t.InputSchema = inputSchema[In](t.Name)
+	}
+	sdk.AddTool(s, t, h)
 }
 
 // schemaFor infers T's schema and restricts the named string properties to
@@ -202,6 +190,14 @@ func (h *Handler) getChallenge(ctx context.Context, _ *sdk.CallToolRequest, in s
 		}
 	}
 	out.Unreleased = reqs.Unreleased
+	if out.FlagFormat, err = h.svc.Play.FlagFormat(in.Slug, v); err != nil {
+		return nil, challengeOutput{}, h.toolError(err, in.Slug)
+	}
+	if !c.Solved { // a solved challenge takes no more flags
+		if out.attempts, err = h.attemptsOf(ctx, v, in.Slug); err != nil {
+			return nil, challengeOutput{}, h.toolError(err, in.Slug)
+		}
+	}
 	f, err := h.svc.Play.FileOf(ctx, in.Slug)
 	if err != nil {
 		return nil, challengeOutput{}, h.toolError(err, in.Slug)
@@ -214,6 +210,14 @@ func (h *Handler) getChallenge(ctx context.Context, _ *sdk.CallToolRequest, in s
 				out.File.Resource = fileURI(c.Slug)
 			}
 		}
+		members, total, err := h.svc.Play.FileMembers(ctx, in.Slug)
+		if err != nil {
+			return nil, challengeOutput{}, h.toolError(err, in.Slug)
+		}
+		for _, m := range members {
+			out.File.Members = append(out.File.Members, memberOutput{Name: m.Name, Size: m.Size, URL: m.URL, Refused: m.Refused})
+		}
+		out.File.MembersOmitted = total - len(members)
 	}
 	if conn := h.svc.Play.ConnectionInfo(ctx, in.Slug); c.HasInstance || conn != "" {
 		out.Instance = &instanceOutput{Port: c.DockerPort, Connection: conn}
@@ -223,39 +227,6 @@ func (h *Handler) getChallenge(ctx context.Context, _ *sdk.CallToolRequest, in s
 		if out.Instance.Yours != nil {
 			out.Instance.Connection = out.Instance.Yours.Connection
 		}
-	}
-	return nil, out, nil
-}
-
-func (h *Handler) submitFlag(ctx context.Context, _ *sdk.CallToolRequest, in submitInput) (*sdk.CallToolResult, submitOutput, error) {
-	v := viewer(ctx)
-	res, err := h.svc.Play.Submit(ctx, v, in.Slug, in.Flag)
-	out := submitOutput{NewBadges: []badgeOutput{}}
-	var de *ctf.Error
-	switch {
-	case err == nil:
-		out.Outcome, out.Points = outcomeCorrect, res.Points
-		for _, b := range res.NewBadges {
-			out.NewBadges = append(out.NewBadges, badgeOutput{ID: b.ID, Title: b.Title, Icon: b.Icon})
-		}
-		out.Message = fmt.Sprintf("Correct: %d points.", res.Points)
-		if len(out.NewBadges) > 0 {
-			out.Message = fmt.Sprintf("Correct: %d points and %d new badge(s).", res.Points, len(out.NewBadges))
-		}
-	case errors.Is(err, platform.ErrWrongFlag):
-		out.Outcome, out.Message = outcomeWrong, "Wrong flag; this try was recorded."
-	case errors.Is(err, ctf.ErrNoChallenge):
-		out.Outcome, out.Message = outcomeNotFound, fmt.Sprintf("No challenge has the slug %q; list_challenges gives the slugs.", in.Slug)
-	case errors.Is(err, platform.ErrLocked):
-		out.Outcome, out.Message = outcomeLocked, "This challenge is locked: get_challenge lists the prerequisites to solve first."
-	case ctf.ErrorCode(err) == ctf.Conflict:
-		out.Outcome, out.Message = outcomeAlreadySolved, "You already solved this challenge; nothing was recorded."
-	case ctf.ErrorCode(err) == ctf.RateLimited && errors.As(err, &de):
-		secs := httpx.RetrySeconds(de.RetryAfter)
-		out.Outcome, out.RetryAfterSeconds = outcomeRateLimited, secs
-		out.Message = fmt.Sprintf("Too many wrong flags for this challenge: wait %d seconds before the next one.", secs)
-	default:
-		return nil, submitOutput{}, h.toolError(err, in.Slug)
 	}
 	return nil, out, nil
 }

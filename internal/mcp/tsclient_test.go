@@ -1,10 +1,13 @@
 package mcp_test
 
 import (
+	"archive/zip"
 	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/flagshipctf/flagship/internal/apitest"
 	"github.com/flagshipctf/flagship/internal/ctf"
 	"github.com/flagshipctf/flagship/internal/platform"
 	"github.com/flagshipctf/flagship/internal/store"
@@ -37,7 +41,12 @@ func TestTypeScriptSDKClient(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	s := start(t, store.RateLimit{Max: 10, Window: time.Minute})
+	// The test event, with a challenge whose file is a zip.
+	const member, memberContent = "docs/read me.txt", "inside the zip\n"
+	zipped := base64.StdEncoding.EncodeToString(zipOf(t, map[string]string{member: memberContent, "other.bin": "x"}))
+	ds := strings.Replace(event, "challenges:\n", "challenges:\n  - {slug: zipped, title: Zipped, categories: [rev], points: 100, "+
+		"flags: ['flag{z}'], file: {name: bundle.zip, contentBase64: "+zipped+"}}\n", 1)
+	s := apitest.Start(t, ds, apitest.Options{RateLimit: store.RateLimit{Max: 10, Window: time.Minute}})
 	ctx := context.Background()
 	key := s.Key("alice")
 	carol, err := s.DB.Accounts().UserByUsername(ctx, "carol")
@@ -64,6 +73,12 @@ func TestTypeScriptSDKClient(t *testing.T) {
 		"MCP_USER=carol",
 		"MCP_DESCRIPTION=Say **hi**: the flag is in the file.",
 		"MCP_WRITEUP_AUTHOR=carol",
+		"MCP_FLAG_FORMAT=flag{...}",
+		"MCP_RATE_LIMIT=10",
+		"MCP_HIDDEN_SLUG=draft",
+		"MCP_ZIP_SLUG=zipped",
+		"MCP_ZIP_MEMBER="+member,
+		"MCP_ZIP_CONTENT="+memberContent,
 	)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -134,4 +149,22 @@ func counts(t *testing.T, body []byte) (attempts, solves int) {
 		t.Fatalf("decode %s: %v", body, err)
 	}
 	return b.Challenge.AttemptsCount, b.Challenge.SolvesCount
+}
+
+// zipOf is a zip archive of files, by name.
+func zipOf(t *testing.T, files map[string]string) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	w := zip.NewWriter(&buf)
+	for name, data := range files {
+		fw, err := w.Create(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.WriteString(fw, data)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
 }

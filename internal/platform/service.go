@@ -140,6 +140,9 @@ type core struct {
 	// fileSizes remembers the sizes of stored files by SHA-256 (FileOf):
 	// a file's address is its content, so its size never changes.
 	fileSizes sync.Map
+	// zipListings remembers the members of stored zip archives by SHA-256
+	// (FileMembers), for the same reason.
+	zipListings sync.Map
 
 	flagSecret flagSecret // keys the per-player flags (flagkey.go)
 

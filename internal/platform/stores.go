@@ -89,6 +89,7 @@ type agentStore interface {
 type playStore interface {
 	FileSize(ctx context.Context, sha string) (int64, error)
 	FileChunks(ctx context.Context, sha string, fn func([]byte) error) error
+	RecentWrong(ctx context.Context, userID, challengeID string, now time.Time, window time.Duration) (int, time.Time, error)
 	PutReview(ctx context.Context, r ctf.Review) (ctf.Review, []int64, error)
 	PutWriteup(ctx context.Context, w ctf.Writeup) (ctf.Writeup, []int64, error)
 }

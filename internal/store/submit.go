@@ -207,7 +207,7 @@ func submitInsert(table string, cols []string, exprs map[string]string) string {
 	}
 	return "INSERT INTO " + table + " (" + strings.Join(cols, ", ") + ")\n\tSELECT " + strings.Join(sel, ", ") + `
 	WHERE NOT EXISTS (SELECT 1 FROM solves WHERE user_id = ? AND challenge_id = ?)
-	AND (SELECT count(*) FROM attempts WHERE user_id = ? AND challenge_id = ? AND created_at > ?) < ?`
+	AND (SELECT count(*) ` + recentWrongFrom + `) < ?`
 }
 
 // recordOne checks and records one submission in tx, or says why it
@@ -267,8 +267,8 @@ func refusal(ctx context.Context, tx *sqlTx, s Submission, limit RateLimit, sinc
 	var oldest *int64
 	if err := tx.QueryRowContext(ctx, `SELECT
 		(SELECT count(*) FROM solves WHERE user_id = ? AND challenge_id = ?),
-		(SELECT count(*) FROM attempts WHERE user_id = ? AND challenge_id = ? AND created_at > ?),
-		(SELECT min(created_at) FROM attempts WHERE user_id = ? AND challenge_id = ? AND created_at > ?)`,
+		(SELECT count(*) `+recentWrongFrom+`),
+		(SELECT min(created_at) `+recentWrongFrom+`)`,
 		s.UserID, s.ChallengeID, s.UserID, s.ChallengeID, since, s.UserID, s.ChallengeID, since).Scan(&solved, &recent, &oldest); err != nil {
 		return nil, fmt.Errorf("checks: %w", err)
 	}

@@ -177,6 +177,7 @@ type challengeData struct {
 	Stars    []int
 	Levels   []int
 	Instance *instancePanel // the caller's own instance, when the challenge has such
+	Format   string         // what its flag looks like (ctf.FlagFormatOf), "" when not known
 }
 
 func (h *Handler) challenge(w http.ResponseWriter, r *http.Request) {
@@ -194,6 +195,7 @@ func (h *Handler) challengePage(w http.ResponseWriter, r *http.Request, v ctf.Vi
 	reqs, _ := h.svc.Play.Prerequisites(slug, v)
 	d := challengeData{C: c, Requires: reqs, Result: res, Flag: flag, Connect: h.svc.Play.ConnectionInfo(r.Context(), slug),
 		Stars: []int{1, 2, 3, 4, 5}, Levels: []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}, Instance: h.instancePanelOf(r.Context(), v, slug)}
+	d.Format, _ = h.svc.Play.FlagFormat(slug, v)
 	if c.Solved {
 		if list, err := h.svc.Play.Writeups(r.Context(), slug, v); err == nil {
 			for _, w := range list.Writeups {

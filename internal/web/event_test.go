@@ -125,7 +125,9 @@ func TestPlayersCannotRunTheClock(t *testing.T) {
 func TestTheClockAcrossTheWebApp(t *testing.T) {
 	t.Parallel()
 	clk := newTestClock()
-	s := apitest.Start(t, adminEvent, apitest.Options{Now: clk.now})
+	// riddle's flag tells no format: the event's is shown for it.
+	s := apitest.Start(t, adminEvent+"  - {slug: riddle, title: Riddle, categories: [misc], points: 50, flags: ['a plain answer']}\n",
+		apitest.Options{Now: clk.now})
 	start := clk.now().Add(2*time.Hour + 13*time.Minute)
 	freeze, end := start.Add(time.Hour), start.Add(3*time.Hour)
 	if _, err := s.Svc.Event.Set(context.Background(), ctf.Operator, ctf.Event{Name: "Winter CTF", Start: &start, End: &end,
@@ -143,8 +145,12 @@ func TestTheClockAcrossTheWebApp(t *testing.T) {
 	want(t, "half a minute to go", anon.get("/"), 200, `data-countdown="30">30 s</span>`)
 
 	clk.add(time.Minute) // running
-	c := pam.get("/challenges/warmup")
-	want(t, "flag format", c, 200, `placeholder="WCTF{...}" aria-describedby="flag-format"`, `<p class="hint" id="flag-format">Flags look like <code>WCTF{...}</code>.</p>`)
+	c := pam.get("/challenges/riddle")
+	want(t, "the event's flag format", c, 200, `placeholder="WCTF{...}" aria-describedby="flag-format"`, `<p class="hint" id="flag-format">Flags look like <code>WCTF{...}</code>.</p>`)
+	// warmup's flag is flag{…}: its format is derived from it, before the
+	// event's (docs/product.md#flag-formats).
+	want(t, "a challenge's flag format", pam.get("/challenges/warmup"), 200, `placeholder="flag{...}"`,
+		`Flags look like <code>flag{...}</code>.</p>`)
 	if strings.Contains(anon.get("/").body, "The event starts at") {
 		t.Error("the countdown outlives the start")
 	}

@@ -13,52 +13,19 @@
 //   MCP_USER          a player whose profile get_profile reads
 //   MCP_DESCRIPTION   (optional) the challenge's exact description
 //   MCP_WRITEUP_AUTHOR (optional) who wrote an approved writeup of it
+//   MCP_FLAG_FORMAT   the flag format get_challenge tells for MCP_SLUG
+//   MCP_RATE_LIMIT    the wrong flags a player may send per challenge per window
+//   MCP_HIDDEN_SLUG   (optional) a hidden challenge, which no list may show
+//   MCP_ZIP_SLUG      (optional) a challenge whose file is a zip, with
+//   MCP_ZIP_MEMBER    a file inside it and
+//   MCP_ZIP_CONTENT   that file's exact bytes (UTF-8 text)
 //
 // Each step prints one JSON line {step, ok, detail} on stdout; the first
 // failed check prints its line, says why on stderr and exits 1.
+// Shared helpers: lib.mjs; the protocol's surface: surface.mjs.
 
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-
-const env = (name, optional = false) => {
-	const v = process.env[name];
-	if (!optional && (v === undefined || v === '')) {
-		fail('env', `${name} is not set`);
-	}
-	return v;
-};
-
-function fail(step, message) {
-	console.log(JSON.stringify({ step, ok: false, detail: message }));
-	console.error(`tsclient: step ${step} failed: ${message}`);
-	process.exit(1);
-}
-
-class CheckError extends Error {}
-
-function check(cond, message) {
-	if (!cond) {
-		throw new CheckError(message);
-	}
-}
-
-const show = (v) => JSON.stringify(v);
-
-// step runs one step: fn returns the detail to print, or throws.
-async function step(name, fn) {
-	let detail;
-	try {
-		detail = await fn();
-	} catch (err) {
-		let why = err instanceof CheckError ? err.message : `${err?.constructor?.name ?? 'Error'}: ${err?.message ?? err}`;
-		if (err?.cause) {
-			why += ` (cause: ${err.cause?.message ?? err.cause})`;
-		}
-		fail(name, why);
-	}
-	console.log(JSON.stringify({ step: name, ok: true, detail: detail ?? '' }));
-	return detail;
-}
+import { check, checkList, connector, env, isInt, isStr, opts, show, slugsOf, step, text, tool } from './lib.mjs';
+import { surfaceSteps, toolSteps } from './surface.mjs';
 
 const url = new URL(env('MCP_URL'));
 const key = env('MCP_KEY');
@@ -69,56 +36,14 @@ const fileContent = Buffer.from(env('MCP_FILE_CONTENT'), 'utf8');
 const user = env('MCP_USER');
 const description = env('MCP_DESCRIPTION', true);
 const writeupAuthor = env('MCP_WRITEUP_AUTHOR', true);
+const flagFormat = env('MCP_FLAG_FORMAT');
+const rateLimit = Number(env('MCP_RATE_LIMIT'));
+const hiddenSlug = env('MCP_HIDDEN_SLUG', true);
+const zipSlug = env('MCP_ZIP_SLUG', true);
+const zipMember = env('MCP_ZIP_MEMBER', true);
+const zipContent = env('MCP_ZIP_CONTENT', true);
 
-const opts = { timeout: 15_000 };
-
-// Every HTTP exchange, so that an odd status shows in the last step, and
-// every error the transport reports outside a request.
-const exchanges = [];
-const transportErrors = [];
-
-async function connect(name, headers) {
-	const transport = new StreamableHTTPClientTransport(url, {
-		requestInit: { headers },
-		fetch: async (input, init) => {
-			const res = await fetch(input, init);
-			exchanges.push(`${name} ${init?.method ?? 'GET'} ${res.status}`);
-			return res;
-		},
-	});
-	const client = new Client({ name: 'flagship-tsclient', version: '1.0.0' }, { capabilities: {} });
-	client.onerror = (err) => transportErrors.push(`${name}: ${err?.message ?? err}`);
-	await client.connect(transport, opts);
-	return client;
-}
-
-// tool calls a tool and returns its structured content, failing on a tool
-// error; the SDK itself checks it against the tool's outputSchema.
-async function tool(client, name, args = {}) {
-	const res = await client.callTool({ name, arguments: args }, undefined, opts);
-	check(!res.isError, `${name}(${show(args)}) is a tool error: ${text(res)}`);
-	check(res.structuredContent && typeof res.structuredContent === 'object',
-		`${name}(${show(args)}) has no structuredContent: ${show(res)}`);
-	return res.structuredContent;
-}
-
-function text(res) {
-	return (res.content ?? []).filter((c) => c.type === 'text').map((c) => c.text).join('');
-}
-
-const isInt = (n) => Number.isInteger(n);
-const isStr = (s) => typeof s === 'string';
-const slugsOf = (l) => l.challenges.map((c) => c.slug);
-
-function checkList(l, what) {
-	check(Array.isArray(l.challenges), `${what}: challenges is not an array: ${show(l)}`);
-	check(l.count === l.challenges.length, `${what}: count ${l.count} but ${l.challenges.length} challenges`);
-	for (const c of l.challenges) {
-		check(isStr(c.slug) && isStr(c.title) && Array.isArray(c.categories) && isStr(c.difficulty) && isInt(c.points) &&
-			isInt(c.solves) && typeof c.solved === 'boolean' && typeof c.unlocked === 'boolean' &&
-			typeof c.hasFile === 'boolean' && typeof c.hasInstance === 'boolean', `${what}: malformed item ${show(c)}`);
-	}
-}
+const { connect, exchanges, transportErrors } = connector(url);
 
 const wantTools = ['extend_instance', 'get_challenge', 'get_profile', 'get_writeups', 'instance_status', 'leaderboard', 'list_challenges', 'my_profile',
 	'start_instance', 'stop_instance', 'submit_flag'];
@@ -131,33 +56,16 @@ await step('connect', async () => {
 	const caps = c.getServerCapabilities() ?? {};
 	check(info?.name === 'flagship', `serverInfo ${show(info)}, want name flagship`);
 	check(caps.tools && caps.resources && caps.prompts, `capabilities ${show(caps)} lack tools, resources or prompts`);
+	// The server sends no notification (stateless, JSON answers, no GET
+	// stream): it must not advertise any.
+	check(!caps.tools.listChanged && !caps.resources.listChanged && !caps.prompts.listChanged && !caps.resources.subscribe,
+		`capabilities ${show(caps)} advertise notifications the server never sends`);
+	check(caps.logging === undefined, `capabilities ${show(caps)} advertise logging`);
 	check(isStr(c.getInstructions()) && c.getInstructions().includes('submit_flag'), `instructions ${show(c.getInstructions())}`);
 	return `server ${info.name} ${info.version}, protocol ${c.transport?.protocolVersion ?? '?'}`;
 });
 
-await step('listTools', async () => {
-	const tools = [];
-	let cursor;
-	do {
-		const page = await mcp.listTools(cursor ? { cursor } : {}, opts);
-		tools.push(...page.tools);
-		cursor = page.nextCursor;
-	} while (cursor);
-	const names = tools.map((t) => t.name).sort();
-	check(show(names) === show(wantTools), `tools ${show(names)}, want exactly ${show(wantTools)}`);
-	for (const t of tools) {
-		check(t.inputSchema?.type === 'object', `${t.name}: inputSchema ${show(t.inputSchema)}`);
-		check(t.outputSchema?.type === 'object', `${t.name}: outputSchema ${show(t.outputSchema)}`);
-		check(isStr(t.description) && t.description.length >= 40, `${t.name}: description ${show(t.description)}`);
-		// The SDK compiled the output schema (with ajv) and checks every
-		// structuredContent of this tool against it from now on.
-		check(typeof mcp.getToolOutputValidator(t.name) === 'function', `${t.name}: the SDK made no output validator`);
-	}
-	// A sanity check that this validation bites: an unknown outcome fails.
-	const bogus = mcp.getToolOutputValidator('submit_flag')({ outcome: 'bogus', message: '', points: 0, newBadges: [] });
-	check(!bogus.valid, 'the submit_flag output schema accepts outcome "bogus"');
-	return `${names.join(',')}; output schemas compiled by the SDK`;
-});
+await toolSteps(mcp, wantTools);
 
 let item;
 await step('list_challenges', async () => {
@@ -200,7 +108,10 @@ await step('get_challenge', async () => {
 	check(c.file.size === fileContent.length, `file.size ${c.file.size}, want ${fileContent.length}`);
 	check(c.file.resource === fileURI, `file.resource ${show(c.file.resource)}, want ${fileURI}`);
 	check(isInt(c.points) && c.points > 0 && isInt(c.solves) && isInt(c.attempts), `counts ${show(c)}`);
-	return `${c.title}: ${c.points} points, file ${c.file.name} (${c.file.size} bytes, ${c.file.resource})`;
+	check(c.flagFormat === flagFormat, `flagFormat ${show(c.flagFormat)}, want ${show(flagFormat)}`);
+	check(c.attemptsLeft === rateLimit && c.attemptsResetAt === undefined,
+		`attemptsLeft ${show(c.attemptsLeft)}, attemptsResetAt ${show(c.attemptsResetAt)}; want ${rateLimit} and none before any try`);
+	return `${c.title}: ${c.points} points, flag format ${c.flagFormat}, ${c.attemptsLeft} tries, file ${c.file.name} (${c.file.size} bytes, ${c.file.resource})`;
 });
 
 await step('listResourceTemplates', async () => {
@@ -238,7 +149,7 @@ await step('getPrompt event_rules', async () => {
 	const p = await mcp.getPrompt({ name: 'event_rules' }, opts);
 	const m = p.messages?.[0];
 	check(m?.role === 'user' && m.content?.type === 'text', `messages ${show(p.messages)}`);
-	for (const want of ['submit_flag', 'rate_limited', 'first blood']) {
+	for (const want of ['submit_flag', 'rate_limited', 'first blood', 'flagFormat']) {
 		check(m.content.text.includes(want), `the rules do not say ${show(want)}:\n${m.content.text}`);
 	}
 	return `${p.description}: ${m.content.text.length} characters`;
@@ -253,6 +164,11 @@ await step('get_writeups before solving', async () => {
 await step('submit_flag wrong', async () => {
 	const o = await tool(mcp, 'submit_flag', { slug, flag: `${flag}-not-it` });
 	check(o.outcome === 'wrong' && isStr(o.message) && o.message !== '', `got ${show(o)}, want outcome wrong`);
+	check(o.attemptsLeft === rateLimit - 1 && isStr(o.attemptsResetAt) && !Number.isNaN(Date.parse(o.attemptsResetAt)),
+		`attemptsLeft ${show(o.attemptsLeft)}, attemptsResetAt ${show(o.attemptsResetAt)}; want ${rateLimit - 1} and a time`);
+	const c = await tool(mcp, 'get_challenge', { slug });
+	check(c.attemptsLeft === rateLimit - 1 && c.attemptsResetAt === o.attemptsResetAt,
+		`get_challenge after it: attemptsLeft ${show(c.attemptsLeft)}, attemptsResetAt ${show(c.attemptsResetAt)}`);
 	return o.message;
 });
 
@@ -331,6 +247,8 @@ await step('get_profile', async () => {
 	check(res.isError === true, `an unknown player: ${show(res)}, want a tool error`);
 	return `${p.username}: rank ${p.rank}, ${p.points} points, ${p.solves.length} solve(s)`;
 });
+
+await surfaceSteps(mcp, { url, key, slug, fileURI, hiddenSlug, zipSlug, zipMember, zipContent });
 
 let ro;
 await step('read-only connect', async () => {
