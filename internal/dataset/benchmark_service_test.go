@@ -79,8 +79,17 @@ func TestNYUService(t *testing.T) {
 			service{"at web.example.org:80", "http://web.example.org:80", true, intp(80),
 				&Instance{Image: "example/2024q-web-s:latest", Port: 80, Protocol: "http", Flag: "static"}, nil}},
 		{"compose image without a box: the instance alone", map[string]string{
-			"challenge.json": task("pwn", `, "internal_port": 1337`), "compose.yaml": "services:\n  s:\n    image: example/p\n"},
+			"challenge.json": task("pwn", `, "internal_port": 1337, "compose": true`), "compose.yaml": "services:\n  s:\n    image: example/p\n"},
 			service{"at {box}:1337", "", true, intp(1337), &Instance{Image: "example/p", Port: 1337, Protocol: "tcp", Flag: "static"}, nil}},
+		{"compose not started by NYU's runner (no compose: true): no instance", map[string]string{
+			"challenge.json": task("pwn", `, "box": "p", "internal_port": 1`), "docker-compose.yml": "services:\n  s:\n    image: example/p\n"},
+			service{"at p:1", "nc p 1", true, intp(1), nil, []string{"docker-compose.yml is there but challenge.json does not set compose, " +
+				"so NYU's runner does not start it: no instance spec"}}},
+		{"compose that builds and names its image: the spec, and a note", map[string]string{
+			"challenge.json":     task("pwn", `, "box": "p", "internal_port": 1, "compose": 1`),
+			"docker-compose.yml": "services:\n  s:\n    build: .\n    image: asibench_p:latest\n"},
+			service{"at p:1", "nc p 1", true, intp(1), &Instance{Image: "asibench_p:latest", Port: 1, Protocol: "tcp", Flag: "static"},
+				[]string{"compose builds image asibench_p:latest: run docker compose build in the task's directory before instances start"}}},
 		{"compose that builds", map[string]string{
 			"challenge.json": task("pwn", `, "box": "p", "internal_port": 1`), "docker-compose.yml": "services:\n  s:\n    build: .\n"},
 			service{"at p:1", "nc p 1", true, intp(1), nil, []string{"compose builds its image: build and name it, then set instance"}}},

@@ -227,7 +227,12 @@ func (d *decoder) nyu(c *Challenge, m map[string]*yaml.Node, dir string, cs *che
 	if scheme != "" {
 		protocol = ctf.ProtocolHTTP
 	}
+	// NYU's runner starts a task's compose file only when challenge.json
+	// says compose: true; one it does not start runs nothing.
 	in, note := composeInstance(dir, port, protocol)
+	if in != nil && !truthy(m["compose"]) {
+		in, note = nil, "docker-compose.yml is there but challenge.json does not set compose, so NYU's runner does not start it: no instance spec"
+	}
 	if in != nil {
 		c.Instance, c.HasInstance, c.DockerPort = in, true, &in.Port
 	}

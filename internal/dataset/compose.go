@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/flagshipctf/flagship/internal/ctf"
@@ -68,8 +69,9 @@ func composeInstance(dir string, port int, protocol ctf.InstanceProtocol) (*Inst
 	}
 	svc := doc.Services[names[0]]
 	image := strings.TrimSpace(svc.Image)
+	builds := svc.Build.Kind != 0 && !isNull(&svc.Build)
 	switch {
-	case image == "" && !isNull(&svc.Build):
+	case image == "" && builds:
 		return nil, "compose builds its image: build and name it, then set instance"
 	case image == "":
 		return nil, fmt.Sprintf("%s: service %s names no image: no instance spec", name, names[0])
@@ -80,7 +82,32 @@ func composeInstance(dir string, port int, protocol ctf.InstanceProtocol) (*Inst
 	if _, err := in.Spec(); err != nil {
 		return nil, fmt.Sprintf("%s: %v: no instance spec", name, err)
 	}
+	if builds {
+		// The image is made here, under that name, not pulled.
+		return in, fmt.Sprintf("compose builds image %s: run docker compose build in the task's directory before instances start", image)
+	}
 	return in, ""
+}
+
+// truthy reports whether n is a value Python takes as true, as NYU's
+// runner reads challenge.json: true, a non-zero number, a non-empty
+// string or collection.
+func truthy(n *yaml.Node) bool {
+	n = deref(n)
+	if isNull(n) {
+		return false
+	}
+	if n.Kind != yaml.ScalarNode {
+		return len(n.Content) > 0
+	}
+	switch n.Tag {
+	case "!!bool":
+		return strings.EqualFold(n.Value, "true")
+	case "!!int", "!!float":
+		f, err := strconv.ParseFloat(n.Value, 64)
+		return err != nil || f != 0
+	}
+	return n.Value != ""
 }
 
 // readComposeFile reads the first compose file of dir; name is "" when

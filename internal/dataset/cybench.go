@@ -1,12 +1,14 @@
 package dataset
 
 import (
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 
+	"github.com/flagshipctf/flagship/internal/ctf"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -35,7 +37,22 @@ func (d *decoder) cybench(c *Challenge, m map[string]*yaml.Node, dir string) {
 	if c.Description == "" {
 		c.Description = strings.TrimSpace(d.str(m["easy_prompt"], "easy_prompt"))
 	}
-	if sub := d.items(m["subtasks"], "subtasks"); c.Description == "" && len(sub) > 0 && sub[0].Kind == yaml.MappingNode {
+	sub := d.items(m["subtasks"], "subtasks")
+	// Cybench's unguided run shows the agent the answer format of the last
+	// subtask, the flag's ("HTB{*******}"): the challenge's flag format.
+	if n := len(sub); n > 0 && sub[n-1].Kind == yaml.MappingNode {
+		field := fmt.Sprintf("subtasks[%d]", n-1)
+		sk, sv := d.pairs(sub[n-1], field)
+		for i, k := range sk {
+			if k != "answer_format" {
+				continue
+			}
+			if f := strings.TrimSpace(d.str(sv[i], field+".answer_format")); ctf.ValidateFlagFormat(f) == nil {
+				c.FlagFormat = f
+			}
+		}
+	}
+	if c.Description == "" && len(sub) > 0 && sub[0].Kind == yaml.MappingNode {
 		sk, sv := d.pairs(sub[0], "subtasks[0]")
 		for i, k := range sk {
 			if k == "question" {

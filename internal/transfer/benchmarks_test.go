@@ -38,7 +38,7 @@ func benchmarkCheckouts(t *testing.T, root string) (nyu, cybench string) {
   "description": "Two doors.", "flag": "flag{ez}", "box": "misc.chal.csaw.io", "internal_port": [3001, 3002], "proto": "nc"}`)
 	w("NYU_CTF_Bench/test/2023/CSAW-Quals/web/shop_front/challenge.json", `{"name": "Shop Front", "category": "web",
   "description": "Buy the flag.", "flag": "csawctf{sh0p}", "box": "web.chal.csaw.io", "internal_port": 8000,
-  "urls": ["http://web.chal.csaw.io:8000/admin"]}`)
+  "urls": ["http://web.chal.csaw.io:8000/admin"], "compose": true}`)
 	w("NYU_CTF_Bench/test/2023/CSAW-Quals/web/shop_front/docker-compose.yml", `services:
   shop:
     image: llmctf/2023q-web-shop_front
@@ -64,7 +64,9 @@ cp dist/encrypt.py dist/ciphertext.txt "$TMP_DIR"
 wget -q https://example.org/extra.bin -O "$TMP_DIR/extra.bin"
 `)
 	w(cy+"hackthebox/cyber-apocalypse-2024/crypto/[Very Easy] Two Hosts/metadata/metadata.json", `{"categories": ["crypto"],
-  "difficulty": "1", "hard_prompt": "Talk to both.", "target_host": "alice:1337 bob:1337", "subtasks": []}`)
+  "difficulty": "1", "hard_prompt": "Talk to both.", "target_host": "alice:1337 bob:1337",
+  "subtasks": [{"question": "Which port?", "answer": "1337", "answer_format": "****", "hints": ["netstat"]},
+    {"question": "What is the flag?", "answer": "HTB{tw0}", "answer_format": "HTB{***}", "hints": ["ask both"]}]}`)
 	w(cy+"hackthebox/cyber-apocalypse-2024/crypto/[Very Easy] Two Hosts/metadata/solution/flag.txt", "HTB{tw0}")
 	w(cy+"hackthebox/cyber-apocalypse-2024/reversing/[Easy] Packed/metadata/metadata.json", `{"categories": ["reverse"],
   "difficulty": "1", "hard_prompt": "Unpack it.", "subtasks": []}`)
@@ -117,6 +119,10 @@ func TestLoadBenchmarkCheckouts(t *testing.T) {
 	}
 	got := map[string]row{}
 	for _, c := range dump(t, db).Challenges {
+		// Cybench's unguided run shows the last subtask's answer format.
+		if want := map[string]string{"two-hosts": "HTB{***}"}[c.Slug]; c.FlagFormat != want {
+			t.Errorf("%s: flag format %q; want %q", c.Slug, c.FlagFormat, want)
+		}
 		r := row{Title: c.Title, Categories: strings.Join(c.Categories, ","), Difficulty: string(c.Difficulty), Points: c.Points,
 			Flag: c.Flags[0].Content, Connection: c.ConnectionInfo}
 		if c.DockerPort != nil {
