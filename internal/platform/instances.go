@@ -171,17 +171,26 @@ func (s *Instances) Start(ctx context.Context, v ctf.Viewer, slug string) (view 
 		return InstanceView{}, false, errInstancesOff
 	}
 	spec := c.Instance.WithDefaults()
-	now := s.now()
-	r, existing, err := s.db.Reserve(ctx, store.InstanceRow{ID: ctf.NewID(), ChallengeID: c.ID, UserID: v.User.ID,
-		Engine: s.opts.EngineName, StartedAt: now, ExpiresAt: now.Add(spec.Lifetime), MaxUntil: now.Add(spec.MaxLifetime)},
-		store.InstanceLimits{PerPlayer: s.opts.PerPlayer, Max: s.opts.Max, From: s.opts.PortFrom, To: s.opts.PortTo})
-	if err != nil {
-		return InstanceView{}, false, err
+	var r store.InstanceRow
+	var inst instances.Instance
+	var avoid []int
+	for range portTries {
+		now := s.now()
+		var existing bool
+		r, existing, err = s.db.Reserve(ctx, store.InstanceRow{ID: ctf.NewID(), ChallengeID: c.ID, UserID: v.User.ID,
+			Engine: s.opts.EngineName, StartedAt: now, ExpiresAt: now.Add(spec.Lifetime), MaxUntil: now.Add(spec.MaxLifetime)},
+			store.InstanceLimits{PerPlayer: s.opts.PerPlayer, Max: s.opts.Max, From: s.opts.PortFrom, To: s.opts.PortTo, Avoid: avoid})
+		if err != nil {
+			return InstanceView{}, false, err
+		}
+		if existing {
+			return s.view(&c, r), false, nil
+		}
+		if inst, err = s.launch(ctx, &c, spec, v.User.ID, r); !errors.Is(err, instances.ErrPortTaken) {
+			break
+		}
+		avoid = append(avoid, r.Port)
 	}
-	if existing {
-		return s.view(&c, r), false, nil
-	}
-	inst, err := s.launch(ctx, &c, spec, v.User.ID, r)
 	if err != nil {
 		if errors.Is(err, instances.ErrUnavailable) || errors.Is(err, instances.ErrPortTaken) {
 			return InstanceView{}, false, errEngineDown
@@ -196,6 +205,11 @@ func (s *Instances) Start(ctx context.Context, v ctf.Viewer, slug string) (view 
 	r.Status, r.Host, r.EngineID = store.InstanceRunning, s.host(inst.Node), inst.EngineID
 	return s.view(&c, r), true, nil
 }
+
+// portTries is how many ports a start tries when the engine says the one
+// reserved is taken (by a process outside Flagship, or by a container
+// just removed whose port the engine has not released yet).
+const portTries = 3
 
 // launch runs reservation r and tells the observer how it went; on a
 // failure it gives the reservation back: nothing runs, the port is free.

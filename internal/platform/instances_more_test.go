@@ -201,3 +201,32 @@ func TestSharedInstance(t *testing.T) {
 		})
 	}
 }
+
+// TestInstanceStartAvoidsATakenPort: a port of the range held by a process
+// outside Flagship (the engine says it is taken) is left for another: of
+// two ports, one held, every start lands on the other. On Docker (the
+// engine's answer is the same on Swarm).
+func TestInstanceStartAvoidsATakenPort(t *testing.T) {
+	e := realEngines(t)[0]
+	ctx := t.Context()
+	from, to := instancestest.FreePorts(t, 2)
+	held, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", from))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.Close()
+	f := newFixture(t, Options{Instances: InstanceOptions{Engine: e.engine, EngineName: e.name, Host: "127.0.0.1", PortFrom: from, PortTo: to}})
+	c1, _ := instanceChallenges(t, f)
+	pam := f.as("pam")
+	stopAllAtEnd(t, f.svc)
+	// Without trying another port, each start would fail half the time.
+	for i := range 6 {
+		view, created, err := f.svc.Instances.Start(ctx, pam, c1.Slug)
+		if err != nil || !created || view.Port != to {
+			t.Fatalf("start %d: %+v %v %v; want a new instance on port %d", i, view, created, err, to)
+		}
+		if err := f.svc.Instances.Stop(ctx, pam, c1.Slug); err != nil {
+			t.Fatal(err)
+		}
+	}
+}

@@ -3,6 +3,7 @@ package platform
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/flagshipctf/flagship/internal/ctf"
@@ -88,16 +89,25 @@ func (s *Instances) keepShared(ctx context.Context, live []store.InstanceRow) er
 // startShared starts the shared instance of c.
 func (s *Instances) startShared(ctx context.Context, c ctf.Challenge) error {
 	spec := c.Instance.WithDefaults()
-	now := s.now()
-	r, existing, err := s.db.Reserve(ctx, store.InstanceRow{ID: ctf.NewID(), ChallengeID: c.ID, Engine: s.opts.EngineName,
-		StartedAt: now, ExpiresAt: now.Add(sharedUntil), MaxUntil: now.Add(sharedUntil)},
-		store.InstanceLimits{Max: s.opts.Max, From: s.opts.PortFrom, To: s.opts.PortTo})
-	if err != nil || existing {
-		return err
+	var avoid []int
+	for range portTries {
+		now := s.now()
+		r, existing, err := s.db.Reserve(ctx, store.InstanceRow{ID: ctf.NewID(), ChallengeID: c.ID, Engine: s.opts.EngineName,
+			StartedAt: now, ExpiresAt: now.Add(sharedUntil), MaxUntil: now.Add(sharedUntil)},
+			store.InstanceLimits{Max: s.opts.Max, From: s.opts.PortFrom, To: s.opts.PortTo, Avoid: avoid})
+		if err != nil || existing {
+			return err
+		}
+		_, err = s.launch(ctx, &c, spec, "", r)
+		if errors.Is(err, instances.ErrPortTaken) {
+			avoid = append(avoid, r.Port)
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		s.log.Info("shared instance started", "challenge", c.Slug, "port", r.Port)
+		return nil
 	}
-	if _, err := s.launch(ctx, &c, spec, "", r); err != nil {
-		return err
-	}
-	s.log.Info("shared instance started", "challenge", c.Slug, "port", r.Port)
-	return nil
+	return fmt.Errorf("start the shared instance of %s: %d ports taken: %w", c.Slug, portTries, instances.ErrPortTaken)
 }

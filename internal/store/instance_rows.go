@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"time"
 
 	"github.com/flagshipctf/flagship/internal/ctf"
@@ -65,6 +66,10 @@ func scanInstance(sc scanner) (InstanceRow, error) {
 type InstanceLimits struct {
 	PerPlayer, Max int
 	From, To       int
+	// Avoid are ports of the range to pick only when no other is free:
+	// ones the engine just said were taken (a port a removed container
+	// held is released a moment later).
+	Avoid []int
 }
 
 // instanceLockKey serialises reservations on PostgreSQL, as SQLite's
@@ -142,9 +147,11 @@ func freePort(ctx context.Context, tx *sqlTx, lim InstanceLimits) (int, error) {
 		return 0, ctf.Errorf(ctf.Unavailable, "no port range for instances")
 	}
 	start := rand.IntN(n)
-	for i := range n {
-		if p := lim.From + (start+i)%n; !used[p] {
-			return p, nil
+	for _, avoid := range []bool{true, false} {
+		for i := range n {
+			if p := lim.From + (start+i)%n; !used[p] && !(avoid && slices.Contains(lim.Avoid, p)) {
+				return p, nil
+			}
 		}
 	}
 	e := ctf.Errorf(ctf.Unavailable, "every instance port is taken; try again in a minute")
