@@ -154,7 +154,7 @@ func readPaths(paths []string, skip bool) (*Dataset, []Refusal, error) {
 			}
 			continue
 		}
-		ds, derrs := decodeStream(open, name)
+		ds, derrs := decodeStream(open, name, false)
 		if len(derrs) > 0 {
 			errs = append(errs, derrs...)
 			datasetErr = true

@@ -17,7 +17,19 @@ import (
 // slugs of this document's challenges. Errors are *Error values, joined with
 // errors.Join when there are several.
 func Decode(data []byte, name string) (*Dataset, error) {
-	ds, errs := decodeStream(bytesOpener(data), name)
+	return decode(data, name, false)
+}
+
+// DecodeUpload decodes a dataset sent to the server (the web app's import)
+// as Decode does, but a file given by path is refused: the path would name
+// a file of the server's, not of the sender's. Such a dataset carries its
+// files as contentBase64 (as a dump does) or url.
+func DecodeUpload(data []byte, name string) (*Dataset, error) {
+	return decode(data, name, true)
+}
+
+func decode(data []byte, name string, noPaths bool) (*Dataset, error) {
+	ds, errs := decodeStream(bytesOpener(data), name, noPaths)
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
@@ -74,12 +86,13 @@ var topKeys = func() []string {
 // decodeDataset decodes a whole document as one tree, without
 // cross-entry validation (ReadPaths merges first). decodeStream is the
 // usual way in; this is its fallback.
-func decodeDataset(data []byte, name string) (*Dataset, []error) {
+func decodeDataset(data []byte, name string, noPaths bool) (*Dataset, []error) {
 	root, err := parse(data, name)
 	if err != nil {
 		return nil, []error{&Error{File: name, Msg: err.Error()}}
 	}
 	d := newDecoder(name, false)
+	d.noPaths = noPaths
 	ds := &Dataset{}
 	keys, vals := d.pairs(root, "")
 	for k, key := range keys {

@@ -53,7 +53,7 @@ func BenchmarkDecode(b *testing.B) {
 			b.SetBytes(int64(len(data)))
 			b.ReportAllocs()
 			for b.Loop() {
-				got, errs := decodeStream(bytesOpener(data), name)
+				got, errs := decodeStream(bytesOpener(data), name, false)
 				if len(errs) > 0 || len(got.Solves) != 20000 {
 					b.Fatal(errs)
 				}

@@ -55,6 +55,10 @@ func (d *decoder) finishFile(f *File, field string) {
 			f.SHA256 = hexSum
 		}
 	}
+	if f.Path != "" && d.noPaths {
+		d.fail(field, "a dataset sent to the server carries its files as contentBase64 (as a dump does) or url, not path")
+		f.Path = ""
+	}
 	if f.Path != "" {
 		given := f.Path
 		fp := field

@@ -20,6 +20,9 @@ type decoder struct {
 	file   string // file name used in errors
 	dir    string // directory against which relative file paths are resolved
 	ctfcli bool   // decoding a ctfcli challenge.yml: unknown keys are ignored
+	// noPaths refuses files given by path: the dataset came over the
+	// network, and a path would name one of the server's files.
+	noPaths bool
 	entry  string // label of the entry being decoded
 	errs   []error
 	// names holds one copy of each username and slug that activity

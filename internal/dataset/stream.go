@@ -34,7 +34,7 @@ func bytesOpener(data []byte) opener {
 }
 
 // decodeStream decodes one dataset document read from open.
-func decodeStream(open opener, name string) (*Dataset, []error) {
+func decodeStream(open opener, name string, noPaths bool) (*Dataset, []error) {
 	r, err := open()
 	if err != nil {
 		return nil, []error{&Error{File: name, Msg: pathErr(err)}}
@@ -47,9 +47,9 @@ func decodeStream(open opener, name string) (*Dataset, []error) {
 	}
 	if isJSON {
 		defer r.Close()
-		return decodeJSONStream(br, name)
+		return decodeJSONStream(br, name, noPaths)
 	}
-	ds, errs, ok := decodeYAMLRuns(br, name)
+	ds, errs, ok := decodeYAMLRuns(br, name, noPaths)
 	r.Close()
 	if ok {
 		return ds, errs
@@ -63,7 +63,7 @@ func decodeStream(open opener, name string) (*Dataset, []error) {
 	if err != nil {
 		return nil, []error{&Error{File: name, Msg: pathErr(err)}}
 	}
-	return decodeDataset(data, name)
+	return decodeDataset(data, name, noPaths)
 }
 
 // looksJSON tells JSON from YAML as parse does: by a .json name, or by a
@@ -143,13 +143,14 @@ func (d *decoder) listEntry(ds *Dataset, key string, i int, n *yaml.Node) {
 
 // decodeJSONStream decodes a JSON document, each entry of a top-level list
 // on its own. A syntax error is the one error reported, as parseJSON does.
-func decodeJSONStream(r io.Reader, name string) (*Dataset, []error) {
+func decodeJSONStream(r io.Reader, name string, noPaths bool) (*Dataset, []error) {
 	syntax := func(err error) (*Dataset, []error) {
 		return nil, []error{&Error{File: name, Msg: fmt.Sprintf("json: %v", err)}}
 	}
 	dec := json.NewDecoder(r)
 	dec.UseNumber()
 	d := newDecoder(name, false)
+	d.noPaths = noPaths
 	ds := &Dataset{}
 	tok, err := dec.Token()
 	if errors.Is(err, io.EOF) {
@@ -345,7 +346,7 @@ func cutRuns(br *bufio.Reader, stop <-chan struct{}, out chan<- *yamlRun) (ok bo
 
 // decodeYAMLRuns decodes a YAML document run by run; ok is false when the
 // document must be parsed whole instead.
-func decodeYAMLRuns(br *bufio.Reader, name string) (ds *Dataset, errs []error, ok bool) {
+func decodeYAMLRuns(br *bufio.Reader, name string, noPaths bool) (ds *Dataset, errs []error, ok bool) {
 	stop := make(chan struct{})
 	defer close(stop)
 	// The cutter sends each run to the parsers and, in the same order, to
@@ -384,6 +385,7 @@ func decodeYAMLRuns(br *bufio.Reader, name string) (ds *Dataset, errs []error, o
 		}()
 	}
 	d := newDecoder(name, false)
+	d.noPaths = noPaths
 	ds = &Dataset{}
 	var aliases aliasMeter
 	var size int64

@@ -76,8 +76,8 @@ func TestStreamSameAsWhole(t *testing.T) {
 func sameDecoding(t *testing.T, doc string, files ...string) {
 	t.Helper()
 	for _, file := range files {
-		want, wantErrs := decodeDataset([]byte(doc), file)
-		got, gotErrs := decodeStream(bytesOpener([]byte(doc)), file)
+		want, wantErrs := decodeDataset([]byte(doc), file, false)
+		got, gotErrs := decodeStream(bytesOpener([]byte(doc)), file, false)
 		if fmt.Sprint(errors.Join(gotErrs...)) != fmt.Sprint(errors.Join(wantErrs...)) {
 			t.Errorf("%s: errors\n%v\nwant\n%v", file, errors.Join(gotErrs...), errors.Join(wantErrs...))
 		}

@@ -37,6 +37,8 @@ var bodyLimits = map[string]bodyLimit{
 		note: fmt.Sprintf(" (a handout of at most %d MiB)", platform.DefaultMaxFileBytes>>20)},
 	"POST /challenges/{slug}/writeup": {bytes: pctEncoded(ctf.MaxWriteupContentBytes+ctf.MaxWriteupImages*(ctf.MaxURLBytes+2)+
 		4*ctf.MaxWriteupTitleChars) + 4<<10},
+	"POST /admin/data/import": {bytes: maxImportBytes + 1<<20, ownParse: true,
+		note: fmt.Sprintf(" (a dataset of at most %d MiB; load bigger ones with flagship load)", maxImportBytes>>20)},
 	"POST /admin/announcements": {bytes: pctEncoded(4*(ctf.MaxAnnouncementBodyChars+ctf.MaxAnnouncementTitleChars)) + 4<<10},
 }
 

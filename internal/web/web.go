@@ -132,6 +132,9 @@ func (h *Handler) routes() {
 	h.mux.HandleFunc("POST /admin/event/unfreeze", h.adminUnfreeze)
 	h.mux.HandleFunc("GET /admin/announcements", h.adminAnnouncements)
 	h.mux.HandleFunc("POST /admin/announcements", h.adminPostAnnouncement)
+	h.mux.HandleFunc("GET /admin/data", h.adminData)
+	h.mux.HandleFunc("GET /admin/data/export", h.adminExport)
+	h.mux.HandleFunc("POST /admin/data/import", h.adminImport)
 	h.mux.HandleFunc("GET /announcements", h.announcements)
 	h.mux.HandleFunc("GET /static/{name}", h.static)
 	h.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {

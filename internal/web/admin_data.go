@@ -1,0 +1,165 @@
+package web
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"net/url"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/flagshipctf/flagship/internal/ctf"
+	"github.com/flagshipctf/flagship/internal/dataset"
+)
+
+// The event as one file, from the web app: the same dump and load as the
+// CLI's (docs/product.md#import-and-export), for admins, audited.
+
+// maxImportBytes bounds an uploaded dataset: a dump of a large event with
+// its handouts inline fits; a bigger one goes through `flagship load`.
+const maxImportBytes = 64 << 20
+
+type adminDataData struct {
+	MaxMiB int
+}
+
+func (h *Handler) adminData(w http.ResponseWriter, r *http.Request) {
+	v, ok := h.admin(w, r)
+	if !ok {
+		return
+	}
+	p := page{}
+	if q := r.URL.Query(); q.Get("done") == "imported" {
+		p.Notice = fmt.Sprintf("Imported: %s created, %s updated, %s unchanged.",
+			countText(q.Get("created")), countText(q.Get("updated")), countText(q.Get("unchanged")))
+	}
+	h.adminDataPage(w, r, v, p)
+}
+
+func (h *Handler) adminDataPage(w http.ResponseWriter, r *http.Request, v ctf.Viewer, p page) {
+	p.Title, p.Viewer, p.Data = "Import and export · Admin", v, adminDataData{MaxMiB: maxImportBytes >> 20}
+	h.render(w, r, "admin-data", p)
+}
+
+// countText is a count from a query, as a number (0 for anything else).
+func countText(s string) string {
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 0 {
+		n = 0
+	}
+	return strconv.Itoa(n)
+}
+
+// adminExport sends the whole event as a dataset file (YAML, or JSON with
+// ?format=json), as `flagship dump` writes it.
+func (h *Handler) adminExport(w http.ResponseWriter, r *http.Request) {
+	v, ok := h.admin(w, r)
+	if !ok {
+		return
+	}
+	format := "yaml"
+	if r.URL.Query().Get("format") == "json" {
+		format = "json"
+	}
+	ds, err := h.svc.Admin.Export(r.Context(), v)
+	if err != nil {
+		h.error(w, r, v, err)
+		return
+	}
+	name := "flagship-" + h.clock().Now.UTC().Format("20060102-150405") + "." + format
+	hd := w.Header()
+	if format == "json" {
+		hd.Set("Content-Type", "application/json; charset=utf-8")
+	} else {
+		hd.Set("Content-Type", "application/yaml; charset=utf-8")
+	}
+	hd.Set("Content-Disposition", mime.FormatMediaType("attachment", map[string]string{"filename": name}))
+	// A dump holds password hashes and secrets: never cached anywhere.
+	hd.Set("Cache-Control", "no-store")
+	hd.Set("X-Content-Type-Options", "nosniff")
+	if err := dataset.Encode(w, ds, format); err != nil {
+		h.log.Warn("web export", "err", err)
+	}
+}
+
+// adminImport loads an uploaded dataset file as `flagship load` does (one
+// transaction: all or nothing), then shows what it did.
+func (h *Handler) adminImport(w http.ResponseWriter, r *http.Request) {
+	v, ok := h.admin(w, r)
+	if !ok {
+		return
+	}
+	fail := func(err error) { h.adminDataPage(w, r, v, h.refused(w, r, err)) }
+	if err := r.ParseMultipartForm(1 << 20); err != nil {
+		if isTooLarge(err) {
+			fail(ctf.Errorf(ctf.Invalid, "the file is over %d MiB; load it with flagship load instead", maxImportBytes>>20))
+			return
+		}
+		fail(ctf.Errorf(ctf.Invalid, "choose a dataset file (YAML or JSON) to import"))
+		return
+	}
+	f, hdr, err := r.FormFile("dataset")
+	if err != nil {
+		fail(ctf.Errorf(ctf.Invalid, "choose a dataset file (YAML or JSON) to import"))
+		return
+	}
+	defer f.Close()
+	data, err := io.ReadAll(f)
+	if err != nil {
+		fail(ctf.Errorf(ctf.Invalid, "the file could not be read"))
+		return
+	}
+	name := filepath.Base(strings.ReplaceAll(hdr.Filename, "\\", "/"))
+	switch strings.ToLower(filepath.Ext(name)) {
+	case ".yaml", ".yml", ".json":
+	default:
+		fail(ctf.Errorf(ctf.Invalid, "Nothing was imported: a dataset file ends in .yaml, .yml or .json."))
+		return
+	}
+	ds, err := dataset.DecodeUpload(data, name)
+	if err != nil {
+		fail(ctf.Errorf(ctf.Invalid, "%s", importErrors(err)))
+		return
+	}
+	rep, err := h.svc.Admin.Import(r.Context(), v, ds)
+	if err != nil {
+		var de *dataset.Error
+		if errors.As(err, &de) {
+			err = ctf.Errorf(ctf.Invalid, "%s", importErrors(err))
+		}
+		fail(err)
+		return
+	}
+	sum := func(m map[string]int) string {
+		n := 0
+		for _, c := range m {
+			n += c
+		}
+		return strconv.Itoa(n)
+	}
+	q := url.Values{"done": {"imported"}, "created": {sum(rep.Created)}, "updated": {sum(rep.Updated)}, "unchanged": {sum(rep.Unchanged)}}
+	redirect(w, r, "/admin/data?"+q.Encode())
+}
+
+// importErrors is a refused dataset's problems, the first few, one a
+// sentence.
+func importErrors(err error) string {
+	var msgs []string
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		for _, e := range j.Unwrap() {
+			msgs = append(msgs, e.Error())
+		}
+	} else {
+		msgs = []string{err.Error()}
+	}
+	const shown = 5
+	more := ""
+	if len(msgs) > shown {
+		more = fmt.Sprintf(" (and %d more problems)", len(msgs)-shown)
+		msgs = msgs[:shown]
+	}
+	return "Nothing was imported: " + strings.Join(msgs, "; ") + more + "."
+}
