@@ -23,8 +23,8 @@ type decoder struct {
 	// noPaths refuses files given by path: the dataset came over the
 	// network, and a path would name one of the server's files.
 	noPaths bool
-	entry  string // label of the entry being decoded
-	errs   []error
+	entry   string // label of the entry being decoded
+	errs    []error
 	// names holds one copy of each username and slug that activity
 	// names, and of each solve's flag: a dump names each of them
 	// thousands of times.
