@@ -70,3 +70,27 @@ challenges:
 		t.Errorf("a bad user: %v; want an error", err)
 	}
 }
+
+// TestDecodeUploadRefusesPaths: a dataset sent to the server may not name
+// a file by path (it would be one of the server's), in a file entry or in
+// ctfcli's files list; inline content and links are fine.
+func TestDecodeUploadRefusesPaths(t *testing.T) {
+	for _, doc := range []string{
+		"challenges:\n  - {slug: a, title: A, categories: [x], points: 1, flags: [f], file: {name: db, path: flagship.db}}\n",
+		"challenges:\n  - {slug: a, title: A, categories: [x], points: 1, flags: [f], file: {name: p, path: /etc/passwd}}\n",
+		`{"challenges": [{"slug": "a", "title": "A", "categories": ["x"], "points": 1, "flags": ["f"], "files": ["flagship.db"]}]}`,
+	} {
+		name := "up.yaml"
+		if strings.HasPrefix(doc, "{") {
+			name = "up.json"
+		}
+		if _, err := DecodeUpload([]byte(doc), name); err == nil || !strings.Contains(err.Error(), "not path") {
+			t.Errorf("%s: %v; want the path refused", doc, err)
+		}
+	}
+	ok := "challenges:\n  - {slug: a, title: A, categories: [x], points: 1, flags: [f], file: {name: a.txt, contentBase64: aGk=}}\n" +
+		"  - {slug: b, title: B, categories: [x], points: 1, flags: [f], file: {name: b.zip, url: 'https://example.org/b.zip'}}\n"
+	if _, err := DecodeUpload([]byte(ok), "up.yaml"); err != nil {
+		t.Errorf("inline content and links: %v", err)
+	}
+}
