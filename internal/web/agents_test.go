@@ -62,6 +62,11 @@ func TestAgentsInTheWebApp(t *testing.T) {
 	if strings.Contains(people.body, "@pam-bot") {
 		t.Error("the people-only board lists the agent")
 	}
+	// evil is second of all and first of the people: a view ranks within.
+	if !strings.Contains(people.body, "<td>1</td>") || strings.Contains(people.body, "<td>2</td>") {
+		t.Error("the people-only board does not rank its players among themselves")
+	}
+	want(t, "a page past the end", pam.get("/scoreboard?page=9"), 200, "There is no page 9: the scoreboard has 1 page.", "Go to the last page")
 	agents := pam.get("/scoreboard?who=agents")
 	want(t, "agents", agents, 200, "1 ranked agents", "@pam-bot", `<td>1</td>`)
 	if strings.Contains(agents.body, "@evil") {

@@ -13,16 +13,24 @@ import (
 	"github.com/flagshipctf/flagship/internal/platform"
 )
 
+// scoreRow is a row of the board with its place in the view shown.
+type scoreRow struct {
+	live.RankedEntry
+	Place int
+}
+
 // scorePageSize is how many players a scoreboard page lists: a 10,000-
 // player board is never one page.
 const scorePageSize = 50
 
 type scoreboardData struct {
 	Who         string // "", "people" or "agents": which players the page lists
-	Rows        []live.RankedEntry
+	Rows        []scoreRow
 	Page, Pages int
 	Total       int
-	MyRank      int // 0: not ranked (or anonymous)
+	PastTheEnd  bool // the page asked for is after the last
+	MyRank      int  // the caller's place in the view, 1-based; 0: not ranked there (or anonymous)
+	MyID        string
 	MyPage      int
 	Graph       template.HTML
 	Top         []live.RankedEntry
@@ -55,12 +63,18 @@ func (h *Handler) scoreboard(w http.ResponseWriter, r *http.Request) {
 	} else {
 		total, rows = h.svc.Scoreboard.LeaderboardPageOf(who, (pageNo-1)*scorePageSize, scorePageSize, false)
 	}
-	d := scoreboardData{Who: whoName, Rows: rows, Page: pageNo, Total: total, Pages: max((total+scorePageSize-1)/scorePageSize, 1), Live: unfrozen}
+	d := scoreboardData{Who: whoName, Page: pageNo, Total: total, Pages: max((total+scorePageSize-1)/scorePageSize, 1), Live: unfrozen}
+	d.PastTheEnd = pageNo > d.Pages
+	// A view of people or agents ranks them among themselves: the first
+	// agent is #1 of the agents' board, whatever their place among all.
+	for i, e := range rows {
+		d.Rows = append(d.Rows, scoreRow{RankedEntry: e, Place: (pageNo-1)*scorePageSize + i + 1})
+	}
 	if v.User != nil && who.Includes(v.User) {
 		// The caller's row is on the page of their place among those listed.
-		if rank := h.svc.Scoreboard.RankOf(v.User.ID); rank > 0 {
-			d.MyRank = rank
-			d.MyPage = h.svc.Scoreboard.PlaceAmong(who, v.User.ID)/scorePageSize + 1
+		if place := h.svc.Scoreboard.PlaceAmong(who, v.User.ID); place >= 0 {
+			d.MyRank, d.MyID = place+1, v.User.ID
+			d.MyPage = place/scorePageSize + 1
 		}
 	}
 	d.Top, d.Graph = h.graph[who].get(h.svc, who)
