@@ -104,6 +104,8 @@ type contentStore interface {
 // (package transfer).
 type adminStore interface {
 	AuditLog(ctx context.Context, before int64, limit int) ([]ctf.AuditEntry, error)
+	SubmissionLog(ctx context.Context, f store.LogFilter) ([]store.LogRecord, error)
+	SharedWrongFlags(ctx context.Context, userID string) ([]store.SharedFlag, error)
 	AddAudit(ctx context.Context, a ctf.AuditEntry) error
 	InLoad(ctx context.Context, fn func(*store.LoadTx) error) error
 	InDump(ctx context.Context, fn func(*store.DumpTx) error) error

@@ -121,6 +121,8 @@ func (h *Handler) routes() {
 	h.mux.HandleFunc("POST /admin/users", h.adminUserAction)
 	h.mux.HandleFunc("POST /admin/users/new", h.adminCreateUser)
 	h.mux.HandleFunc("GET /admin/audit", h.adminAudit)
+	h.mux.HandleFunc("GET /admin/submissions", h.adminSubmissions)
+	h.mux.HandleFunc("GET /admin/players/{username}", h.adminPlayer)
 	h.mux.HandleFunc("GET /admin/instances", h.adminInstances)
 	h.mux.HandleFunc("POST /admin/instances/stop", h.adminStopInstance)
 	h.mux.HandleFunc("GET /admin/webhooks", h.adminWebhooks)
