@@ -15,6 +15,9 @@ type Preview struct {
 	// opens with the event or at ReleaseAt.
 	Hidden, Pending bool
 	ReleaseAt       *time.Time
+	// Solves counts every solve of it, admins', practice and frozen ones
+	// included: what deleting it removes.
+	Solves int
 }
 
 // Preview returns the challenge of slug as players will see it, for admins
@@ -30,7 +33,8 @@ func (st *State) Preview(slug string, v ctf.Viewer) (Preview, error) {
 	if c == nil {
 		return Preview{}, ctf.ErrNoChallenge
 	}
-	return Preview{Detail: st.detail(c, v), Hidden: c.Hidden, Pending: c.pending, ReleaseAt: c.ReleaseAt}, nil
+	return Preview{Detail: st.detail(c, v), Hidden: c.Hidden, Pending: c.pending, ReleaseAt: c.ReleaseAt,
+		Solves: len(c.solves)}, nil
 }
 
 // Solver is one player's solve of a challenge, as its page lists it.
@@ -66,4 +70,45 @@ func (st *State) Solvers(slug string, v ctf.Viewer) ([]Solver, error) {
 		out = append(out, Solver{UserID: x.user.ID, Username: x.user.Username, Name: x.user.Name, Agent: x.user.IsAgent(), At: x.At})
 	}
 	return out, nil
+}
+
+// DeleteChallenge drops a deleted challenge and everything of it.
+func (tx *Tx) DeleteChallenge(id string) { tx.st.deleteChallenge(id, tx.dirty) }
+
+// deleteChallenge drops the challenge of id as the database's cascades
+// dropped its rows: its solves leave their users' histories and points
+// (the leaderboard moves), its attempts, reviews and writeups go, the
+// list loses it, an announcement about it is about nothing. A challenge
+// that required it is no longer locked by it (unlocked skips the unknown).
+func (st *State) deleteChallenge(id string, dirty dirtySet) {
+	c := st.chals[id]
+	if c == nil {
+		return
+	}
+	for _, x := range c.solves {
+		st.detach(x)
+		delete(x.user.solved, id)
+	}
+	c.solves, c.playerSolves = nil, nil
+	for _, u := range st.users {
+		delete(u.wrong, id)
+		delete(u.base, id)
+	}
+	for _, w := range c.writeups {
+		delete(st.writeups, w.ID)
+	}
+	for i := range st.announcements {
+		if st.announcements[i].ChallengeID == id {
+			st.announcements[i].ChallengeID = ""
+		}
+	}
+	delete(st.chals, id)
+	if st.bySlug[c.Slug] == c {
+		delete(st.bySlug, c.Slug)
+	}
+	delete(dirty, c)
+	st.sortVisible()
+	st.rearm()
+	st.moveBoard()
+	st.listVer++
 }

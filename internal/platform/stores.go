@@ -97,6 +97,7 @@ type playStore interface {
 // contentStore is what Content needs.
 type contentStore interface {
 	PutChallenge(ctx context.Context, c ctf.Challenge, file []byte, audit *ctf.AuditEntry) ([]int64, error)
+	DeleteChallenge(ctx context.Context, id string, solves int, audit *ctf.AuditEntry) ([]int64, error)
 	ModerateWriteup(ctx context.Context, id string, status ctf.WriteupStatus, reason string, audit *ctf.AuditEntry) (ctf.Writeup, []int64, error)
 }
 
