@@ -107,6 +107,7 @@ type adminStore interface {
 	AuditLog(ctx context.Context, before int64, limit int) ([]ctf.AuditEntry, error)
 	SubmissionLog(ctx context.Context, f store.LogFilter) ([]store.LogRecord, error)
 	SharedWrongFlags(ctx context.Context, userID string) ([]store.SharedFlag, error)
+	AnonymiseUser(ctx context.Context, id, username string, at time.Time, audit *ctf.AuditEntry) (ctf.User, []ctf.APIKey, []int64, error)
 	AddAudit(ctx context.Context, a ctf.AuditEntry) error
 	InLoad(ctx context.Context, fn func(*store.LoadTx) error) error
 	InDump(ctx context.Context, fn func(*store.DumpTx) error) error

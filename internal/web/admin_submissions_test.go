@@ -73,3 +73,29 @@ func TestAdminPlayerPage(t *testing.T) {
 	want(t, "unknown", root.get("/admin/players/nobody"), 404)
 	want(t, "a player", evil.get("/admin/players/pam"), http.StatusForbidden, "only admins")
 }
+
+// TestAdminAnonymisesAPlayer: from a player's admin page, an admin types
+// the username to anonymise the account; a wrong confirmation is refused
+// and changes nothing; the player's session ends; players cannot do it.
+func TestAdminAnonymisesAPlayer(t *testing.T) {
+	t.Parallel()
+	s := apitest.Start(t, adminEvent)
+	pam, evil, root := logIn(t, s, "pam"), logIn(t, s, "evil"), logIn(t, s, "root")
+	want(t, "pam solves", pam.post("/challenges/warmup/submit", url.Values{"flag": {"flag{warm}"}}), 200, "Correct!")
+	want(t, "pam on the scoreboard", root.get("/scoreboard"), 200, ">pam<")
+	want(t, "the form", root.get("/admin/players/pam"), 200, `action="/admin/players/pam/anonymise"`, "Type <strong>pam</strong> to confirm")
+	want(t, "a player", evil.post("/admin/players/pam/anonymise", url.Values{"confirm": {"pam"}}), http.StatusForbidden)
+	want(t, "wrong confirmation", root.post("/admin/players/pam/anonymise", url.Values{"confirm": {"evil"}}), 400,
+		"type the account&#39;s username, pam, to confirm")
+	want(t, "pam still signed in", pam.get("/settings"), 200, "pam")
+	done := root.post("/admin/players/pam/anonymise", url.Values{"confirm": {"pam"}})
+	loc := done.header.Get("Location")
+	if done.status != http.StatusSeeOther || !strings.HasPrefix(loc, "/admin/players/anonymous-") {
+		t.Fatalf("anonymise: %d %s\n%.1000s", done.status, loc, done.body)
+	}
+	want(t, "the anonymised page", root.get(loc), 200, "The account is anonymised", "<dt>Solves</dt><dd>1</dd>")
+	if p := root.get("/scoreboard"); strings.Contains(p.body, ">pam<") {
+		t.Error("the scoreboard still names pam")
+	}
+	want(t, "pam's session ended", pam.get("/settings"), http.StatusSeeOther)
+}

@@ -126,6 +126,7 @@ func (h *Handler) routes() {
 	h.mux.HandleFunc("GET /admin/audit", h.adminAudit)
 	h.mux.HandleFunc("GET /admin/submissions", h.adminSubmissions)
 	h.mux.HandleFunc("GET /admin/players/{username}", h.adminPlayer)
+	h.mux.HandleFunc("POST /admin/players/{username}/anonymise", h.adminAnonymise)
 	h.mux.HandleFunc("GET /admin/instances", h.adminInstances)
 	h.mux.HandleFunc("POST /admin/instances/stop", h.adminStopInstance)
 	h.mux.HandleFunc("GET /admin/webhooks", h.adminWebhooks)
