@@ -13,6 +13,9 @@ import (
 // LogPageSize is how many submissions a page of the log shows.
 const LogPageSize = 50
 
+// maxLogPage is the furthest page asked for: 50 million submissions.
+const maxLogPage = 1_000_000
+
 // LogQuery selects submissions of the log, as an admin types it: a
 // username, a challenge's slug, a result ("correct", "wrong" or "" for
 // both), and a page from 1.
@@ -48,7 +51,9 @@ func (s *Admin) SubmissionLog(ctx context.Context, v ctf.Viewer, q LogQuery) (Su
 	if !v.IsAdmin() {
 		return SubmissionLog{}, ctf.ErrNotAdmin
 	}
-	q.Page = max(q.Page, 1)
+	// Past the last page is an empty page; the bound keeps the offset an
+	// integer the database takes.
+	q.Page = min(max(q.Page, 1), maxLogPage)
 	f := store.LogFilter{Offset: (q.Page - 1) * LogPageSize, Limit: LogPageSize + 1}
 	st := s.live.State()
 	if q.User != "" {

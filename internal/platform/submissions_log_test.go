@@ -29,6 +29,7 @@ func TestSubmissionLog(t *testing.T) {
 		{"wrong of pam", LogQuery{User: "pam", Result: "wrong"}, "", ""},
 		{"by challenge", LogQuery{Challenge: "b"}, "", ""},
 		{"page 2", LogQuery{Page: 2}, "", ""},
+		{"a page past any number", LogQuery{Page: 1 << 62}, "", ""},
 		{"unknown user", LogQuery{User: "nobody"}, "", ctf.Invalid},
 		{"unknown challenge", LogQuery{Challenge: "zz"}, "", ctf.Invalid},
 		{"bad result", LogQuery{Result: "maybe"}, "", ctf.Invalid},

@@ -181,8 +181,15 @@ type challengeData struct {
 	Instance *instancePanel // the caller's own instance, when the challenge has such
 	Format   string         // what its flag looks like (ctf.FlagFormatOf), "" when not known
 	Preview  *live.Preview  // an admin's view of a challenge players do not see yet
-	Solvers  []live.Solver
+	// Solvers are the first maxSolversShown solvers; MoreSolvers counts
+	// the rest.
+	Solvers     []live.Solver
+	MoreSolvers int
 }
+
+// maxSolversShown bounds the solvers a challenge's page lists: a page of a
+// challenge thousands solved stays light.
+const maxSolversShown = 100
 
 func (h *Handler) challenge(w http.ResponseWriter, r *http.Request) {
 	v := h.viewer(w, r)
@@ -206,6 +213,9 @@ func (h *Handler) challengePage(w http.ResponseWriter, r *http.Request, v ctf.Vi
 	d.Format, _ = h.svc.Play.FlagFormat(slug, v)
 	d.Preview = preview
 	d.Solvers, _ = h.svc.Play.Solvers(slug, v)
+	if n := len(d.Solvers); n > maxSolversShown {
+		d.Solvers, d.MoreSolvers = d.Solvers[:maxSolversShown], n-maxSolversShown
+	}
 	if c.Solved {
 		if list, err := h.svc.Play.Writeups(r.Context(), slug, v); err == nil {
 			for _, w := range list.Writeups {
