@@ -285,6 +285,10 @@ func (st *State) applyEntities(e store.Entities, dirty dirtySet) {
 	for _, a := range e.Announcements {
 		st.putAnnouncement(a)
 	}
+	// Last: a deleted challenge's rows are gone, so nothing above named it.
+	for _, id := range e.DeletedChallenges {
+		st.deleteChallenge(id, dirty)
+	}
 }
 
 // setLater moves an atomic Unix-ms time forward to t, never back.

@@ -97,6 +97,7 @@ type playStore interface {
 // contentStore is what Content needs.
 type contentStore interface {
 	PutChallenge(ctx context.Context, c ctf.Challenge, file []byte, audit *ctf.AuditEntry) ([]int64, error)
+	DeleteChallenge(ctx context.Context, id string, solves int, audit *ctf.AuditEntry) ([]int64, error)
 	ModerateWriteup(ctx context.Context, id string, status ctf.WriteupStatus, reason string, audit *ctf.AuditEntry) (ctf.Writeup, []int64, error)
 }
 
@@ -104,6 +105,9 @@ type contentStore interface {
 // (package transfer).
 type adminStore interface {
 	AuditLog(ctx context.Context, before int64, limit int) ([]ctf.AuditEntry, error)
+	SubmissionLog(ctx context.Context, f store.LogFilter) ([]store.LogRecord, error)
+	SharedWrongFlags(ctx context.Context, userID string) ([]store.SharedFlag, error)
+	AnonymiseUser(ctx context.Context, id, username string, at time.Time, audit *ctf.AuditEntry) (ctf.User, []ctf.APIKey, []int64, error)
 	AddAudit(ctx context.Context, a ctf.AuditEntry) error
 	InLoad(ctx context.Context, fn func(*store.LoadTx) error) error
 	InDump(ctx context.Context, fn func(*store.DumpTx) error) error

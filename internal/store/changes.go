@@ -189,6 +189,8 @@ type Entities struct {
 	Sessions      map[string][]ctf.Session
 	Event         *ctf.Event // the event's settings, when they changed
 	Announcements []ctf.Announcement
+	// DeletedChallenges are the ids of challenges deleted: no row to read.
+	DeletedChallenges []string
 }
 
 // Entities reads the current rows of the entities refs name.
@@ -242,6 +244,7 @@ func (db *DB) Entities(ctx context.Context, refs []ChangeRef) (Entities, error) 
 			return e, err
 		}
 	}
+	e.DeletedChallenges = ids[ChangeChallengeDeleted]
 	if in := ids[ChangeSessions]; len(in) > 0 {
 		e.Sessions = make(map[string][]ctf.Session, len(in))
 		for _, id := range in {

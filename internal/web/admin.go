@@ -68,7 +68,11 @@ func (h *Handler) adminChallenges(w http.ResponseWriter, r *http.Request) {
 		h.error(w, r, v, err)
 		return
 	}
-	h.render(w, r, "admin-challenges", page{Title: "Challenges · Admin", Viewer: v, Data: list})
+	p := page{Title: "Challenges · Admin", Viewer: v, Data: list}
+	if slug := r.URL.Query().Get("deleted"); slug != "" {
+		p.Notice = "Deleted the challenge " + slug + "."
+	}
+	h.render(w, r, "admin-challenges", p)
 }
 
 // challengeForm is the edit form of a challenge, as typed.

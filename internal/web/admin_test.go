@@ -18,7 +18,8 @@ func TestAdminPagesRefusePlayers(t *testing.T) {
 	b := newBrowser(t, s)
 	want(t, "admin signed out", b.get("/admin"), http.StatusSeeOther)
 	b.post("/login", url.Values{"username": {"pam"}, "password": {"pam-password"}})
-	for _, path := range []string{"/admin", "/admin/challenges", "/admin/challenges/new", "/admin/challenges/warmup", "/admin/writeups", "/admin/users", "/admin/audit", "/admin/instances"} {
+	for _, path := range []string{"/admin", "/admin/challenges", "/admin/challenges/new", "/admin/challenges/warmup", "/admin/writeups", "/admin/users", "/admin/audit", "/admin/instances",
+		"/admin/submissions", "/admin/players/pam"} {
 		want(t, "player on "+path, b.get(path), 403, "only admins")
 	}
 	evilID := s.Svc.Scoreboard.Profile(mustUser(t, s, "evil")).ID

@@ -30,6 +30,7 @@ type boardData struct {
 	Total        int
 	Shown        int
 	Solved       int
+	Unshown      []live.ChallengeCount // for admins: the hidden and pending challenges
 }
 
 type boardGroup struct {
@@ -123,6 +124,7 @@ func (h *Handler) board(w http.ResponseWriter, r *http.Request) {
 		// The list moved between the two reads: read both again.
 	}
 	d.Total = len(snap.cards)
+	d.Unshown = h.unshown(r, v)
 	groups := map[string]int{}
 	for i, c := range snap.cards {
 		if solved[i] {
@@ -178,7 +180,16 @@ type challengeData struct {
 	Levels   []int
 	Instance *instancePanel // the caller's own instance, when the challenge has such
 	Format   string         // what its flag looks like (ctf.FlagFormatOf), "" when not known
+	Preview  *live.Preview  // an admin's view of a challenge players do not see yet
+	// Solvers are the first maxSolversShown solvers; MoreSolvers counts
+	// the rest.
+	Solvers     []live.Solver
+	MoreSolvers int
 }
+
+// maxSolversShown bounds the solvers a challenge's page lists: a page of a
+// challenge thousands solved stays light.
+const maxSolversShown = 100
 
 func (h *Handler) challenge(w http.ResponseWriter, r *http.Request) {
 	v := h.viewer(w, r)
@@ -188,6 +199,10 @@ func (h *Handler) challenge(w http.ResponseWriter, r *http.Request) {
 func (h *Handler) challengePage(w http.ResponseWriter, r *http.Request, v ctf.Viewer, p page, res *live.SubmitResult, flag string) {
 	slug := r.PathValue("slug")
 	c, err := h.svc.Play.Challenge(slug, v)
+	preview := h.preview(slug, v)
+	if preview != nil {
+		c, err = preview.Detail, nil
+	}
 	if err != nil {
 		h.error(w, r, v, err)
 		return
@@ -196,6 +211,11 @@ func (h *Handler) challengePage(w http.ResponseWriter, r *http.Request, v ctf.Vi
 	d := challengeData{C: c, Requires: reqs, Result: res, Flag: flag, Connect: h.svc.Play.ConnectionInfo(r.Context(), slug),
 		Stars: []int{1, 2, 3, 4, 5}, Levels: []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}, Instance: h.instancePanelOf(r.Context(), v, slug)}
 	d.Format, _ = h.svc.Play.FlagFormat(slug, v)
+	d.Preview = preview
+	d.Solvers, _ = h.svc.Play.Solvers(slug, v)
+	if n := len(d.Solvers); n > maxSolversShown {
+		d.Solvers, d.MoreSolvers = d.Solvers[:maxSolversShown], n-maxSolversShown
+	}
 	if c.Solved {
 		if list, err := h.svc.Play.Writeups(r.Context(), slug, v); err == nil {
 			for _, w := range list.Writeups {

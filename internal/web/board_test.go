@@ -131,7 +131,7 @@ func TestNoPageShowsAFlag(t *testing.T) {
 	pamProfile, evilProfile := "/users/"+mustUser(t, s, "pam"), "/users/"+mustUser(t, s, "evil")
 	playerPages := []string{"/", "/?unsolved=1", "/challenges/warmup", "/challenges/next", "/scoreboard", pamProfile, evilProfile}
 	adminPages := []string{"/admin", "/admin/challenges", "/admin/challenges/warmup", "/admin/challenges/draft", "/admin/writeups",
-		"/admin/users", "/admin/audit", "/admin/instances"}
+		"/admin/users", "/admin/audit", "/admin/instances", "/admin/submissions", "/admin/players/pam"}
 	type visit struct {
 		who    string
 		b      *browser

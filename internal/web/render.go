@@ -51,10 +51,11 @@ func parsePages(funcs template.FuncMap) map[string]*template.Template {
 	pages := map[string]*template.Template{}
 	for _, n := range names {
 		base := strings.TrimSuffix(strings.TrimPrefix(n, "templates/"), ".html")
-		if base == "layout" || base == "partials" {
+		if base == "layout" || base == "partials" || base == "organiser" {
 			continue
 		}
-		pages[base] = template.Must(template.New("layout.html").Funcs(funcs).ParseFS(templateFS, "templates/layout.html", "templates/partials.html", n))
+		pages[base] = template.Must(template.New("layout.html").Funcs(funcs).ParseFS(templateFS, "templates/layout.html", "templates/partials.html",
+			"templates/organiser.html", n))
 	}
 	return pages
 }

@@ -1,0 +1,133 @@
+package webtest
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/chromedp"
+	"github.com/flagshipctf/flagship/internal/apitest"
+	"github.com/flagshipctf/flagship/internal/ctf"
+)
+
+const organiserEvent = `
+users:
+  - {username: root, email: root@example.com, password: root-password, role: admin}
+  - {username: reader, email: reader@example.com, password: reader-password}
+  - {username: writer, email: writer@example.com, password: writer-password}
+challenges:
+  - {slug: warmup, title: Warmup, categories: [misc], difficulty: Easy, points: 50, flags: ['flag{warm}']}
+  - {slug: sequel, title: Sequel, categories: [web], difficulty: Hard, points: 300, flags: ['flag{s}'], releaseAt: 2099-01-01T00:00:00Z}
+  - {slug: draft, title: Secret Draft, categories: [web], difficulty: Hard, points: 300, flags: ['flag{d}'], hidden: true}
+solves:
+  - {user: reader, challenge: warmup, at: 2026-01-05T10:00:00Z}
+attempts:
+  - {user: reader, challenge: warmup, at: 2026-01-05T09:00:00Z, flag: 'flag{a-very-long-wrong-guess-that-must-wrap-on-a-phone-screen}'}
+  - {user: writer, challenge: warmup, at: 2026-01-05T09:30:00Z, flag: 'flag{a-very-long-wrong-guess-that-must-wrap-on-a-phone-screen}'}
+`
+
+// axeCheck runs axe-core (WCAG 2 A and AA) on the page the tab shows and
+// fails on a serious or critical violation.
+func axeCheck(t *testing.T, ctx context.Context, axe, label string) {
+	t.Helper()
+	tctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	if _, err := chromedp.Run(tctx, chromedp.Evaluate[chromedp.Void](axe)); err != nil {
+		t.Fatalf("inject axe on %s: %v", label, err)
+	}
+	raw, err := chromedp.Run(tctx, chromedp.Evaluate[json.RawMessage](
+		`axe.run(document, {runOnly: {type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]}}).then(r => ({violations: r.violations}))`,
+		func(p *runtime.EvaluateParams) { p.AwaitPromise = new(true) }))
+	if err != nil {
+		t.Fatalf("axe on %s: %v", label, err)
+	}
+	var res axeResult
+	if err := json.Unmarshal(raw, &res); err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range res.Violations {
+		if v.Impact != "serious" && v.Impact != "critical" {
+			continue
+		}
+		var where []string
+		for _, n := range v.Nodes {
+			where = append(where, strings.TrimSpace(n.HTML))
+		}
+		t.Errorf("%s: %s (%s): %s\n  %s", label, v.ID, v.Impact, v.Help, strings.Join(where, "\n  "))
+	}
+}
+
+// TestOrganiserPagesInABrowser: an admin previews a draft, reads the
+// submission log and a player's page, and deletes a solved challenge by
+// ticking the confirmation, as a person does in Chromium; axe finds nothing
+// serious on each new page in both themes, and none scrolls sideways at
+// 390 px.
+func TestOrganiserPagesInABrowser(t *testing.T) {
+	axe := axeScript(t)
+	s := apitest.Start(t, organiserEvent)
+	ctx := newBrowser(t)
+	step(t, ctx, "log in", append([]chromedp.Action[chromedp.Void]{chromedp.Navigate(s.URL + "/login")},
+		fill(map[string]string{"username": "root", "password": "root-password"}, `form[action="/login"] button[type=submit]`)...)...)
+	step(t, ctx, "signed in", chromedp.WaitVisible(chromedp.CSS("a.who")))
+
+	step(t, ctx, "the board's drafts", chromedp.Navigate(s.URL+"/"), contains("#unshown-h", "Not shown to players"))
+	step(t, ctx, "preview", chromedp.Click(chromedp.CSS(`a[href="/challenges/draft"]`)), contains(".alert.notice", "players do not see this challenge"))
+	screenshot(t, ctx, "admin-preview")
+	step(t, ctx, "the log", chromedp.Navigate(s.URL+"/admin/submissions"), chromedp.SendKeys(chromedp.CSS(`input[name="user"]`), "writer"),
+		chromedp.Click(chromedp.CSS(`form.filters button`)), contains("table.board tbody", "writer"))
+	if body := text(t, ctx, "table.board tbody"); strings.Contains(body, "reader") {
+		t.Errorf("the log filtered by writer lists reader:\n%s", body)
+	}
+	step(t, ctx, "a player's page", chromedp.Click(chromedp.CSS(`table.board tbody a[href="/admin/players/writer"]`)),
+		contains("#shared-h", "Wrong flags others sent too"), contains("section", "reader"))
+	screenshot(t, ctx, "admin-player")
+	step(t, ctx, "the whole log", chromedp.Navigate(s.URL+"/admin/submissions"), chromedp.WaitVisible(chromedp.CSS("main")))
+	screenshot(t, ctx, "admin-submissions")
+
+	pages := []string{"/", "/challenges/draft", "/challenges/sequel", "/challenges/warmup", "/admin/submissions",
+		"/admin/submissions?result=wrong", "/admin/players/reader", "/admin/challenges/warmup/delete", "/admin/challenges/draft/delete"}
+	for _, theme := range []string{"dark", "light"} {
+		step(t, ctx, theme+" theme", chromedp.Navigate(s.URL+"/"), chromedp.WaitVisible(chromedp.CSS("main")))
+		tctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		cur, err := chromedp.Run(tctx, chromedp.Evaluate[string](`document.documentElement.dataset.theme`))
+		cancel()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cur != theme {
+			step(t, ctx, theme+" theme", chromedp.Click(chromedp.CSS(`form[action="/theme"] button`)),
+				chromedp.WaitVisible(chromedp.CSS(`html[data-theme="`+theme+`"]`)))
+		}
+		for _, p := range pages {
+			step(t, ctx, "open "+p, chromedp.Navigate(s.URL+p), chromedp.WaitVisible(chromedp.CSS("main")))
+			axeCheck(t, ctx, axe, p+" ("+theme+" theme)")
+		}
+	}
+	step(t, ctx, "phone", chromedp.EmulateViewport(390, 844, chromedp.EmulateScale(2)))
+	for _, p := range pages {
+		step(t, ctx, "open "+p, chromedp.Navigate(s.URL+p), chromedp.WaitVisible(chromedp.CSS("main")))
+		axeCheck(t, ctx, axe, p+" (390 px)")
+		tctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		width, err := chromedp.Run(tctx, chromedp.Evaluate[int](`document.documentElement.scrollWidth`))
+		cancel()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if width > 390 {
+			t.Errorf("%s is %d px wide on a 390 px screen: it scrolls sideways", p, width)
+		}
+	}
+
+	step(t, ctx, "delete, unticked", chromedp.Navigate(s.URL+"/admin/challenges/warmup/delete"),
+		chromedp.WaitVisible(chromedp.CSS(`input[name="confirm"]`)))
+	step(t, ctx, "tick and delete", chromedp.Click(chromedp.CSS(`input[name="confirm"]`)),
+		chromedp.Click(chromedp.CSS(`form[action="/admin/challenges/warmup/delete"] button`)),
+		contains(".alert.notice", "Deleted the challenge warmup."))
+	if _, err := s.Svc.Play.Challenge("warmup", ctf.Viewer{}); err == nil {
+		t.Error("warmup is still there after the delete")
+	}
+	screenshot(t, ctx, "admin-deleted")
+}
