@@ -219,3 +219,38 @@ func (s *Accounts) ResetPassword(ctx context.Context, in PasswordReset) (ctf.Use
 	}
 	return nu, nil
 }
+
+// RegenerateRecoveryCodes replaces the caller's recovery codes with ten
+// new ones, shown this once, given the account's password (checked and
+// throttled as a password change's): the old ones, used or not, stop
+// working. Two-factor authentication off is a Conflict, before any check.
+func (s *Accounts) RegenerateRecoveryCodes(ctx context.Context, v ctf.Viewer, password string) ([]string, error) {
+	if v.User == nil {
+		return nil, ctf.ErrAuthRequired
+	}
+	u, ok := s.userByID(v.User.ID)
+	if !ok {
+		return nil, ctf.ErrAuthRequired
+	}
+	if !u.TwoFactor {
+		return nil, ctf.Errorf(ctf.Conflict, "two-factor authentication is off: there are no recovery codes to replace")
+	}
+	t, err := s.reserve(ctx, u.ID, "")
+	if err != nil {
+		return nil, err
+	}
+	ok, err = s.checkPassword(ctx, u.PasswordHash, password)
+	if err != nil {
+		t.forgive(ctx)
+		return nil, err
+	}
+	if !ok {
+		return nil, ctf.FieldErrorf("password", "is wrong")
+	}
+	t.succeed(ctx)
+	codes, hashes := newRecoveryCodes()
+	if err := s.db.ReplaceRecoveryCodes(ctx, u.ID, hashes); err != nil {
+		return nil, err
+	}
+	return codes, nil
+}

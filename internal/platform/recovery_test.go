@@ -207,3 +207,35 @@ func TestAdminRecovery(t *testing.T) {
 		}
 	}
 }
+
+// TestRegenerateRecoveryCodes: with the password, a player with 2FA gets
+// ten new codes; the old ones stop working; a wrong password counts as a
+// failed login; without 2FA it is a Conflict.
+func TestRegenerateRecoveryCodes(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	f := newFixture(t)
+	_, err := f.svc.Accounts.RegenerateRecoveryCodes(ctx, f.as("pam"), "pam-password")
+	wantCode(t, "without 2FA", err, ctf.Conflict)
+	old := turnTwoFactorOn(t, f)
+	pam := f.as("pam")
+	_, err = f.svc.Accounts.RegenerateRecoveryCodes(ctx, pam, "wrong")
+	wantCode(t, "a wrong password", err, ctf.Invalid)
+	codes, err := f.svc.Accounts.RegenerateRecoveryCodes(ctx, pam, "pam-password")
+	if err != nil || len(codes) != 10 || codes[0] == old[0] {
+		t.Fatalf("new codes: %v, %v", codes, err)
+	}
+	if n, _ := f.svc.Accounts.RecoveryCodesLeft(ctx, pam); n != 10 {
+		t.Errorf("%d codes left", n)
+	}
+	_, err = f.svc.Accounts.Login(ctx, Login{Username: "pam", Password: "pam-password", Code: old[1]})
+	wantCode(t, "an old code", err, ctf.Unauthorized)
+	if res, err := f.svc.Accounts.Login(ctx, Login{Username: "pam", Password: "pam-password", Code: codes[1]}); err != nil || res.Token == "" {
+		t.Errorf("a new code: %v", err)
+	}
+	for range maxAccountFailures {
+		_, _ = f.svc.Accounts.RegenerateRecoveryCodes(ctx, pam, "wrong")
+	}
+	_, err = f.svc.Accounts.RegenerateRecoveryCodes(ctx, pam, "pam-password")
+	wantCode(t, "past the login throttle", err, ctf.RateLimited)
+}

@@ -74,6 +74,7 @@ type accountStore interface {
 	CreatePasswordReset(ctx context.Context, r store.PasswordReset, msg *store.OutMail, audit *ctf.AuditEntry) error
 	PasswordResetUser(ctx context.Context, tokenHash string, now time.Time) (string, error)
 	ResetPassword(ctx context.Context, tokenHash, passwordHash string, now time.Time, audit *ctf.AuditEntry) (ctf.User, []int64, error)
+	ReplaceRecoveryCodes(ctx context.Context, userID string, codeHashes []string) error
 }
 
 // keyStore is what Keys needs.

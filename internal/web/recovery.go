@@ -155,3 +155,14 @@ func (h *Handler) adminRecoveryAction(w http.ResponseWriter, r *http.Request) {
 	}
 	h.recoveryPage(w, r, v, p, link)
 }
+
+// regenerateRecoveryCodes replaces the caller's recovery codes, given
+// their password; the settings page shows the new ones once.
+func (h *Handler) regenerateRecoveryCodes(r *http.Request, v ctf.Viewer, d *settingsData) (string, error) {
+	codes, err := h.svc.Accounts.RegenerateRecoveryCodes(r.Context(), v, r.PostFormValue("password"))
+	if err != nil {
+		return "", err
+	}
+	d.Recovery = codes
+	return "New recovery codes: the old ones no longer work. Keep these somewhere safe: they are shown only now.", nil
+}

@@ -14,6 +14,7 @@ import (
 	"github.com/flagshipctf/flagship/internal/apitest"
 	"github.com/flagshipctf/flagship/internal/mail"
 	"github.com/flagshipctf/flagship/internal/mail/mailtest"
+	"github.com/pquerna/otp/totp"
 )
 
 // startMail runs serve's mail worker over s's outbox, sending to a test
@@ -183,5 +184,48 @@ func TestAdminRecoveryPage(t *testing.T) {
 	}
 	if p := pam.post("/admin/users/pam/recovery", url.Values{"action": {"link"}}); p.status != http.StatusForbidden || strings.Contains(p.body, "reset?token") {
 		t.Errorf("a player making a link: %d", p.status)
+	}
+}
+
+var recoveryCodeRE = regexp.MustCompile(`(?m)^([a-z2-9]{5}-[a-z2-9]{5})$`)
+
+// TestRegenerateRecoveryCodesInSettings: a player with 2FA gets new
+// recovery codes with their password, shown once; the old ones stop
+// working; a wrong password is refused.
+func TestRegenerateRecoveryCodesInSettings(t *testing.T) {
+	t.Parallel()
+	s := apitest.Start(t, event)
+	b := logIn(t, s, "pam")
+	want(t, "settings without 2FA", b.get("/settings"), http.StatusOK)
+	if strings.Contains(b.get("/settings").body, `action="/settings/2fa/recovery-codes"`) {
+		t.Error("new recovery codes offered without 2FA")
+	}
+	begin := b.post("/settings/2fa/begin", url.Values{})
+	secret := regexp.MustCompile(`<code id="secret">([A-Z2-7]+)</code>`).FindStringSubmatch(begin.body)
+	if secret == nil {
+		t.Fatal("no secret on the page")
+	}
+	code, _ := totp.GenerateCode(secret[1], time.Now())
+	old := recoveryCodeRE.FindAllString(b.post("/settings/2fa/confirm", url.Values{"code": {code}}).body, -1)
+	if len(old) != 10 {
+		t.Fatalf("%d recovery codes", len(old))
+	}
+	want(t, "settings with 2FA", b.get("/settings"), http.StatusOK, `action="/settings/2fa/recovery-codes"`)
+	want(t, "a wrong password", b.post("/settings/2fa/recovery-codes", url.Values{"password": {"nope"}}), http.StatusBadRequest, "password is wrong")
+	p := b.post("/settings/2fa/recovery-codes", url.Values{"password": {"pam-password"}})
+	want(t, "new codes", p, http.StatusOK, "the old ones no longer work", `id="recovery"`)
+	fresh := recoveryCodeRE.FindAllString(p.body, -1)
+	if len(fresh) != 10 || fresh[0] == old[0] {
+		t.Fatalf("new codes %v", fresh)
+	}
+	if strings.Contains(b.get("/settings").body, fresh[0]) {
+		t.Error("the codes are shown again")
+	}
+	other := newBrowser(t, s)
+	if p := other.post("/login", url.Values{"username": {"pam"}, "password": {"pam-password"}, "code": {old[2]}}); p.status != http.StatusUnauthorized {
+		t.Errorf("an old code: %d", p.status)
+	}
+	if p := other.post("/login", url.Values{"username": {"pam"}, "password": {"pam-password"}, "code": {fresh[2]}}); p.status != http.StatusSeeOther {
+		t.Errorf("a new code: %d", p.status)
 	}
 }

@@ -95,6 +95,7 @@ func (h *Handler) routes() {
 	h.mux.HandleFunc("POST /settings/2fa/begin", h.settingsForm(h.beginTwoFactor))
 	h.mux.HandleFunc("POST /settings/2fa/confirm", h.settingsForm(h.confirmTwoFactor))
 	h.mux.HandleFunc("POST /settings/2fa/disable", h.settingsForm(h.disableTwoFactor))
+	h.mux.HandleFunc("POST /settings/2fa/recovery-codes", h.settingsForm(h.regenerateRecoveryCodes))
 	h.mux.HandleFunc("POST /settings/sessions/revoke", h.settingsForm(h.revokeSession))
 	h.mux.HandleFunc("POST /settings/sessions/revoke-others", h.settingsForm(h.revokeOtherSessions))
 	h.mux.HandleFunc("POST /settings/keys", h.settingsForm(h.createKey))
