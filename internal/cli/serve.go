@@ -24,7 +24,7 @@ import (
 )
 
 func (a *app) serve(ctx context.Context, args []string) error {
-	fs := a.flags("serve", "serve [--addr HOST:PORT] [--public-url URL] [--demo] [--metrics-addr HOST:PORT] [--trusted-proxies CIDR,…] [--signup-limit N] [--max-streams N] [--webhooks-allow-private] [--smtp-url smtp(s)://USER:PASS@HOST:PORT] [--mail-from ADDRESS] [--ctftime=false] [--access-log=false] [--instances off|docker|swarm] [--instance-host NAME] [--instance-ports FROM-TO] [--instances-per-player N] [--instances-max N]")
+	fs := a.flags("serve", "serve [--addr HOST:PORT] [--public-url URL] [--demo] [--metrics-addr HOST:PORT] [--trusted-proxies CIDR,…] [--signup-limit N] [--max-streams N] [--webhooks-allow-private] [--smtp-url smtp(s)://USER:PASS@HOST:PORT] [--mail-from ADDRESS] [--require-email-verification] [--ctftime=false] [--access-log=false] [--instances off|docker|swarm] [--instance-host NAME] [--instance-ports FROM-TO] [--instances-per-player N] [--instances-max N]")
 	addr := fs.String("addr", envOr(a.env, "FLAGSHIP_ADDR", "127.0.0.1:8080"), "listen address (env FLAGSHIP_ADDR)")
 	publicURL := fs.String("public-url", a.env("FLAGSHIP_PUBLIC_URL"), "public base URL, for file links (env FLAGSHIP_PUBLIC_URL; default http://ADDR)")
 	withDemo := fs.Bool("demo", false, "load the built-in demo event into an empty database and print a demo API key")
@@ -42,6 +42,8 @@ func (a *app) serve(ctx context.Context, args []string) error {
 		"let webhooks reach loopback, private, link-local and metadata addresses (env FLAGSHIP_WEBHOOKS_ALLOW_PRIVATE=on|off)")
 	smtpURL := fs.String("smtp-url", a.env("FLAGSHIP_SMTP_URL"), "send email through this SMTP server, smtp://USER:PASS@HOST:PORT (STARTTLS when offered) or smtps://… (implicit TLS); no email when empty (env FLAGSHIP_SMTP_URL)")
 	mailFrom := fs.String("mail-from", a.env("FLAGSHIP_MAIL_FROM"), "the sender of email, as \"Flagship <ctf@example.org>\" (env FLAGSHIP_MAIL_FROM; required with --smtp-url)")
+	requireVerify := fs.Bool("require-email-verification", envSwitch(a.env, "FLAGSHIP_REQUIRE_EMAIL_VERIFICATION", false),
+		"new accounts confirm their email address by a mailed link before they can submit; needs --smtp-url (env FLAGSHIP_REQUIRE_EMAIL_VERIFICATION=on|off)")
 	instFlags := a.instanceFlags(fs)
 	if err := a.parse(fs, args); err != nil {
 		return err
@@ -61,6 +63,9 @@ func (a *app) serve(ctx context.Context, args []string) error {
 	sender, err := mailSender(*smtpURL, *mailFrom)
 	if err != nil {
 		return err
+	}
+	if *requireVerify && sender == nil {
+		return usagef("--require-email-verification needs --smtp-url: the links go by email")
 	}
 	clients, err := clientaddr.Parse(*trusted)
 	if err != nil {
@@ -100,7 +105,8 @@ func (a *app) serve(ctx context.Context, args []string) error {
 	defer stopMetrics()
 	svc := platform.New(db, platform.Options{PublicURL: base, Logger: log, Observer: obs,
 		RateLimit: store.RateLimit{Max: *rate, Window: *window}, RegistrationClosed: *registration == "closed", FilesDir: *cacheDir,
-		SignupLimit: *signupLimit, WebhooksAllowPrivate: *hooksPrivate, Instances: instOpts, Mail: sender != nil})
+		SignupLimit: *signupLimit, WebhooksAllowPrivate: *hooksPrivate, Instances: instOpts, Mail: sender != nil,
+		RequireEmailVerification: *requireVerify})
 	if *withDemo {
 		if err := importDemo(ctx, svc, db); err != nil {
 			ln.Close()

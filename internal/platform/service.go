@@ -47,6 +47,10 @@ type Options struct {
 	// outbox's messages are sent, and players may ask for a password
 	// reset by email.
 	Mail bool
+	// RequireEmailVerification: an account signed up confirms its address
+	// by a mailed link before it may submit (serve
+	// --require-email-verification; needs Mail).
+	RequireEmailVerification bool
 }
 
 // Service runs one event: the use cases grouped by area, over the hot state

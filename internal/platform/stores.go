@@ -75,6 +75,9 @@ type accountStore interface {
 	PasswordResetUser(ctx context.Context, tokenHash string, now time.Time) (string, error)
 	ResetPassword(ctx context.Context, tokenHash, passwordHash string, now time.Time, audit *ctf.AuditEntry) (ctf.User, []int64, error)
 	ReplaceRecoveryCodes(ctx context.Context, userID string, codeHashes []string) error
+	CreateUserToVerify(ctx context.Context, u ctf.User, v store.EmailVerification, msg store.OutMail) ([]int64, error)
+	AddEmailVerification(ctx context.Context, v store.EmailVerification, msg store.OutMail) error
+	VerifyEmail(ctx context.Context, tokenHash string, now time.Time) (ctf.User, []int64, error)
 }
 
 // keyStore is what Keys needs.

@@ -20,7 +20,7 @@ func scanUser(sc scanner) (ctf.User, error) {
 	var u ctf.User
 	var created int64
 	err := sc.Scan(&u.ID, &u.Username, &u.Name, &u.Email, &u.Image, &u.PasswordHash, &u.Role, &u.Banned, &created,
-		&u.Kind, &u.OwnerID, &u.Model, &u.Harness, &u.TwoFactor)
+		&u.Kind, &u.OwnerID, &u.Model, &u.Harness, &u.EmailUnverified, &u.TwoFactor)
 	u.CreatedAt = fromMs(created)
 	return u, err
 }

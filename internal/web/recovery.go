@@ -166,3 +166,44 @@ func (h *Handler) regenerateRecoveryCodes(r *http.Request, v ctf.Viewer, d *sett
 	d.Recovery = codes
 	return "New recovery codes: the old ones no longer work. Keep these somewhere safe: they are shown only now.", nil
 }
+
+type verifyData struct {
+	Verified   bool // a link just worked
+	Unverified bool // the caller's address is not confirmed yet
+	Sent       bool
+}
+
+// verifyPage confirms an address with ?token=, or shows the caller where
+// their confirmation stands, with a form to send the link again.
+func (h *Handler) verifyPage(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Referrer-Policy", "no-referrer")
+	v := h.viewer(w, r)
+	p := page{Title: "Confirm your email address", Viewer: v, NoIndex: true}
+	if token := r.URL.Query().Get("token"); token != "" {
+		if _, err := h.svc.Accounts.VerifyEmail(r.Context(), token); err != nil {
+			p.Data = verifyData{Unverified: v.User != nil && v.User.EmailUnverified}
+			h.formError(w, r, "verify", p, err)
+			return
+		}
+		// The address is confirmed: the page's own address drops the token.
+		redirect(w, r, "/verify?done=1")
+		return
+	}
+	p.Data = verifyData{Verified: r.URL.Query().Get("done") == "1", Unverified: v.User != nil && v.User.EmailUnverified,
+		Sent: r.URL.Query().Get("sent") == "1"}
+	h.render(w, r, "verify", p)
+}
+
+// resendVerification mails the caller a new confirmation link.
+func (h *Handler) resendVerification(w http.ResponseWriter, r *http.Request) {
+	v, ok := h.signedIn(w, r)
+	if !ok {
+		return
+	}
+	if err := h.svc.Accounts.ResendVerification(r.Context(), v); err != nil {
+		h.formError(w, r, "verify", page{Title: "Confirm your email address", Viewer: v, NoIndex: true,
+			Data: verifyData{Unverified: v.User.EmailUnverified}}, err)
+		return
+	}
+	redirect(w, r, "/verify?sent=1")
+}

@@ -114,6 +114,8 @@ func (h *Handler) routes() {
 	h.mux.HandleFunc("POST /forgot", h.forgot)
 	h.mux.HandleFunc("GET /reset", h.resetPage)
 	h.mux.HandleFunc("POST /reset", h.reset)
+	h.mux.HandleFunc("GET /verify", h.verifyPage)
+	h.mux.HandleFunc("POST /verify/resend", h.resendVerification)
 	h.mux.HandleFunc("POST /theme", h.theme)
 	h.mux.HandleFunc("GET /admin", h.adminOverview)
 	h.mux.HandleFunc("GET /admin/challenges", h.adminChallenges)

@@ -26,3 +26,13 @@ CREATE TABLE password_resets (
 	used_at    bigint
 );
 CREATE INDEX password_resets_user ON password_resets (user_id);
+
+ALTER TABLE users ADD COLUMN email_unverified boolean NOT NULL DEFAULT false;
+CREATE TABLE email_verifications (
+	token_hash text COLLATE "C" PRIMARY KEY,
+	user_id    text COLLATE "C" NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+	created_at bigint NOT NULL,
+	expires_at bigint NOT NULL,
+	used_at    bigint
+);
+CREATE INDEX email_verifications_user ON email_verifications (user_id);

@@ -31,3 +31,17 @@ CREATE TABLE password_resets (
 	used_at    INTEGER
 );
 CREATE INDEX password_resets_user ON password_resets (user_id);
+
+-- serve --require-email-verification: an account signed up under it stays
+-- unverified (and cannot submit) until its address is confirmed by a link
+-- (the SHA-256 of its secret is kept, as for resets). Every other account
+-- (loaded, made by an admin, older) counts as verified.
+ALTER TABLE users ADD COLUMN email_unverified INTEGER NOT NULL DEFAULT 0;
+CREATE TABLE email_verifications (
+	token_hash TEXT PRIMARY KEY,
+	user_id    TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+	created_at INTEGER NOT NULL,
+	expires_at INTEGER NOT NULL,
+	used_at    INTEGER
+);
+CREATE INDEX email_verifications_user ON email_verifications (user_id);
