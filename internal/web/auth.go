@@ -81,6 +81,10 @@ func (h *Handler) signup(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	h.session.Set(w, res.Token)
+	if res.User.EmailUnverified {
+		redirect(w, r, "/verify") // what to do before playing
+		return
+	}
 	redirect(w, r, "/")
 }
 

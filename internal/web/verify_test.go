@@ -23,8 +23,8 @@ func TestEmailVerificationByLink(t *testing.T) {
 	smtp := startMail(t, s)
 	b := newBrowser(t, s)
 	p := b.post("/signup", url.Values{"username": {"newbie"}, "email": {"newbie@example.com"}, "password": {"a long password"}, "password2": {"a long password"}})
-	if p.status != http.StatusSeeOther {
-		t.Fatalf("sign up: %d\n%.1000s", p.status, p.body)
+	if p.status != http.StatusSeeOther || p.header.Get("Location") != "/verify" {
+		t.Fatalf("sign up: %d %s\n%.1000s", p.status, p.header.Get("Location"), p.body)
 	}
 	want(t, "an unconfirmed flag", b.post("/challenges/warmup/submit", url.Values{"flag": {"flag{warm}"}}), http.StatusForbidden, "confirm your email address first")
 	want(t, "verify page", b.get("/verify"), http.StatusOK, "cannot submit flags until", "newbie@example.com", "Send the link again")
