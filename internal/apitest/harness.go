@@ -52,6 +52,11 @@ type Options struct {
 	// webhooks) start with; by default the test server's own URL, whose
 	// port changes with every run.
 	PublicURL string
+	// Mail is serve's --smtp-url being set: password resets by email are
+	// offered (the test sends the outbox itself, with package mail).
+	Mail bool
+	// RequireEmailVerification is serve's --require-email-verification.
+	RequireEmailVerification bool
 	// Instances runs players' instances on an engine (InstanceEngines
 	// gives the tests' ones); zero: the server runs none.
 	Instances platform.InstanceOptions
@@ -138,7 +143,8 @@ func Start(t testing.TB, datasetYAML string, opts ...Options) *Server {
 		publicURL = o.PublicURL
 	}
 	s.Svc = platform.New(db, platform.Options{PublicURL: publicURL, RateLimit: o.RateLimit, Logger: log, Now: o.Now, FilesDir: s.FilesDir,
-		Observer: obs, SignupLimit: o.SignupLimit, WebhooksAllowPrivate: o.WebhooksAllowPrivate, Instances: o.Instances})
+		Observer: obs, SignupLimit: o.SignupLimit, WebhooksAllowPrivate: o.WebhooksAllowPrivate, Instances: o.Instances, Mail: o.Mail,
+		RequireEmailVerification: o.RequireEmailVerification})
 	if err := s.Svc.Load(ctx); err != nil {
 		t.Fatal(err)
 	}

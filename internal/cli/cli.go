@@ -52,6 +52,8 @@ var commands = []command{
 	{name: "user", subs: []command{
 		{name: "create", run: (*app).userCreate},
 		{name: "list", run: (*app).userList},
+		{name: "reset-password", run: (*app).userResetPassword},
+		{name: "disable-2fa", run: (*app).userDisable2FA},
 	}},
 	{name: "apikey", subs: []command{
 		{name: "create", run: (*app).apikeyCreate},

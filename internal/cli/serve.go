@@ -16,6 +16,7 @@ import (
 	"github.com/flagshipctf/flagship/internal/dataset"
 	"github.com/flagshipctf/flagship/internal/demo"
 	"github.com/flagshipctf/flagship/internal/events"
+	"github.com/flagshipctf/flagship/internal/mail"
 	"github.com/flagshipctf/flagship/internal/platform"
 	"github.com/flagshipctf/flagship/internal/server"
 	"github.com/flagshipctf/flagship/internal/store"
@@ -23,7 +24,7 @@ import (
 )
 
 func (a *app) serve(ctx context.Context, args []string) error {
-	fs := a.flags("serve", "serve [--addr HOST:PORT] [--public-url URL] [--demo] [--metrics-addr HOST:PORT] [--trusted-proxies CIDR,…] [--signup-limit N] [--max-streams N] [--webhooks-allow-private] [--ctftime=false] [--access-log=false] [--instances off|docker|swarm] [--instance-host NAME] [--instance-ports FROM-TO] [--instances-per-player N] [--instances-max N]")
+	fs := a.flags("serve", "serve [--addr HOST:PORT] [--public-url URL] [--demo] [--metrics-addr HOST:PORT] [--trusted-proxies CIDR,…] [--signup-limit N] [--max-streams N] [--webhooks-allow-private] [--smtp-url smtp(s)://USER:PASS@HOST:PORT] [--mail-from ADDRESS] [--require-email-verification] [--ctftime=false] [--access-log=false] [--instances off|docker|swarm] [--instance-host NAME] [--instance-ports FROM-TO] [--instances-per-player N] [--instances-max N]")
 	addr := fs.String("addr", envOr(a.env, "FLAGSHIP_ADDR", "127.0.0.1:8080"), "listen address (env FLAGSHIP_ADDR)")
 	publicURL := fs.String("public-url", a.env("FLAGSHIP_PUBLIC_URL"), "public base URL, for file links (env FLAGSHIP_PUBLIC_URL; default http://ADDR)")
 	withDemo := fs.Bool("demo", false, "load the built-in demo event into an empty database and print a demo API key")
@@ -39,6 +40,10 @@ func (a *app) serve(ctx context.Context, args []string) error {
 	accessLog := fs.Bool("access-log", envSwitch(a.env, "FLAGSHIP_ACCESS_LOG", true), "log one line per request (env FLAGSHIP_ACCESS_LOG=on|off)")
 	hooksPrivate := fs.Bool("webhooks-allow-private", envSwitch(a.env, "FLAGSHIP_WEBHOOKS_ALLOW_PRIVATE", false),
 		"let webhooks reach loopback, private, link-local and metadata addresses (env FLAGSHIP_WEBHOOKS_ALLOW_PRIVATE=on|off)")
+	smtpURL := fs.String("smtp-url", a.env("FLAGSHIP_SMTP_URL"), "send email through this SMTP server, smtp://USER:PASS@HOST:PORT (STARTTLS when offered) or smtps://… (implicit TLS); no email when empty (env FLAGSHIP_SMTP_URL)")
+	mailFrom := fs.String("mail-from", a.env("FLAGSHIP_MAIL_FROM"), "the sender of email, as \"Flagship <ctf@example.org>\" (env FLAGSHIP_MAIL_FROM; required with --smtp-url)")
+	requireVerify := fs.Bool("require-email-verification", envSwitch(a.env, "FLAGSHIP_REQUIRE_EMAIL_VERIFICATION", false),
+		"new accounts confirm their email address by a mailed link before they can submit; needs --smtp-url (env FLAGSHIP_REQUIRE_EMAIL_VERIFICATION=on|off)")
 	instFlags := a.instanceFlags(fs)
 	if err := a.parse(fs, args); err != nil {
 		return err
@@ -54,6 +59,13 @@ func (a *app) serve(ctx context.Context, args []string) error {
 	}
 	if *maxStreams < 1 {
 		return usagef("--max-streams must be at least 1, not %d", *maxStreams)
+	}
+	sender, err := mailSender(*smtpURL, *mailFrom)
+	if err != nil {
+		return err
+	}
+	if *requireVerify && sender == nil {
+		return usagef("--require-email-verification needs --smtp-url: the links go by email")
 	}
 	clients, err := clientaddr.Parse(*trusted)
 	if err != nil {
@@ -93,7 +105,8 @@ func (a *app) serve(ctx context.Context, args []string) error {
 	defer stopMetrics()
 	svc := platform.New(db, platform.Options{PublicURL: base, Logger: log, Observer: obs,
 		RateLimit: store.RateLimit{Max: *rate, Window: *window}, RegistrationClosed: *registration == "closed", FilesDir: *cacheDir,
-		SignupLimit: *signupLimit, WebhooksAllowPrivate: *hooksPrivate, Instances: instOpts})
+		SignupLimit: *signupLimit, WebhooksAllowPrivate: *hooksPrivate, Instances: instOpts, Mail: sender != nil,
+		RequireEmailVerification: *requireVerify})
 	if *withDemo {
 		if err := importDemo(ctx, svc, db); err != nil {
 			ln.Close()
@@ -129,6 +142,11 @@ func (a *app) serve(ctx context.Context, args []string) error {
 		log.Warn("webhooks may reach private addresses (--webhooks-allow-private): loopback, the private network, cloud metadata")
 	}
 	go webhook.New(db.Hooks(), webhook.Options{Observer: svc.Observer(), Logger: log, AllowPrivate: *hooksPrivate}).Run(watchCtx)
+	// Every replica sends the mail outbox too; claims keep each message
+	// to one.
+	if sender != nil {
+		go mail.NewWorker(db.Mail(), sender, mail.Options{Logger: log}).Run(watchCtx)
+	}
 
 	// The request lines are log's, in its format, at info.
 	_, jsonLog := log.Handler().(*slog.JSONHandler)
@@ -164,6 +182,28 @@ func ifDemo(key, v string) any {
 		return nil
 	}
 	return v
+}
+
+// mailSender reads --smtp-url and --mail-from: nil without a URL.
+func mailSender(rawURL, from string) (*mail.Sender, error) {
+	if strings.TrimSpace(rawURL) == "" {
+		if strings.TrimSpace(from) != "" {
+			return nil, usagef("--mail-from needs --smtp-url: without a server no email is sent")
+		}
+		return nil, nil
+	}
+	c, err := mail.ParseURL(rawURL)
+	if err != nil {
+		return nil, usagef("--smtp-url: %v", err)
+	}
+	if strings.TrimSpace(from) == "" {
+		return nil, usagef("--smtp-url needs --mail-from, the sender, as \"Flagship <ctf@example.org>\"")
+	}
+	addr, err := mail.ParseFrom(from)
+	if err != nil {
+		return nil, usagef("--mail-from: %v", err)
+	}
+	return mail.NewSender(c, addr), nil
 }
 
 // importDemo fills an empty database with the demo event.

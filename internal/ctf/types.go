@@ -82,7 +82,10 @@ type User struct {
 	Role         Role
 	Banned       bool
 	TwoFactor    bool // TOTP is on: logging in with a password asks for a code
-	CreatedAt    time.Time
+	// EmailUnverified: signed up under serve --require-email-verification
+	// and the address not confirmed yet (such an account cannot submit).
+	EmailUnverified bool
+	CreatedAt       time.Time
 	// An agent account (Kind KindAgent) is an AI agent that plays under its
 	// own keys; OwnerID is the person who made it, Model and Harness say
 	// what plays. People have Kind KindHuman ("" reads as human).

@@ -29,7 +29,7 @@ func (s *Accounts) SignUp(ctx context.Context, in SignUp) (ctf.User, error) {
 		return ctf.User{}, ctf.Errorf(ctf.Forbidden, "registration is closed; ask the organisers for an account")
 	}
 	return s.createUser(ctx, NewUser{Username: in.Username, Email: in.Email, Password: in.Password, Name: in.Name,
-		Role: ctf.RolePlayer}, true, nil, in.Address)
+		Role: ctf.RolePlayer, verify: s.opts.RequireEmailVerification}, true, nil, in.Address)
 }
 
 // RegistrationOpen reports whether anyone may sign up.
@@ -40,6 +40,7 @@ type NewUser struct {
 	Username, Email, Name string
 	Password              string   // optional here: without one, the account cannot log in yet
 	Role                  ctf.Role // player (default) or admin
+	verify                bool     // a sign-up that confirms its address by a link
 }
 
 // CreateUser creates an account for an admin or the operator, with the
@@ -88,7 +89,12 @@ func (s *Accounts) createUser(ctx context.Context, in NewUser, needPassword bool
 		}
 		u.PasswordHash = hash
 	}
-	u, err := s.insertUser(ctx, u, audit)
+	var err error
+	if in.verify {
+		u, err = s.insertUserToVerify(ctx, u)
+	} else {
+		u, err = s.insertUser(ctx, u, audit)
+	}
 	if err != nil {
 		// The limit counts accounts: a sign-up that made none is taken back.
 		forgive()

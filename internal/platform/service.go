@@ -43,6 +43,14 @@ type Options struct {
 	// WebhooksAllowPrivate lets webhooks target loopback, private,
 	// link-local and metadata addresses (serve --webhooks-allow-private).
 	WebhooksAllowPrivate bool
+	// Mail says an SMTP server is configured (serve --smtp-url): the
+	// outbox's messages are sent, and players may ask for a password
+	// reset by email.
+	Mail bool
+	// RequireEmailVerification: an account signed up confirms its address
+	// by a mailed link before it may submit (serve
+	// --require-email-verification; needs Mail).
+	RequireEmailVerification bool
 }
 
 // Service runs one event: the use cases grouped by area, over the hot state

@@ -71,6 +71,13 @@ type accountStore interface {
 	ForgiveSignup(ctx context.Context, id int64) error
 	CreateSession(ctx context.Context, s ctf.Session) ([]int64, error)
 	RevokeSessions(ctx context.Context, userID, idHash string, all bool, at time.Time) ([]int64, error)
+	CreatePasswordReset(ctx context.Context, r store.PasswordReset, msg *store.OutMail, audit *ctf.AuditEntry) error
+	PasswordResetUser(ctx context.Context, tokenHash string, now time.Time) (string, error)
+	ResetPassword(ctx context.Context, tokenHash, passwordHash string, now time.Time, audit *ctf.AuditEntry) (ctf.User, []int64, error)
+	ReplaceRecoveryCodes(ctx context.Context, userID string, codeHashes []string) error
+	CreateUserToVerify(ctx context.Context, u ctf.User, v store.EmailVerification, msg store.OutMail) ([]int64, error)
+	AddEmailVerification(ctx context.Context, v store.EmailVerification, msg store.OutMail) error
+	VerifyEmail(ctx context.Context, tokenHash string, now time.Time) (ctf.User, []int64, error)
 }
 
 // keyStore is what Keys needs.

@@ -37,6 +37,9 @@ func (s *Play) SubmitFrom(ctx context.Context, v ctf.Viewer, slug string, source
 	if v.User == nil {
 		return live.SubmitResult{}, ctf.Errorf(ctf.Unauthorized, "authentication required")
 	}
+	if s.opts.RequireEmailVerification && s.unverified(v) {
+		return live.SubmitResult{}, ErrUnverified
+	}
 
 	// The hot state refuses what it can without the database, before the
 	// flag is read (a body from the network).

@@ -20,7 +20,7 @@ func scanUser(sc scanner) (ctf.User, error) {
 	var u ctf.User
 	var created int64
 	err := sc.Scan(&u.ID, &u.Username, &u.Name, &u.Email, &u.Image, &u.PasswordHash, &u.Role, &u.Banned, &created,
-		&u.Kind, &u.OwnerID, &u.Model, &u.Harness, &u.TwoFactor)
+		&u.Kind, &u.OwnerID, &u.Model, &u.Harness, &u.EmailUnverified, &u.TwoFactor)
 	u.CreatedAt = fromMs(created)
 	return u, err
 }
@@ -66,6 +66,7 @@ func (a Accounts) CreateUser(ctx context.Context, u ctf.User, audit *ctf.AuditEn
 // UserUpdate is a change to a user's row; nil fields stay as they are.
 type UserUpdate struct {
 	Name, Image  *string
+	Email        *string // "" clears it
 	PasswordHash *string
 	Role         *ctf.Role
 	Banned       *bool
@@ -86,6 +87,10 @@ func (a Accounts) UpdateUser(ctx context.Context, id string, up UserUpdate, keep
 		if up.Image != nil {
 			add("image", *up.Image)
 		}
+		if up.Email != nil {
+			add("email", nullString(*up.Email))
+			add("email_lower", nullString(strings.ToLower(*up.Email)))
+		}
 		if up.PasswordHash != nil {
 			add("password_hash", *up.PasswordHash)
 		}
@@ -103,6 +108,9 @@ func (a Accounts) UpdateUser(ctx context.Context, id string, up UserUpdate, keep
 			append(args, id)...))
 		if errors.Is(err, sql.ErrNoRows) {
 			return nil, ctf.Errorf(ctf.NotFound, "no such user")
+		}
+		if isUniqueViolation(err) {
+			return nil, ctf.Errorf(ctf.Conflict, "that username or email is already taken")
 		}
 		if err != nil {
 			return nil, fmt.Errorf("update user: %w", err)

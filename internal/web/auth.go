@@ -20,7 +20,11 @@ func (h *Handler) loginPage(w http.ResponseWriter, r *http.Request) {
 		redirect(w, r, "/")
 		return
 	}
-	h.render(w, r, "login", page{Title: "Log in", Data: loginForm{Next: safeNext(r.URL.Query().Get("next"))}})
+	p := page{Title: "Log in", Data: loginForm{Next: safeNext(r.URL.Query().Get("next"))}}
+	if r.URL.Query().Get("reset") == "1" {
+		p.Notice = "Your new password is set, and every session of the account has ended: log in with it."
+	}
+	h.render(w, r, "login", p)
 }
 
 // login checks the password, and the code when the account has two-factor
@@ -77,6 +81,10 @@ func (h *Handler) signup(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	h.session.Set(w, res.Token)
+	if res.User.EmailUnverified {
+		redirect(w, r, "/verify") // what to do before playing
+		return
+	}
 	redirect(w, r, "/")
 }
 
