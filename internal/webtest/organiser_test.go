@@ -2,12 +2,10 @@ package webtest
 
 import (
 	"context"
-	"encoding/json"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 	"github.com/flagshipctf/flagship/internal/apitest"
 	"github.com/flagshipctf/flagship/internal/ctf"
@@ -28,37 +26,6 @@ attempts:
   - {user: reader, challenge: warmup, at: 2026-01-05T09:00:00Z, flag: 'flag{a-very-long-wrong-guess-that-must-wrap-on-a-phone-screen}'}
   - {user: writer, challenge: warmup, at: 2026-01-05T09:30:00Z, flag: 'flag{a-very-long-wrong-guess-that-must-wrap-on-a-phone-screen}'}
 `
-
-// axeCheck runs axe-core (WCAG 2 A and AA) on the page the tab shows and
-// fails on a serious or critical violation.
-func axeCheck(t *testing.T, ctx context.Context, axe, label string) {
-	t.Helper()
-	tctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	defer cancel()
-	if _, err := chromedp.Run(tctx, chromedp.Evaluate[chromedp.Void](axe)); err != nil {
-		t.Fatalf("inject axe on %s: %v", label, err)
-	}
-	raw, err := chromedp.Run(tctx, chromedp.Evaluate[json.RawMessage](
-		`axe.run(document, {runOnly: {type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]}}).then(r => ({violations: r.violations}))`,
-		func(p *runtime.EvaluateParams) { p.AwaitPromise = new(true) }))
-	if err != nil {
-		t.Fatalf("axe on %s: %v", label, err)
-	}
-	var res axeResult
-	if err := json.Unmarshal(raw, &res); err != nil {
-		t.Fatal(err)
-	}
-	for _, v := range res.Violations {
-		if v.Impact != "serious" && v.Impact != "critical" {
-			continue
-		}
-		var where []string
-		for _, n := range v.Nodes {
-			where = append(where, strings.TrimSpace(n.HTML))
-		}
-		t.Errorf("%s: %s (%s): %s\n  %s", label, v.ID, v.Impact, v.Help, strings.Join(where, "\n  "))
-	}
-}
 
 // TestOrganiserPagesInABrowser: an admin previews a draft, reads the
 // submission log and a player's page, and deletes a solved challenge by
