@@ -97,6 +97,25 @@ func screenshot(t *testing.T, ctx context.Context, name string) string {
 
 // contains waits until the text of the first element sel selects
 // contains want: after a form, so that the next step acts on the new page.
+// atURL waits until the tab's address holds part: a form's answer has
+// replaced the page (the page before may already hold what contains looks
+// for).
+func atURL(part string) chromedp.Action[chromedp.Void] {
+	js := fmt.Sprintf(`location.href.includes(%q) && document.readyState === "complete"`, part)
+	return chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		for {
+			if ok, err := chromedp.Evaluate[bool](js)(ctx, t); err == nil && ok {
+				return nil
+			}
+			select {
+			case <-ctx.Done():
+				return fmt.Errorf("waiting for an address holding %q: %w", part, ctx.Err())
+			case <-time.After(50 * time.Millisecond):
+			}
+		}
+	})
+}
+
 func contains(sel, want string) chromedp.Action[chromedp.Void] {
 	js := fmt.Sprintf(`(() => { const e = document.querySelector(%q); return !!e && e.textContent.includes(%q); })()`, sel, want)
 	return chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {

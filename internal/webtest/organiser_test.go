@@ -44,7 +44,7 @@ func TestOrganiserPagesInABrowser(t *testing.T) {
 	step(t, ctx, "preview", chromedp.Click(chromedp.CSS(`a[href="/challenges/draft"]`)), contains(".alert.notice", "players do not see this challenge"))
 	screenshot(t, ctx, "admin-preview")
 	step(t, ctx, "the log", chromedp.Navigate(s.URL+"/admin/submissions"), chromedp.SendKeys(chromedp.CSS(`input[name="user"]`), "writer"),
-		chromedp.Click(chromedp.CSS(`form.filters button`)), contains("table.board tbody", "writer"))
+		chromedp.Click(chromedp.CSS(`form.filters button`)), atURL("user=writer"), contains("table.board tbody", "writer"))
 	if body := text(t, ctx, "table.board tbody"); strings.Contains(body, "reader") {
 		t.Errorf("the log filtered by writer lists reader:\n%s", body)
 	}
