@@ -32,6 +32,9 @@ type flash struct {
 	Key      string             `json:"k,omitempty"` // a key just made: shown this once
 	Agent    string             `json:"a,omitempty"` // the agent the key is for, "" for the user's own
 	Recovery []string           `json:"c,omitempty"` // recovery codes just made: shown this once
+	// Section: the part of the page the form belongs to, which shows the
+	// messages itself (the page lands there).
+	Section string `json:"s,omitempty"`
 }
 
 // flashMaxAge bounds how long a flash waits for its page: the redirect is

@@ -7,6 +7,7 @@ import (
 	"image/png"
 	"net/http"
 	"net/url"
+	"strings"
 
 	"github.com/flagshipctf/flagship/internal/ctf"
 	"github.com/flagshipctf/flagship/internal/live"
@@ -24,7 +25,9 @@ type settingsData struct {
 	BaseURL   string
 	Enrolment *enrolmentView
 	Recovery  []string // recovery codes just made: shown this once
-	CodesLeft int
+	// What a two-factor form did, said in its section.
+	TwoFactorNotice, TwoFactorError string
+	CodesLeft                       int
 }
 
 type enrolmentView struct {
@@ -52,8 +55,12 @@ func (h *Handler) settings(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	f := h.takeFlash(w, r, v)
-	h.settingsPage(w, r, v, page{Notice: f.Notice, Error: f.Error, flashTaken: true},
-		settingsData{NewKey: f.Key, Recovery: f.Recovery})
+	p, d := page{Notice: f.Notice, Error: f.Error, flashTaken: true}, settingsData{NewKey: f.Key, Recovery: f.Recovery}
+	if f.Section == "twofactor" {
+		// Said beside the QR code and the code's field, where the page lands.
+		d.TwoFactorNotice, d.TwoFactorError, p.Notice, p.Error = p.Notice, p.Error, "", ""
+	}
+	h.settingsPage(w, r, v, p, d)
 }
 
 func (h *Handler) settingsPage(w http.ResponseWriter, r *http.Request, v ctf.Viewer, p page, d settingsData) {
@@ -91,11 +98,14 @@ func (h *Handler) settingsForm(fn func(r *http.Request, v ctf.Viewer, d *setting
 		}
 		var d settingsData
 		notice, err := fn(r, v, &d)
-		if err != nil {
-			h.redirectWith(w, r, v, "/settings", flash{Error: h.refused(w, r, err).Error})
-			return
+		to, f := "/settings", flash{Notice: notice, Key: d.NewKey, Recovery: d.Recovery}
+		if strings.HasPrefix(r.URL.Path, "/settings/2fa/") {
+			to, f.Section = "/settings#twofactor", "twofactor"
 		}
-		h.redirectWith(w, r, v, "/settings", flash{Notice: notice, Key: d.NewKey, Recovery: d.Recovery})
+		if err != nil {
+			f = flash{Error: h.refused(w, r, err).Error, Section: f.Section}
+		}
+		h.redirectWith(w, r, v, to, f)
 	}
 }
 
