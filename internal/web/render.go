@@ -84,7 +84,14 @@ func (h *Handler) funcs() template.FuncMap {
 			}
 			return *s
 		},
-		"utc":       utcText,
+		"utc": utcText,
+		"at":  timeElement,
+		"atText": func(v any) string {
+			if t, ok := timeOf(v); ok {
+				return readableTime(t)
+			}
+			return ""
+		},
 		"iso":       isoTime,
 		"inputTime": inputTime,
 		"add":       func(a, b int) int { return a + b },

@@ -38,7 +38,7 @@ func TestSettingsTwoFactorKeysAndSessions(t *testing.T) {
 	if id == nil {
 		t.Fatal("no revoke button")
 	}
-	want(t, "revoke", b.send("/settings/keys/revoke", url.Values{"id": {id[1]}}), 200, "Key revoked", "revoked 20")
+	want(t, "revoke", b.send("/settings/keys/revoke", url.Values{"id": {id[1]}}), 200, "Key revoked", `revoked <time datetime="20`)
 	want(t, "the key is refused", api.do("GET", "/api/public/me", nil, "Authorization: Bearer "+key[1]), 401)
 
 	// Two-factor: set up with the QR code's secret, then log in with a code.

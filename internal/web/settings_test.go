@@ -163,7 +163,7 @@ func TestRevokeOneSession(t *testing.T) {
 	evil := login("evil", "evil-laptop")
 	row := func(device string) string {
 		t.Helper()
-		m := regexp.MustCompile(`<td>` + device + `</td>\s*<td>[^<]*</td><td>[^<]*</td>\s*<td><form method="post" action="/settings/sessions/revoke"><input type="hidden" name="id" value="([0-9a-f]+)">`).
+		m := regexp.MustCompile(`<td>` + device + `</td>\s*<td><time datetime="[^"]+" data-local>[^<]+</time></td><td><time datetime="[^"]+" data-local>[^<]+</time></td>\s*<td><form method="post" action="/settings/sessions/revoke"><input type="hidden" name="id" value="([0-9a-f]+)">`).
 			FindStringSubmatch(here.get("/settings").body)
 		if m == nil {
 			t.Fatalf("no row with a Log out button for %s", device)

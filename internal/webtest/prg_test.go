@@ -93,6 +93,11 @@ func TestFormsAsAPersonDoes(t *testing.T) {
 	if !strings.Contains(text(t, ctx, "#keys table"), "read-only") {
 		t.Error("the key list does not mark the read-only key")
 	}
+	// Times in the viewer's zone, the UTC text kept as the title (fix 4).
+	if got := eval[string](t, ctx, `(() => { const e = document.querySelector("#keys time[data-local]");
+		return e && /UTC$/.test(e.title) && /^\d{1,2} [A-Z][a-z]{2} \d{4}, \d\d:\d\d(:\d\d)? \S+$/.test(e.textContent) ? "ok" : e ? e.title + " | " + e.textContent : "none"; })()`); got != "ok" {
+		t.Errorf("a key's time reads %q", got)
+	}
 	screenshot(t, ctx, "settings-new-key")
 	axeCheck(t, ctx, axe, "settings with a new key")
 	step(t, ctx, "a reload", chromedp.Reload(), chromedp.WaitVisible(chromedp.CSS("#keys")))
