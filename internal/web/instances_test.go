@@ -131,7 +131,12 @@ func TestInstancesFromTheChallengePage(t *testing.T) {
 	}
 	want(t, "after the admin's stop", root.get("/admin/instances?done=stopped"), 200, "The instance is stopped.", "No instance runs.")
 	want(t, "a stopped one again", root.post("/admin/instances/stop", url.Values{"id": {rows[0].ID}}), http.StatusNotFound, "no instance")
-	want(t, "the audit log", root.get("/admin/audit"), 200, "<code>instance.stop</code>", rows[0].ID)
+	// The entry names the instance by its challenge and player, not its id.
+	audit := root.get("/admin/audit")
+	want(t, "the audit log", audit, 200, `<code class="nowrap">instance.stop</code>`, "an instance of Pwn Me for evil")
+	if strings.Contains(audit.body, rows[0].ID) {
+		t.Error("the audit log names the instance by its id")
+	}
 }
 
 // TestInstanceEngineDown: with an engine that does not answer, a start is
