@@ -41,7 +41,7 @@ document.addEventListener("submit", async (e) => {
     if (r.ok) {
       const badges = (body.result.newBadges || []).map((b) => b.icon + " " + b.title).join(", ");
       out.className = "flag-result alert notice";
-      out.textContent = "Correct! +" + body.result.points + " points." + (badges ? " New badges: " + badges + "." : "");
+      out.textContent = "Correct! +" + body.result.points + (body.result.points === 1 ? " point." : " points.") + (badges ? " New badges: " + badges + "." : "");
       const more = document.createElement("a");
       more.href = location.pathname;
       more.textContent = " Rate it and read the writeups.";
