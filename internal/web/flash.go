@@ -4,7 +4,6 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"net/http"
-	"net/url"
 
 	"github.com/flagshipctf/flagship/internal/ctf"
 	"github.com/flagshipctf/flagship/internal/live"
@@ -100,10 +99,4 @@ func (h *Handler) keyIsTheirs(r *http.Request, v ctf.Viewer, owner, key string) 
 		}
 	}
 	return false
-}
-
-// backTo is the page a form of path's page goes back to, with an anchor.
-func backTo(path, anchor string) string {
-	u := url.URL{Path: path, Fragment: anchor}
-	return u.String()
 }
