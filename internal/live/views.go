@@ -137,6 +137,9 @@ type APIKeyView struct {
 	CreatedAt  string  `json:"createdAt"`
 	LastUsedAt *string `json:"lastUsedAt"`
 	RevokedAt  *string `json:"revokedAt"`
+	// ReadOnly: the key cannot submit (the web app marks it); not in the
+	// API's answer, whose schema is fixed (openapi.json).
+	ReadOnly bool `json:"-"`
 }
 
 // MyProfile is the caller's own profile.
@@ -190,7 +193,7 @@ func strPtr(s string) *string {
 }
 
 func keyView(k *apiKey) APIKeyView {
-	kv := APIKeyView{ID: k.ID, Name: k.Name, KeyPrefix: k.Prefix, CreatedAt: ctf.FormatTime(k.CreatedAt)}
+	kv := APIKeyView{ID: k.ID, Name: k.Name, KeyPrefix: k.Prefix, CreatedAt: ctf.FormatTime(k.CreatedAt), ReadOnly: k.ReadOnly}
 	if t := msTime(k.lastUsed.Load()); t != nil {
 		kv.LastUsedAt = strPtr(ctf.FormatTime(*t))
 	}

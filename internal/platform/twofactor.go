@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"crypto/subtle"
 	"encoding/base32"
+	"fmt"
 	"strings"
 	"time"
 
@@ -51,6 +52,36 @@ func (s *Accounts) BeginTwoFactor(ctx context.Context, v ctf.Viewer) (TwoFactorE
 		return TwoFactorEnrolment{}, err
 	}
 	return TwoFactorEnrolment{Secret: key.Secret(), URI: key.URL()}, nil
+}
+
+// PendingTwoFactor is the caller's enrolment still waiting for its first
+// code, if any: the set-up page shows the same secret and QR code until a
+// right code comes (a mistyped code must not make the scanned secret
+// useless). ok is false when none is pending or 2FA is on already.
+func (s *Accounts) PendingTwoFactor(ctx context.Context, v ctf.Viewer) (e TwoFactorEnrolment, ok bool, err error) {
+	if v.User == nil {
+		return TwoFactorEnrolment{}, false, ctf.ErrAuthRequired
+	}
+	if v.User.TwoFactor {
+		return TwoFactorEnrolment{}, false, nil
+	}
+	tf, err := s.db.TwoFactorOf(ctx, v.User.ID)
+	if err != nil {
+		return TwoFactorEnrolment{}, false, fmt.Errorf("read the pending 2FA secret: %w", err)
+	}
+	if tf.Pending == "" {
+		return TwoFactorEnrolment{}, false, nil
+	}
+	raw, err := base32.StdEncoding.WithPadding(base32.NoPadding).DecodeString(strings.ToUpper(tf.Pending))
+	if err != nil {
+		return TwoFactorEnrolment{}, false, fmt.Errorf("decode the pending 2FA secret: %w", err)
+	}
+	key, err := totp.Generate(totp.GenerateOpts{Issuer: Issuer, AccountName: v.User.Username, Period: totpPeriod,
+		Digits: otp.DigitsSix, Algorithm: otp.AlgorithmSHA1, Secret: raw})
+	if err != nil {
+		return TwoFactorEnrolment{}, false, fmt.Errorf("the pending 2FA secret's URI: %w", err)
+	}
+	return TwoFactorEnrolment{Secret: key.Secret(), URI: key.URL()}, true, nil
 }
 
 // ConfirmTwoFactor turns two-factor authentication on once code is right

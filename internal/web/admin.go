@@ -35,7 +35,7 @@ type overviewData struct {
 	O       live.Overview
 	MaxHour int
 	Pending int
-	Audit   []ctf.AuditEntry
+	Audit   []auditRow
 }
 
 func (h *Handler) adminOverview(w http.ResponseWriter, r *http.Request) {
@@ -54,7 +54,8 @@ func (h *Handler) adminOverview(w http.ResponseWriter, r *http.Request) {
 	}
 	q, _ := h.svc.Content.ModerationQueue(r.Context(), v)
 	d.Pending = len(q)
-	d.Audit, _ = h.svc.Admin.AuditLog(r.Context(), v, 0, 10)
+	audit, _ := h.svc.Admin.AuditLog(r.Context(), v, 0, 10)
+	d.Audit = h.auditRows(r.Context(), v, audit)
 	h.render(w, r, "admin", page{Title: "Admin", Viewer: v, Data: d})
 }
 
@@ -381,5 +382,5 @@ func (h *Handler) adminAudit(w http.ResponseWriter, r *http.Request) {
 		h.error(w, r, v, err)
 		return
 	}
-	h.render(w, r, "admin-audit", page{Title: "Audit log · Admin", Viewer: v, Data: log})
+	h.render(w, r, "admin-audit", page{Title: "Audit log · Admin", Viewer: v, Data: h.auditRows(r.Context(), v, log)})
 }

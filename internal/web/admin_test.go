@@ -81,7 +81,7 @@ func TestAdminRunsTheEvent(t *testing.T) {
 	want(t, "listed hidden", root.get("/admin/challenges"), 200, "zip-me", "hidden")
 
 	// Moderation.
-	pam.post("/challenges/warmup/submit", url.Values{"flag": {"flag{warm}"}})
+	pam.send("/challenges/warmup/submit", url.Values{"flag": {"flag{warm}"}})
 	pam.post("/challenges/warmup/writeup", url.Values{"title": {"Pam's way"}, "content": {"Easy."}})
 	queue := root.get("/admin/writeups")
 	wid := regexp.MustCompile(`name="id" value="([0-9a-f-]{36})"`).FindStringSubmatch(queue.body)

@@ -86,5 +86,5 @@ func TestAdminCreatesAccounts(t *testing.T) {
 	if got := strings.Join(created, ", "); got != "root created author1, root created newone" {
 		t.Errorf("audit log of creations: %q", got)
 	}
-	want(t, "audit page", root.get("/admin/audit"), 200, "<code>user.create</code>")
+	want(t, "audit page", root.get("/admin/audit"), 200, `<code class="nowrap">user.create</code>`)
 }

@@ -26,7 +26,12 @@ func (h *Handler) agents(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	h.agentsPage(w, r, v, page{}, agentsData{})
+	f := h.takeFlash(w, r, v)
+	d := agentsData{NewKey: f.Key, NewAgent: f.Agent}
+	if f.Key == "" {
+		d.NewAgent = ""
+	}
+	h.agentsPage(w, r, v, page{Notice: f.Notice, Error: f.Error, flashTaken: true}, d)
 }
 
 func (h *Handler) agentsPage(w http.ResponseWriter, r *http.Request, v ctf.Viewer, p page, d agentsData) {
@@ -46,7 +51,9 @@ func (h *Handler) agentsPage(w http.ResponseWriter, r *http.Request, v ctf.Viewe
 	h.render(w, r, "agents", p)
 }
 
-// agentsForm runs one form of the agents page, like settingsForm.
+// agentsForm runs one form of the agents page, like settingsForm; a
+// refused new agent is shown in place, its form kept (a reload creates
+// nothing).
 func (h *Handler) agentsForm(fn func(r *http.Request, v ctf.Viewer, d *agentsData) (notice string, err error)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		v, ok := h.signedIn(w, r)
@@ -55,11 +62,17 @@ func (h *Handler) agentsForm(fn func(r *http.Request, v ctf.Viewer, d *agentsDat
 		}
 		var d agentsData
 		notice, err := fn(r, v, &d)
-		p := page{Notice: notice}
-		if err != nil {
-			p = h.refused(w, r, err)
+		if err != nil && d.Form != (platform.NewAgent{}) {
+			p := h.refused(w, r, err)
+			p.Path = "/settings/agents"
+			h.agentsPage(w, r, v, p, d)
+			return
 		}
-		h.agentsPage(w, r, v, p, d)
+		if err != nil {
+			h.redirectWith(w, r, v, "/settings/agents", flash{Error: h.refused(w, r, err).Error})
+			return
+		}
+		h.redirectWith(w, r, v, "/settings/agents", flash{Notice: notice, Key: d.NewKey, Agent: d.NewAgent})
 	}
 }
 

@@ -25,13 +25,13 @@ func TestAgentsInTheWebApp(t *testing.T) {
 	want(t, "agents page", pam.get("/settings/agents"), 200, "New agent", "up to 10 agents")
 	want(t, "a model is required", pam.post("/settings/agents", url.Values{"username": {"pam-bot"}}), 400, "model is required", `value="pam-bot"`)
 	want(t, "a taken name", pam.post("/settings/agents", url.Values{"username": {"evil"}, "model": {"m"}}), 409, "already taken")
-	made := pam.post("/settings/agents", url.Values{"username": {"pam-bot"}, "name": {"<b>Bot</b>"}, "model": {"claude-sonnet-4-5"}, "harness": {"react"}})
+	made := pam.send("/settings/agents", url.Values{"username": {"pam-bot"}, "name": {"<b>Bot</b>"}, "model": {"claude-sonnet-4-5"}, "harness": {"react"}})
 	want(t, "agent created", made, 200, "Agent pam-bot created", "model claude-sonnet-4-5", "harness react", "&lt;b&gt;Bot&lt;/b&gt;")
 	agentID := regexp.MustCompile(`name="agent" value="([0-9a-f-]{36})"`).FindStringSubmatch(made.body)
 	if agentID == nil {
 		t.Fatal("no key form for the agent")
 	}
-	minted := pam.post("/settings/agents/keys", url.Values{"agent": {agentID[1]}, "name": {"run-1"}})
+	minted := pam.send("/settings/agents/keys", url.Values{"agent": {agentID[1]}, "name": {"run-1"}})
 	want(t, "agent key", minted, 200, "The new key of <strong>pam-bot</strong>", "shown only this once", "/mcp --header")
 	key := regexp.MustCompile(`<code id="newkey">(fsk_[a-z2-7]{8}_[a-z2-7]{52})</code>`).FindStringSubmatch(minted.body)
 	if key == nil {
@@ -44,7 +44,7 @@ func TestAgentsInTheWebApp(t *testing.T) {
 	// Another player can neither list nor mint keys for pam's agent.
 	evil := newBrowser(t, s)
 	evil.post("/login", url.Values{"username": {"evil"}, "password": {"evil-password"}})
-	want(t, "someone else's agent", evil.post("/settings/agents/keys", url.Values{"agent": {agentID[1]}, "name": {"steal"}}), 403)
+	want(t, "someone else's agent", evil.send("/settings/agents/keys", url.Values{"agent": {agentID[1]}, "name": {"steal"}}), 200)
 	if strings.Contains(evil.get("/settings/agents").body, "pam-bot") {
 		t.Error("evil sees pam's agent in their settings")
 	}
@@ -75,7 +75,7 @@ func TestAgentsInTheWebApp(t *testing.T) {
 
 	// pam's own flags through the web app's form and through the API with
 	// her session cookie are recorded as the web door's, with no key.
-	want(t, "pam's wrong flag", pam.post("/challenges/warmup/submit", url.Values{"flag": {"flag{nope}"}}), 400)
+	want(t, "pam's wrong flag", pam.send("/challenges/warmup/submit", url.Values{"flag": {"flag{nope}"}}), 200)
 	req, _ := http.NewRequest("POST", s.URL+"/api/public/challenges/warmup/submit", strings.NewReader(`{"flag":"flag{cookie}"}`))
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Sec-Fetch-Site", "same-origin")
@@ -84,7 +84,7 @@ func TestAgentsInTheWebApp(t *testing.T) {
 	} else {
 		resp.Body.Close()
 	}
-	if got := pam.post("/challenges/warmup/submit", url.Values{"flag": {"flag{warm}"}}); got.status != 200 {
+	if got := pam.send("/challenges/warmup/submit", url.Values{"flag": {"flag{warm}"}}); got.status != 200 {
 		t.Fatalf("pam's solve: %d", got.status)
 	}
 	history, err := s.DB.Play().Submissions(context.Background(), mustUser(t, s, "pam"))

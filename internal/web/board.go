@@ -2,6 +2,7 @@ package web
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"html/template"
 	"net/http"
@@ -193,8 +194,13 @@ const maxSolversShown = 100
 
 func (h *Handler) challenge(w http.ResponseWriter, r *http.Request) {
 	v := h.viewer(w, r)
-	h.challengePage(w, r, v, page{Notice: instanceNotices[r.URL.Query().Get("done")]}, nil, "")
+	f := h.takeFlash(w, r, v)
+	p := page{Notice: cmp.Or(f.Notice, instanceNotices[r.URL.Query().Get("done")]), Error: f.Error, flashTaken: true}
+	h.challengePage(w, r, v, p, f.Result, f.Flag)
 }
+
+// challengeURL is a challenge's page, where its forms go back to.
+func challengeURL(slug string) string { return "/challenges/" + url.PathEscape(slug) }
 
 func (h *Handler) challengePage(w http.ResponseWriter, r *http.Request, v ctf.Viewer, p page, res *live.SubmitResult, flag string) {
 	slug := r.PathValue("slug")
@@ -247,11 +253,22 @@ func (h *Handler) review(w http.ResponseWriter, r *http.Request) {
 	}
 	stars, _ := strconv.Atoi(r.PostFormValue("stars"))
 	level, _ := strconv.Atoi(r.PostFormValue("difficulty"))
-	if _, err := h.svc.Play.Review(r.Context(), v, r.PathValue("slug"), stars, level); err != nil {
-		h.challengeError(w, r, v, err, page{})
+	slug := r.PathValue("slug")
+	if stars == 0 || level == 0 {
+		// The choices start empty (no rating is made up): a form sent
+		// without one is refused, never read as one star.
+		h.redirectWith(w, r, v, challengeURL(slug), flash{Error: "Choose the stars and the difficulty, then press Rate."})
 		return
 	}
-	h.challengePage(w, r, v, page{Notice: "Thanks: your rating is saved."}, nil, "")
+	if _, err := h.svc.Play.Review(r.Context(), v, slug, stars, level); err != nil {
+		if ctf.ErrorCode(err) == ctf.NotFound {
+			h.error(w, r, v, err)
+			return
+		}
+		h.redirectWith(w, r, v, challengeURL(slug), flash{Error: h.refused(w, r, err).Error})
+		return
+	}
+	h.redirectWith(w, r, v, challengeURL(slug), flash{Notice: "Thanks: your rating is saved."})
 }
 
 // writeup saves the caller's writeup of a solved challenge; it then awaits
@@ -267,11 +284,12 @@ func (h *Handler) writeup(w http.ResponseWriter, r *http.Request) {
 		h.challengeError(w, r, v, err, page{Data: in})
 		return
 	}
-	h.challengePage(w, r, v, page{Notice: "Your writeup is saved and awaits moderation."}, nil, "")
+	h.redirectWith(w, r, v, challengeURL(r.PathValue("slug")), flash{Notice: "Your writeup is saved and awaits moderation."})
 }
 
-// challengeError shows a refused form on the challenge's page (or the
-// error page when there is no such challenge).
+// challengeError shows a refused writeup on the challenge's page in place
+// (or the error page when there is no such challenge): the draft, too long
+// for a flash, stays in the form, and a reload changes nothing.
 func (h *Handler) challengeError(w http.ResponseWriter, r *http.Request, v ctf.Viewer, err error, p page) {
 	if ctf.ErrorCode(err) == ctf.NotFound {
 		h.error(w, r, v, err)
@@ -279,6 +297,7 @@ func (h *Handler) challengeError(w http.ResponseWriter, r *http.Request, v ctf.V
 	}
 	q := h.refused(w, r, err)
 	p.Status, p.Error = q.Status, q.Error
+	p.Path = challengeURL(r.PathValue("slug")) // the theme switch goes back to the page, not the form
 	h.challengePage(w, r, v, p, nil, "")
 }
 
@@ -305,8 +324,8 @@ func (h *Handler) submit(w http.ResponseWriter, r *http.Request) {
 		if errors.Is(err, platform.ErrWrongFlag) {
 			p.Error = "Wrong flag."
 		}
-		h.challengePage(w, r, v, p, nil, flag)
+		h.redirectWith(w, r, v, challengeURL(slug), flash{Error: p.Error, Flag: flag})
 		return
 	}
-	h.challengePage(w, r, v, page{Notice: "Correct!"}, &res, "")
+	h.redirectWith(w, r, v, challengeURL(slug), flash{Notice: "Correct!", Result: &res})
 }

@@ -132,7 +132,7 @@ func TestFormBodiesAreCapped(t *testing.T) {
 		for range 20 {
 			images = append(images, "https://example.com/?q="+strings.Repeat("&", 2000))
 		}
-		p := pam.post("/challenges/warmup/writeup", url.Values{"title": {strings.Repeat("é", 200)},
+		p := pam.send("/challenges/warmup/writeup", url.Values{"title": {strings.Repeat("é", 200)},
 			"content": {strings.Repeat("é", 32<<10)}, "images": {strings.Join(images, "\r\n")}})
 		want(t, "writeup", p, 200, "awaits moderation")
 	})

@@ -64,7 +64,7 @@ func TestNoThirdPartyImages(t *testing.T) {
 	}
 
 	// The review's case: a writeup that would track its moderators.
-	saved := pam.post("/challenges/warmup/writeup", url.Values{"title": {"Pixel"},
+	saved := pam.send("/challenges/warmup/writeup", url.Values{"title": {"Pixel"},
 		"content": {"Solved. ![ ](https://tracker.example/moderator.png?who=admin)"}})
 	want(t, "writeup", saved, 200, "awaits moderation")
 	q := root.get("/admin/writeups")

@@ -60,7 +60,9 @@ func (h *Handler) instanceAction(act func(h *Handler, ctx context.Context, v ctf
 			return
 		}
 		if err := act(h, r.Context(), v, slug); err != nil {
-			h.challengePage(w, r, v, h.refused(w, r, err), nil, "")
+			// Back to the challenge's page, which is a 404 when there is
+			// no such challenge.
+			h.redirectWith(w, r, v, challengeURL(slug)+"#instance", flash{Error: h.refused(w, r, err).Error})
 			return
 		}
 		redirect(w, r, "/challenges/"+url.PathEscape(slug)+"?done="+done+"#instance")

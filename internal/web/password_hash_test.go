@@ -63,8 +63,8 @@ users:
 			want(t, h.name+" logs in with "+pw, p, http.StatusUnauthorized, "wrong username or password")
 		}
 	}
-	p := b.post("/settings/password", url.Values{"current": {"the-password"}, "new": {"a new password"}, "new2": {"a new password"}})
-	want(t, "zero-passes changes the password", p, http.StatusBadRequest, "current password is wrong")
+	p := b.send("/settings/password", url.Values{"current": {"the-password"}, "new": {"a new password"}, "new2": {"a new password"}})
+	want(t, "zero-passes changes the password", p, 200, "current password is wrong")
 	if strings.Contains(p.body, "argon2") {
 		t.Errorf("the page tells of argon2:\n%.2000s", p.body)
 	}

@@ -2,6 +2,7 @@ package web
 
 import (
 	"bytes"
+	"cmp"
 	"compress/gzip"
 	"errors"
 	"fmt"
@@ -40,6 +41,9 @@ type page struct {
 	Clock   clockView
 	Unread  int
 	allRead bool
+	// flashTaken: the handler took the flash itself (takeFlash) to show
+	// more than its messages.
+	flashTaken bool
 }
 
 // parsePages parses each page template with the layout.
@@ -81,10 +85,18 @@ func (h *Handler) funcs() template.FuncMap {
 			}
 			return *s
 		},
-		"utc":       utcText,
+		"utc": utcText,
+		"at":  timeElement,
+		"atText": func(v any) string {
+			if t, ok := timeOf(v); ok {
+				return readableTime(t)
+			}
+			return ""
+		},
 		"iso":       isoTime,
 		"inputTime": inputTime,
 		"add":       func(a, b int) int { return a + b },
+		"plural":    plural,
 		// liveAfter is the live stream's position a page is rendered at, so
 		// that live.js resumes from it (data-live-after).
 		"liveAfter": h.svc.Stream.LastEvent,
@@ -124,7 +136,13 @@ func (h *Handler) render(w http.ResponseWriter, r *http.Request, name string, p 
 	if p.Theme == "" {
 		p.Theme = h.themeOf(r)
 	}
-	p.Path = r.URL.RequestURI()
+	if p.Path == "" {
+		p.Path = r.URL.RequestURI()
+	}
+	if !p.flashTaken {
+		f := h.takeFlash(w, r, p.Viewer)
+		p.Notice, p.Error = cmp.Or(p.Notice, f.Notice), cmp.Or(p.Error, f.Error)
+	}
 	p.Clock = h.clock()
 	if !p.allRead {
 		p.Unread = h.svc.Event.AnnouncementsAfter(time.UnixMilli(h.seenAt(r)))

@@ -7,6 +7,7 @@ import (
 	"image/png"
 	"net/http"
 	"net/url"
+	"strings"
 
 	"github.com/flagshipctf/flagship/internal/ctf"
 	"github.com/flagshipctf/flagship/internal/live"
@@ -21,11 +22,12 @@ type settingsData struct {
 	Sessions  []live.SessionView
 	Keys      []live.APIKeyView
 	NewKey    string // a key just made: shown this once
-	NewKeyID  string
 	BaseURL   string
 	Enrolment *enrolmentView
 	Recovery  []string // recovery codes just made: shown this once
-	CodesLeft int
+	// What a two-factor form did, said in its section.
+	TwoFactorNotice, TwoFactorError string
+	CodesLeft                       int
 }
 
 type enrolmentView struct {
@@ -52,7 +54,13 @@ func (h *Handler) settings(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	h.settingsPage(w, r, v, page{}, settingsData{})
+	f := h.takeFlash(w, r, v)
+	p, d := page{Notice: f.Notice, Error: f.Error, flashTaken: true}, settingsData{NewKey: f.Key, Recovery: f.Recovery}
+	if f.Section == "twofactor" {
+		// Said beside the QR code and the code's field, where the page lands.
+		d.TwoFactorNotice, d.TwoFactorError, p.Notice, p.Error = p.Notice, p.Error, "", ""
+	}
+	h.settingsPage(w, r, v, p, d)
 }
 
 func (h *Handler) settingsPage(w http.ResponseWriter, r *http.Request, v ctf.Viewer, p page, d settingsData) {
@@ -66,14 +74,22 @@ func (h *Handler) settingsPage(w http.ResponseWriter, r *http.Request, v ctf.Vie
 	d.Keys, _ = h.svc.Keys.List(ctx, v, "")
 	if d.Me.TwoFactorEnabled {
 		d.CodesLeft, _ = h.svc.Accounts.RecoveryCodesLeft(ctx, v)
+	} else {
+		d.Recovery = nil // codes are only ever of an account with 2FA on
+		if e, ok, err := h.svc.Accounts.PendingTwoFactor(ctx, v); err != nil {
+			h.log.Warn("read a pending 2FA enrolment", "err", err)
+		} else if ok {
+			d.Enrolment = &enrolmentView{Secret: e.Secret, QR: qrDataURL(e.URI)}
+		}
 	}
 	d.BaseURL = h.baseURL(r)
 	p.Title, p.Viewer, p.Data = "Settings", v, d
 	h.render(w, r, "settings", p)
 }
 
-// settingsForm runs one form of the settings page: fn's error shows on the
-// page with its status; a success shows notice (or what fn put in d).
+// settingsForm runs one form of the settings page and goes back to the
+// page (post/redirect/get) with fn's notice or error, and what fn put in d
+// to show once (a new key, recovery codes).
 func (h *Handler) settingsForm(fn func(r *http.Request, v ctf.Viewer, d *settingsData) (notice string, err error)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		v, ok := h.signedIn(w, r)
@@ -82,14 +98,14 @@ func (h *Handler) settingsForm(fn func(r *http.Request, v ctf.Viewer, d *setting
 		}
 		var d settingsData
 		notice, err := fn(r, v, &d)
+		to, f := "/settings", flash{Notice: notice, Key: d.NewKey, Recovery: d.Recovery}
+		if strings.HasPrefix(r.URL.Path, "/settings/2fa/") {
+			to, f.Section = "/settings#twofactor", "twofactor"
+		}
 		if err != nil {
-			h.settingsPage(w, r, v, h.refused(w, r, err), d)
-			return
+			f = flash{Error: h.refused(w, r, err).Error, Section: f.Section}
 		}
-		if v2, err := h.svc.Accounts.AuthenticateSession(r.Context(), h.cookieValue(r)); err == nil {
-			v = v2 // the user as the change left them (2FA on, a new name)
-		}
-		h.settingsPage(w, r, v, page{Notice: notice}, d)
+		h.redirectWith(w, r, v, to, f)
 	}
 }
 
@@ -111,11 +127,10 @@ func (h *Handler) changePassword(r *http.Request, v ctf.Viewer, _ *settingsData)
 }
 
 func (h *Handler) beginTwoFactor(r *http.Request, v ctf.Viewer, d *settingsData) (string, error) {
-	e, err := h.svc.Accounts.BeginTwoFactor(r.Context(), v)
-	if err != nil {
+	if _, err := h.svc.Accounts.BeginTwoFactor(r.Context(), v); err != nil {
 		return "", err
 	}
-	d.Enrolment = &enrolmentView{Secret: e.Secret, QR: qrDataURL(e.URI)}
+	// The settings page shows the pending secret until a right code comes.
 	return "Scan the code with your authenticator app, then enter the code it shows.", nil
 }
 
@@ -142,11 +157,11 @@ func (h *Handler) revokeOtherSessions(r *http.Request, v ctf.Viewer, _ *settings
 }
 
 func (h *Handler) createKey(r *http.Request, v ctf.Viewer, d *settingsData) (string, error) {
-	k, secret, err := h.svc.Keys.Create(r.Context(), v, platform.NewAPIKey{Name: r.PostFormValue("name"), ReadOnly: r.PostFormValue("readonly") == "1"})
+	_, secret, err := h.svc.Keys.Create(r.Context(), v, platform.NewAPIKey{Name: r.PostFormValue("name"), ReadOnly: r.PostFormValue("readonly") == "1"})
 	if err != nil {
 		return "", err
 	}
-	d.NewKey, d.NewKeyID = secret, k.ID
+	d.NewKey = secret
 	return "Key created. Copy it now: it is shown only this once.", nil
 }
 

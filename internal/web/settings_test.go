@@ -67,13 +67,13 @@ func TestAvatarHintRuleAndPolicyAgree(t *testing.T) {
 	}{
 		{"http://avatars.example/pam.png", 200, "Profile saved"},
 		{"https://avatars.example/pam.png", 200, "Profile saved"},
-		{"javascript:alert(1)", 400, "image must be an http or https URL"},
-		{"data:image/png;base64,iVBORw0KGgo=", 400, "image must be an http or https URL"},
-		{"ftp://avatars.example/pam.png", 400, "image must be an http or https URL"},
-		{"//avatars.example/pam.png", 400, "image must be an http or https URL"},
+		{"javascript:alert(1)", 200, "image must be an http or https URL"},
+		{"data:image/png;base64,iVBORw0KGgo=", 200, "image must be an http or https URL"},
+		{"ftp://avatars.example/pam.png", 200, "image must be an http or https URL"},
+		{"//avatars.example/pam.png", 200, "image must be an http or https URL"},
 	} {
-		want(t, tc.image, b.post("/settings/profile", url.Values{"name": {"Pam Beesly"}, "image": {tc.image}}), tc.status, tc.msg)
-		if tc.status != 200 {
+		want(t, tc.image, b.send("/settings/profile", url.Values{"name": {"Pam Beesly"}, "image": {tc.image}}), tc.status, tc.msg)
+		if tc.msg != "Profile saved" {
 			continue
 		}
 		p := b.get(profilePath)
@@ -93,7 +93,7 @@ func TestAvatarHintRuleAndPolicyAgree(t *testing.T) {
 		t.Error("a refused avatar reached the profile")
 	}
 	// No avatar: the initials alone.
-	want(t, "no avatar", b.post("/settings/profile", url.Values{"name": {""}, "image": {""}}), 200, "Profile saved")
+	want(t, "no avatar", b.send("/settings/profile", url.Values{"name": {""}, "image": {""}}), 200, "Profile saved")
 	want(t, "profile without avatar", b.get(profilePath), 200, `<span class="avatar initials" aria-hidden="true">P</span>`)
 }
 
@@ -111,13 +111,13 @@ func TestDisableTwoFactor(t *testing.T) {
 			s := apitest.Start(t, event, apitest.Options{Now: now})
 			b := newBrowser(t, s)
 			b.post("/login", url.Values{"username": {"pam"}, "password": {"pam-password"}})
-			begin := b.post("/settings/2fa/begin", url.Values{})
+			begin := b.send("/settings/2fa/begin", url.Values{})
 			secret := regexp.MustCompile(`<code id="secret">([A-Z2-7]+)</code>`).FindStringSubmatch(begin.body)
 			if secret == nil {
 				t.Fatalf("no secret on the page:\n%.2000s", begin.body)
 			}
 			used, _ := totp.GenerateCode(secret[1], now())
-			on := b.post("/settings/2fa/confirm", url.Values{"code": {used}})
+			on := b.send("/settings/2fa/confirm", url.Values{"code": {used}})
 			want(t, "2FA on", on, 200, "Two-factor authentication is on")
 			recovery := regexp.MustCompile(`(?m)^([a-z2-9]{5}-[a-z2-9]{5})$`).FindAllString(on.body, -1)
 			if len(recovery) != 10 {
@@ -126,14 +126,14 @@ func TestDisableTwoFactor(t *testing.T) {
 			want(t, "settings with 2FA", b.get("/settings"), 200, "On. 10 recovery codes left.", `action="/settings/2fa/disable"`)
 
 			for _, bad := range []string{"000000", used, "nope-nope"} {
-				want(t, "turn off with "+bad, b.post("/settings/2fa/disable", url.Values{"password": {"pam-password"}, "code": {bad}}), 400, "wrong password or code", "On. 10 recovery codes left.")
+				want(t, "turn off with "+bad, b.send("/settings/2fa/disable", url.Values{"password": {"pam-password"}, "code": {bad}}), 200, "wrong password or code", "On. 10 recovery codes left.")
 			}
 			skew.Add(int64(31 * time.Second))
 			code := recovery[3]
 			if with == "a code from the app" {
 				code, _ = totp.GenerateCode(secret[1], now())
 			}
-			want(t, "turn off", b.post("/settings/2fa/disable", url.Values{"password": {"pam-password"}, "code": {code}}), 200, "Two-factor authentication is off.",
+			want(t, "turn off", b.send("/settings/2fa/disable", url.Values{"password": {"pam-password"}, "code": {code}}), 200, "Two-factor authentication is off.",
 				"Off. With it on", `action="/settings/2fa/begin"`)
 			if p := newBrowser(t, s).post("/login", url.Values{"username": {"pam"}, "password": {"pam-password"}}); p.status != http.StatusSeeOther {
 				t.Fatalf("the password alone after 2FA is off: %d\n%.1000s", p.status, p.body)
@@ -163,7 +163,7 @@ func TestRevokeOneSession(t *testing.T) {
 	evil := login("evil", "evil-laptop")
 	row := func(device string) string {
 		t.Helper()
-		m := regexp.MustCompile(`<td>` + device + `</td>\s*<td>[^<]*</td><td>[^<]*</td>\s*<td><form method="post" action="/settings/sessions/revoke"><input type="hidden" name="id" value="([0-9a-f]+)">`).
+		m := regexp.MustCompile(`<td>` + device + `</td>\s*<td><time datetime="[^"]+" data-local>[^<]+</time></td><td><time datetime="[^"]+" data-local>[^<]+</time></td>\s*<td><form method="post" action="/settings/sessions/revoke"><input type="hidden" name="id" value="([0-9a-f]+)">`).
 			FindStringSubmatch(here.get("/settings").body)
 		if m == nil {
 			t.Fatalf("no row with a Log out button for %s", device)
@@ -178,10 +178,10 @@ func TestRevokeOneSession(t *testing.T) {
 	want(t, "this session is marked", here.get("/settings"), 200, "(this one)")
 
 	// Another user sends pam's session id: nothing ends.
-	evil.post("/settings/sessions/revoke", url.Values{"id": {phoneID}})
+	evil.send("/settings/sessions/revoke", url.Values{"id": {phoneID}})
 	want(t, "pam's phone after evil's try", phone.get("/settings"), 200, "pam-phone")
 
-	want(t, "log out the phone", here.post("/settings/sessions/revoke", url.Values{"id": {phoneID}}), 200, "Session ended.")
+	want(t, "log out the phone", here.send("/settings/sessions/revoke", url.Values{"id": {phoneID}}), 200, "Session ended.")
 	if p := phone.get("/settings"); p.status != http.StatusSeeOther {
 		t.Errorf("the ended session still reaches settings: %d", p.status)
 	}

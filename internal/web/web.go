@@ -152,6 +152,9 @@ func (h *Handler) routes() {
 	h.mux.HandleFunc("POST /admin/data/import", h.adminImport)
 	h.mux.HandleFunc("GET /announcements", h.announcements)
 	h.mux.HandleFunc("GET /static/{name}", h.static)
+	h.mux.HandleFunc("GET /favicon.ico", func(w http.ResponseWriter, r *http.Request) { // asked for by browsers regardless of the page's icon
+		http.Redirect(w, r, "/static/"+h.assets.byName["favicon.svg"], http.StatusMovedPermanently)
+	})
 	h.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		h.error(w, r, h.viewer(w, r), ctf.Errorf(ctf.NotFound, "there is no page here"))
 	})

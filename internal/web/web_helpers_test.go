@@ -168,3 +168,26 @@ func logIn(t *testing.T, s *apitest.Server, username string) *browser {
 	}
 	return b
 }
+
+// send posts a form as a browser does and follows its answer: every form
+// answers with a redirect to a page of this site (post/redirect/get), and
+// send fails the test otherwise. It returns the page landed on, with the
+// form's answer's headers (Retry-After, Set-Cookie) added to the page's.
+func (b *browser) send(path string, f url.Values) page {
+	b.t.Helper()
+	p := b.post(path, f)
+	if p.status != http.StatusSeeOther {
+		b.t.Fatalf("form %s: status %d, want 303 (post/redirect/get)\n%.2000s", path, p.status, p.body)
+	}
+	to := p.header.Get("Location")
+	if !strings.HasPrefix(to, "/") || strings.HasPrefix(to, "//") {
+		b.t.Fatalf("form %s: redirect to %q, not a page of this site", path, to)
+	}
+	landed := b.get(to)
+	for k, vs := range p.header {
+		if landed.header.Get(k) == "" {
+			landed.header[k] = vs
+		}
+	}
+	return landed
+}

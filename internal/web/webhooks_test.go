@@ -59,7 +59,7 @@ func TestAdminWebhooksPage(t *testing.T) {
 		t.Fatal(err)
 	}
 	want(t, "the log", root.get("/admin/webhooks/"+hook.ID), 200, "0 delivered · 1 pending · 0 failed", "frozen <span class=\"hint\">#1 · delivery "+strconv.FormatInt(claimed[0].Seq, 10),
-		"HTTP 503, 42 ms; retry at "+retry.Format("Jan 2 15:04:05"), "pending, next try")
+		"HTTP 503, 42 ms; retry at <time datetime=\""+retry.Format("2006-01-02T15:04:05"), "pending, next try")
 	want(t, "unknown webhook", root.get("/admin/webhooks/nope"), 404)
 
 	// A player: refused, nothing made or changed, nothing audited.

@@ -162,7 +162,10 @@ func TestAccessibility(t *testing.T) {
 		for _, p := range append(pages, player...) {
 			check(p, theme)
 		}
-		step(t, ctx, "2FA set-up step", chromedp.Navigate(s.URL+"/settings"), chromedp.Click(chromedp.CSS(`form[action="/settings/2fa/begin"] button`)),
+		// The set-up stays on the page until a right code comes (issue 20,
+		// fix 2): the second theme finds it already begun.
+		step(t, ctx, "2FA set-up step", chromedp.Navigate(s.URL+"/settings"),
+			chromedp.Evaluate[chromedp.Void](`document.querySelector('form[action="/settings/2fa/begin"] button')?.click()`),
 			chromedp.WaitVisible(chromedp.CSS("img.qr")))
 		run("settings with the 2FA set-up step", theme)
 		step(t, ctx, "a new key", chromedp.Navigate(s.URL+"/settings"), chromedp.SendKeys(chromedp.CSS("#keyname"), "axe "+theme),

@@ -41,7 +41,7 @@ document.addEventListener("submit", async (e) => {
     if (r.ok) {
       const badges = (body.result.newBadges || []).map((b) => b.icon + " " + b.title).join(", ");
       out.className = "flag-result alert notice";
-      out.textContent = "Correct! +" + body.result.points + " points." + (badges ? " New badges: " + badges + "." : "");
+      out.textContent = "Correct! +" + body.result.points + (body.result.points === 1 ? " point." : " points.") + (badges ? " New badges: " + badges + "." : "");
       const more = document.createElement("a");
       more.href = location.pathname;
       more.textContent = " Rate it and read the writeups.";
@@ -72,15 +72,18 @@ function waitText(s) {
   return Math.ceil(s / 60) + " minutes";
 }
 
-// Times: a <time datetime data-local> written in UTC also says the
-// viewer's own time, which only the browser knows.
+// Times: a <time datetime data-local> written in UTC ("26 Nov 2026, 14:05
+// UTC", web.readableTime) is said in the viewer's own time zone, which only
+// the browser knows, in the same shape; the UTC text stays as its title.
 for (const el of document.querySelectorAll("time[data-local]")) {
   const t = new Date(el.getAttribute("datetime"));
   if (isNaN(t)) continue;
-  const local = document.createElement("span");
-  local.className = "local";
-  local.textContent = " (your time: " + t.toLocaleString(undefined, {dateStyle: "medium", timeStyle: "short"}) + ")";
-  el.after(local);
+  const opts = {day: "numeric", month: "short", year: "numeric", hour: "2-digit", minute: "2-digit", hourCycle: "h23", timeZoneName: "short"};
+  if (/:\d\d:\d\d UTC$/.test(el.textContent)) opts.second = "2-digit";
+  const p = {};
+  for (const part of new Intl.DateTimeFormat("en-US", opts).formatToParts(t)) p[part.type] = part.value;
+  el.title = el.textContent;
+  el.textContent = p.day + " " + p.month + " " + p.year + ", " + p.hour + ":" + p.minute + (opts.second ? ":" + p.second : "") + " " + p.timeZoneName;
 }
 
 // Countdowns: <span data-countdown="seconds left when the page was
