@@ -19,7 +19,7 @@ func TestAdminDeletesChallenges(t *testing.T) {
 	t.Parallel()
 	s := apitest.Start(t, adminEvent)
 	pam, root := logIn(t, s, "pam"), logIn(t, s, "root")
-	want(t, "pam solves", pam.post("/challenges/warmup/submit", url.Values{"flag": {"flag{warm}"}}), 200, "Correct!")
+	want(t, "pam solves", pam.send("/challenges/warmup/submit", url.Values{"flag": {"flag{warm}"}}), 200, "Correct!")
 
 	want(t, "editor links", root.get("/admin/challenges/draft"), 200, `<a href="/admin/challenges/draft/delete">Delete it</a>`)
 	want(t, "no solves", root.get("/admin/challenges/draft/delete"), 200, "Nobody has solved it", `name="solves" value="0"`)
@@ -56,7 +56,7 @@ func TestAdminHidesInsteadOfDeleting(t *testing.T) {
 	t.Parallel()
 	s := apitest.Start(t, adminEvent)
 	pam, root := logIn(t, s, "pam"), logIn(t, s, "root")
-	want(t, "pam solves", pam.post("/challenges/warmup/submit", url.Values{"flag": {"flag{warm}"}}), 200, "Correct!")
+	want(t, "pam solves", pam.send("/challenges/warmup/submit", url.Values{"flag": {"flag{warm}"}}), 200, "Correct!")
 	if r := root.post("/admin/challenges/warmup/hide", nil); r.status != http.StatusSeeOther {
 		t.Fatalf("hide: %d\n%.1000s", r.status, r.body)
 	}

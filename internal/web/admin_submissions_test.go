@@ -17,9 +17,9 @@ func TestAdminSubmissionLog(t *testing.T) {
 	t.Parallel()
 	s := apitest.Start(t, adminEvent)
 	pam, evil, root := logIn(t, s, "pam"), logIn(t, s, "evil"), logIn(t, s, "root")
-	want(t, "pam misses", pam.post("/challenges/warmup/submit", url.Values{"flag": {"flag{guess-1}"}}), 400, "Wrong flag.")
-	want(t, "pam solves", pam.post("/challenges/warmup/submit", url.Values{"flag": {"flag{warm}"}}), 200, "Correct!")
-	want(t, "evil misses", evil.post("/challenges/warmup/submit", url.Values{"flag": {"flag{guess-1}"}}), 400, "Wrong flag.")
+	want(t, "pam misses", pam.send("/challenges/warmup/submit", url.Values{"flag": {"flag{guess-1}"}}), 200, "Wrong flag.")
+	want(t, "pam solves", pam.send("/challenges/warmup/submit", url.Values{"flag": {"flag{warm}"}}), 200, "Correct!")
+	want(t, "evil misses", evil.send("/challenges/warmup/submit", url.Values{"flag": {"flag{guess-1}"}}), 200, "Wrong flag.")
 
 	all := root.get("/admin/submissions")
 	want(t, "the log", all, 200, "<h1>Submissions</h1>", `<a href="/admin/players/pam">pam</a>`, `<a href="/admin/players/evil">evil</a>`,
@@ -59,9 +59,9 @@ func TestAdminPlayerPage(t *testing.T) {
 	t.Parallel()
 	s := apitest.Start(t, adminEvent)
 	pam, evil, root := logIn(t, s, "pam"), logIn(t, s, "evil"), logIn(t, s, "root")
-	want(t, "pam misses", pam.post("/challenges/warmup/submit", url.Values{"flag": {"flag{copied}"}}), 400, "Wrong flag.")
-	want(t, "evil misses alike", evil.post("/challenges/warmup/submit", url.Values{"flag": {"flag{copied}"}}), 400, "Wrong flag.")
-	want(t, "pam solves", pam.post("/challenges/warmup/submit", url.Values{"flag": {"flag{warm}"}}), 200, "Correct!")
+	want(t, "pam misses", pam.send("/challenges/warmup/submit", url.Values{"flag": {"flag{copied}"}}), 200, "Wrong flag.")
+	want(t, "evil misses alike", evil.send("/challenges/warmup/submit", url.Values{"flag": {"flag{copied}"}}), 200, "Wrong flag.")
+	want(t, "pam solves", pam.send("/challenges/warmup/submit", url.Values{"flag": {"flag{warm}"}}), 200, "Correct!")
 	p := root.get("/admin/players/pam")
 	want(t, "pam's page", p, 200, "<h1>pam", "<dt>Solves</dt><dd>1</dd>", "<dt>Active sessions</dt><dd>1</dd>",
 		"Wrong flags others sent too", "<code>flag{copied}</code>", `<a href="/admin/players/evil">evil</a>`,
@@ -81,7 +81,7 @@ func TestAdminAnonymisesAPlayer(t *testing.T) {
 	t.Parallel()
 	s := apitest.Start(t, adminEvent)
 	pam, evil, root := logIn(t, s, "pam"), logIn(t, s, "evil"), logIn(t, s, "root")
-	want(t, "pam solves", pam.post("/challenges/warmup/submit", url.Values{"flag": {"flag{warm}"}}), 200, "Correct!")
+	want(t, "pam solves", pam.send("/challenges/warmup/submit", url.Values{"flag": {"flag{warm}"}}), 200, "Correct!")
 	want(t, "pam on the scoreboard", root.get("/scoreboard"), 200, ">pam<")
 	want(t, "the form", root.get("/admin/players/pam"), 200, `action="/admin/players/pam/anonymise"`, "Type <strong>pam</strong> to confirm")
 	want(t, "a player", evil.post("/admin/players/pam/anonymise", url.Values{"confirm": {"pam"}}), http.StatusForbidden)

@@ -52,13 +52,13 @@ func TestChallengeListsSolvers(t *testing.T) {
 	s := apitest.Start(t, adminEvent, apitest.Options{Now: clk.now})
 	pam, evil, root, anon := logIn(t, s, "pam"), logIn(t, s, "evil"), logIn(t, s, "root"), newBrowser(t, s)
 	want(t, "nobody yet", anon.get("/challenges/warmup"), 200, "Solvers", "Nobody has solved it yet.")
-	want(t, "pam solves", pam.post("/challenges/warmup/submit", url.Values{"flag": {"flag{warm}"}}), 200, "Correct!")
+	want(t, "pam solves", pam.send("/challenges/warmup/submit", url.Values{"flag": {"flag{warm}"}}), 200, "Correct!")
 	freeze := clk.now().Add(time.Minute)
 	if _, err := s.Svc.Event.Set(context.Background(), ctf.Operator, ctf.Event{Freeze: &freeze}); err != nil {
 		t.Fatal(err)
 	}
 	clk.add(2 * time.Minute)
-	want(t, "evil solves when frozen", evil.post("/challenges/warmup/submit", url.Values{"flag": {"flag{warm}"}}), 200, "Correct!")
+	want(t, "evil solves when frozen", evil.send("/challenges/warmup/submit", url.Values{"flag": {"flag{warm}"}}), 200, "Correct!")
 	pamLink, evilLink := `<a href="/users/`+mustUser(t, s, "pam")+`">pam</a>`, `/users/`+mustUser(t, s, "evil")+`"`
 	for _, c := range []struct {
 		who      string
