@@ -115,7 +115,7 @@ func readPaths(paths []string, skip bool) (*Dataset, []Refusal, error) {
 			return false
 		}
 		if skip {
-			refused = append(refused, refusal(name, "challenge", cerrs))
+			refused = append(refused, RefusalOf(name, "challenge", cerrs))
 		} else {
 			errs = append(errs, cerrs...)
 		}

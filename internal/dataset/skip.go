@@ -22,9 +22,10 @@ func (r Refusal) String() string {
 	return where + ": " + r.Reason
 }
 
-// refusal is a challenge file's or entry's refusal for errs, each given
-// as its field and message.
-func refusal(file, entry string, errs []error) Refusal {
+// RefusalOf is the refusal of the challenge read from file and entry for
+// errs, each given as its field and message: the reader's and the
+// loader's refusals read alike.
+func RefusalOf(file, entry string, errs []error) Refusal {
 	var msgs []string
 	for _, err := range errs {
 		var e *Error
@@ -72,7 +73,7 @@ func (d *Dataset) withoutInvalid(refused []Refusal, errs []error) (*Dataset, []R
 		for i, c := range d.Challenges {
 			if cerrs, ok := bad[i]; ok {
 				file, entry := d.Where("challenges", i)
-				r := refusal(file, entry, cerrs)
+				r := RefusalOf(file, entry, cerrs)
 				r.Slug = c.Slug
 				refused = append(refused, r)
 				continue

@@ -220,9 +220,7 @@ func (a Accounts) PasswordResetUser(ctx context.Context, tokenHash string, now t
 func (a Accounts) ResetPassword(ctx context.Context, tokenHash, passwordHash string, now time.Time, audit *ctf.AuditEntry) (ctf.User, []int64, error) {
 	var u ctf.User
 	seqs, err := a.db.write(ctx, audit, func(tx *sqlTx) ([]ChangeRef, error) {
-		var userID string
-		err := tx.QueryRowContext(ctx, `UPDATE password_resets SET used_at = ? WHERE token_hash = ? AND used_at IS NULL AND expires_at > ?
-			RETURNING user_id`, ms(now), tokenHash, ms(now)).Scan(&userID)
+		userID, err := spendToken(ctx, tx, "password_resets", tokenHash, now)
 		if errors.Is(err, sql.ErrNoRows) {
 			return nil, errBadReset
 		}

@@ -61,9 +61,7 @@ var errBadVerification = ctf.Errorf(ctf.Invalid, "this confirmation link is not 
 func (a Accounts) VerifyEmail(ctx context.Context, tokenHash string, now time.Time) (ctf.User, []int64, error) {
 	var u ctf.User
 	seqs, err := a.db.write(ctx, nil, func(tx *sqlTx) ([]ChangeRef, error) {
-		var userID string
-		err := tx.QueryRowContext(ctx, `UPDATE email_verifications SET used_at = ? WHERE token_hash = ? AND used_at IS NULL AND expires_at > ?
-			RETURNING user_id`, ms(now), tokenHash, ms(now)).Scan(&userID)
+		userID, err := spendToken(ctx, tx, "email_verifications", tokenHash, now)
 		if errors.Is(err, sql.ErrNoRows) {
 			return nil, errBadVerification
 		}
@@ -77,4 +75,15 @@ func (a Accounts) VerifyEmail(ctx context.Context, tokenHash string, now time.Ti
 		return []ChangeRef{{Kind: ChangeUser, Entity: userID}}, nil
 	})
 	return u, seqs, err
+}
+
+// spendToken marks the live, unspent single-use token of table (a
+// password reset or an email verification) spent and returns its user;
+// sql.ErrNoRows when there is none (spent, expired or unknown). Of two
+// spending one token at once, one wins.
+func spendToken(ctx context.Context, tx *sqlTx, table, tokenHash string, now time.Time) (string, error) {
+	var userID string
+	err := tx.QueryRowContext(ctx, `UPDATE `+table+` SET used_at = ? WHERE token_hash = ? AND used_at IS NULL AND expires_at > ?
+		RETURNING user_id`, ms(now), tokenHash, ms(now)).Scan(&userID)
+	return userID, err
 }

@@ -31,8 +31,9 @@ func (l *loader) loadChallenges() error {
 		// SkipInvalid the challenge is left out.
 		if e, ok := err.(*dataset.Error); ok {
 			if l.ds.SkipInvalid {
-				l.rep.Refused = append(l.rep.Refused, dataset.Refusal{File: e.File, Entry: e.Entry, Slug: c.Slug,
-					Reason: strings.TrimPrefix(e.Field+": ", ": ") + e.Msg})
+				r := dataset.RefusalOf(e.File, e.Entry, []error{e})
+				r.Slug = c.Slug
+				l.rep.Refused = append(l.rep.Refused, r)
 				refused[i] = true
 				continue
 			}
