@@ -78,16 +78,6 @@ func fieldSentence(e *ctf.Error) string {
 	return sentence(msg)
 }
 
-// errorSentence is err as a sentence for a page: a field error names its
-// field in words (fieldSentence); any other is its client-safe message.
-func errorSentence(err error) string {
-	var e *ctf.Error
-	if errors.As(err, &e) {
-		return fieldSentence(e)
-	}
-	return sentence(ctf.ErrorMessage(err))
-}
-
 // predicates are the words a field's refusal starts with when it says
 // what the field is or must be ("title is required").
 var predicates = map[string]bool{"must": true, "is": true, "are": true, "needs": true, "need": true, "names": true,
