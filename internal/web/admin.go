@@ -91,8 +91,9 @@ type challengeForm struct {
 	Release      string // the release time as typed (UTC), "" for none
 	// Handout is the challenge's current handout (nil for none); Preview:
 	// the description is shown rendered above the form.
-	Handout *platform.ChallengeFile
-	Preview bool
+	Handout        *platform.ChallengeFile
+	HandoutUnknown bool // the handout could not be read: say nothing of it
+	Preview        bool
 	// Field is the field a refusal is about, marked in the form.
 	Field string
 	// Saved is the challenge's slug as saved ("" for a new one): the form
@@ -120,7 +121,11 @@ func (h *Handler) challengeFormPage(w http.ResponseWriter, r *http.Request, v ct
 		f.Instance = dataset.FormatInstance(f.In.Instance)
 	}
 	if f.Saved != "" {
-		f.Handout, _ = h.svc.Content.Handout(r.Context(), v, f.Saved)
+		var err error
+		if f.Handout, err = h.svc.Content.Handout(r.Context(), v, f.Saved); err != nil {
+			h.log.Warn("the editor's handout", "challenge", f.Saved, "err", err)
+			f.HandoutUnknown = true
+		}
 	}
 	f.Flags = append(append([]ctf.Flag(nil), f.In.Flags...), ctf.Flag{Kind: ctf.FlagStatic}, ctf.Flag{Kind: ctf.FlagStatic})
 	p.Viewer, p.Data = v, f
