@@ -3,6 +3,7 @@ package platform
 import (
 	"context"
 	"io"
+	"net/url"
 	"os"
 	"path/filepath"
 
@@ -27,7 +28,13 @@ func (s *Play) OpenFile(ctx context.Context, sha, name string) (*File, error) {
 	if !s.live.State().Serves(sha, name) {
 		return nil, errNoFile
 	}
-	size, err := s.db.FileSize(ctx, sha)
+	return s.openStored(ctx, s.db, sha, name)
+}
+
+// openStored opens the stored file sha under name, whoever may see it (the
+// caller has checked).
+func (s *core) openStored(ctx context.Context, db fileStore, sha, name string) (*File, error) {
+	size, err := db.FileSize(ctx, sha)
 	if ctf.ErrorCode(err) == ctf.NotFound {
 		return nil, errNoFile
 	}
@@ -39,7 +46,7 @@ func (s *Play) OpenFile(ctx context.Context, sha, name string) (*File, error) {
 		return nil, err
 	}
 	f, err := cache.Open(ctx, sha, func(ctx context.Context, w io.Writer) error {
-		return s.db.FileChunks(ctx, sha, func(chunk []byte) error {
+		return db.FileChunks(ctx, sha, func(chunk []byte) error {
 			_, err := w.Write(chunk)
 			return err
 		})
@@ -84,15 +91,66 @@ func (s *Play) FileOf(ctx context.Context, slug string) (*ChallengeFile, error) 
 	case f == nil || f.SHA256 == "":
 		return f, nil
 	}
+	if err := s.sizeOf(ctx, s.db, f); err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+// sizeOf sets the size of f, a stored file.
+func (s *core) sizeOf(ctx context.Context, db fileStore, f *ChallengeFile) error {
 	if size, ok := s.fileSizes.Load(f.SHA256); ok {
 		f.Size = size.(int64)
-		return f, nil
+		return nil
 	}
-	size, err := s.db.FileSize(ctx, f.SHA256)
+	size, err := db.FileSize(ctx, f.SHA256)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	s.fileSizes.Store(f.SHA256, size)
 	f.Size = size
+	return nil
+}
+
+// Handout returns the handout of the challenge of slug, hidden or not, for
+// an admin's editor: nil when it has none. A stored file's URL is the
+// admin's download (AdminHandoutURL), which serves it while players cannot
+// fetch it yet; a link elsewhere is that link.
+func (s *Content) Handout(ctx context.Context, v ctf.Viewer, slug string) (*ChallengeFile, error) {
+	if !v.IsAdmin() {
+		return nil, ctf.ErrNotAdmin
+	}
+	c, _, _, ok := s.live.State().ChallengeForEdit(slug)
+	switch {
+	case !ok:
+		return nil, ctf.ErrNoChallenge
+	case c.FileURL != "":
+		return &ChallengeFile{Name: c.FileName, URL: c.FileURL, Size: -1}, nil
+	case c.FileSHA256 == "":
+		return nil, nil
+	}
+	f := &ChallengeFile{Name: c.FileName, URL: AdminHandoutURL(c.Slug), SHA256: c.FileSHA256}
+	if err := s.sizeOf(ctx, s.db, f); err != nil {
+		return nil, err
+	}
 	return f, nil
+}
+
+// AdminHandoutURL is where an admin downloads the stored handout of the
+// challenge of slug (OpenHandout).
+func AdminHandoutURL(slug string) string {
+	return "/admin/challenges/" + url.PathEscape(slug) + "/handout"
+}
+
+// OpenHandout opens the stored handout of the challenge of slug for an
+// admin, hidden or not; NotFound when it has none stored here.
+func (s *Content) OpenHandout(ctx context.Context, v ctf.Viewer, slug string) (*File, error) {
+	if !v.IsAdmin() {
+		return nil, ctf.ErrNotAdmin
+	}
+	c, _, _, ok := s.live.State().ChallengeForEdit(slug)
+	if !ok || c.FileSHA256 == "" {
+		return nil, errNoFile
+	}
+	return s.openStored(ctx, s.db, c.FileSHA256, c.FileName)
 }

@@ -94,15 +94,21 @@ type agentStore interface {
 // playStore is what Play needs: files, reviews and writeups (submissions go
 // through the core's group commit).
 type playStore interface {
-	FileSize(ctx context.Context, sha string) (int64, error)
-	FileChunks(ctx context.Context, sha string, fn func([]byte) error) error
+	fileStore
 	RecentWrong(ctx context.Context, userID, challengeID string, now time.Time, window time.Duration) (int, time.Time, error)
 	PutReview(ctx context.Context, r ctf.Review) (ctf.Review, []int64, error)
 	PutWriteup(ctx context.Context, w ctf.Writeup) (ctf.Writeup, []int64, error)
 }
 
+// fileStore reads the challenge files stored in the database.
+type fileStore interface {
+	FileSize(ctx context.Context, sha string) (int64, error)
+	FileChunks(ctx context.Context, sha string, fn func([]byte) error) error
+}
+
 // contentStore is what Content needs.
 type contentStore interface {
+	fileStore
 	PutChallenge(ctx context.Context, c ctf.Challenge, file []byte, audit *ctf.AuditEntry) ([]int64, error)
 	DeleteChallenge(ctx context.Context, id string, solves int, audit *ctf.AuditEntry) ([]int64, error)
 	ModerateWriteup(ctx context.Context, id string, status ctf.WriteupStatus, reason string, audit *ctf.AuditEntry) (ctf.Writeup, []int64, error)

@@ -3,9 +3,12 @@ package web
 import (
 	"errors"
 	"io"
+	"mime"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/flagshipctf/flagship/internal/ctf"
 	"github.com/flagshipctf/flagship/internal/dataset"
@@ -69,11 +72,7 @@ func (h *Handler) adminChallenges(w http.ResponseWriter, r *http.Request) {
 		h.error(w, r, v, err)
 		return
 	}
-	p := page{Title: "Challenges · Admin", Viewer: v, Data: list}
-	if slug := r.URL.Query().Get("deleted"); slug != "" {
-		p.Notice = "Deleted the challenge " + slug + "."
-	}
-	h.render(w, r, "admin-challenges", p)
+	h.render(w, r, "admin-challenges", page{Title: "Challenges · Admin", Viewer: v, Data: list})
 }
 
 // challengeForm is the edit form of a challenge, as typed.
@@ -90,6 +89,16 @@ type challengeForm struct {
 	FlagKinds    []ctf.FlagKind
 	MaxMiB       int
 	Release      string // the release time as typed (UTC), "" for none
+	// Handout is the challenge's current handout (nil for none); Preview:
+	// the description is shown rendered above the form.
+	Handout        *platform.ChallengeFile
+	HandoutUnknown bool // the handout could not be read: say nothing of it
+	Preview        bool
+	// Field is the field a refusal is about, marked in the form.
+	Field string
+	// Saved is the challenge's slug as saved ("" for a new one): the form
+	// may hold another, as typed.
+	Saved string
 }
 
 func (h *Handler) challengeFormPage(w http.ResponseWriter, r *http.Request, v ctf.Viewer, f challengeForm, p page) {
@@ -111,6 +120,13 @@ func (h *Handler) challengeFormPage(w http.ResponseWriter, r *http.Request, v ct
 	if f.Instance == "" {
 		f.Instance = dataset.FormatInstance(f.In.Instance)
 	}
+	if f.Saved != "" {
+		var err error
+		if f.Handout, err = h.svc.Content.Handout(r.Context(), v, f.Saved); err != nil {
+			h.log.Warn("the editor's handout", "challenge", f.Saved, "err", err)
+			f.HandoutUnknown = true
+		}
+	}
 	f.Flags = append(append([]ctf.Flag(nil), f.In.Flags...), ctf.Flag{Kind: ctf.FlagStatic}, ctf.Flag{Kind: ctf.FlagStatic})
 	p.Viewer, p.Data = v, f
 	if p.Title == "" {
@@ -118,6 +134,12 @@ func (h *Handler) challengeFormPage(w http.ResponseWriter, r *http.Request, v ct
 		if f.New {
 			p.Title = "New challenge · Admin"
 		}
+	}
+	// The page's address, for the links that come back to it (the theme
+	// switch), is the editor's, not the form's.
+	p.Path = "/admin/challenges/new"
+	if f.Saved != "" {
+		p.Path = "/admin/challenges/" + url.PathEscape(f.Saved)
 	}
 	h.render(w, r, "admin-challenge", p)
 }
@@ -140,11 +162,38 @@ func (h *Handler) adminEditChallenge(w http.ResponseWriter, r *http.Request) {
 		h.error(w, r, v, err)
 		return
 	}
-	h.challengeFormPage(w, r, v, challengeForm{In: in}, page{})
+	h.challengeFormPage(w, r, v, challengeForm{In: in, Saved: in.Slug}, page{})
+}
+
+// adminHandout sends an admin the stored handout of a challenge, hidden or
+// not (players fetch it at /files/ once they see the challenge).
+func (h *Handler) adminHandout(w http.ResponseWriter, r *http.Request) {
+	v, ok := h.admin(w, r)
+	if !ok {
+		return
+	}
+	f, err := h.svc.Content.OpenHandout(r.Context(), v, r.PathValue("slug"))
+	if err != nil {
+		h.error(w, r, v, err)
+		return
+	}
+	defer f.Close()
+	hd := w.Header()
+	hd.Set("Content-Type", "application/octet-stream")
+	hd.Set("Content-Disposition", mime.FormatMediaType("attachment", map[string]string{"filename": f.Name}))
+	hd.Set("X-Content-Type-Options", "nosniff")
+	hd.Set("Cache-Control", "private, no-store")
+	http.ServeContent(w, r, f.Name, time.Time{}, f)
 }
 
 // adminSaveChallenge creates (no id) or edits a challenge from the form,
-// with an uploaded file (size-limited) or a link.
+// with an uploaded file (size-limited) or a link, and lands on its editor
+// with "Challenge created." or "Changes saved.". "Preview" (a button
+// named preview) shows the form again, as typed, with the description
+// rendered above it, and saves nothing. A refusal shows the form again
+// at this address with the refusal as a sentence and everything typed
+// kept but the file: the description alone may be 64 KiB, more than a
+// flash holds.
 func (h *Handler) adminSaveChallenge(w http.ResponseWriter, r *http.Request) {
 	v, ok := h.admin(w, r)
 	if !ok {
@@ -160,8 +209,36 @@ func (h *Handler) adminSaveChallenge(w http.ResponseWriter, r *http.Request) {
 		h.error(w, r, v, ctf.Errorf(ctf.Invalid, "the form could not be read"))
 		return
 	}
+	f, err := challengeFormOf(r)
+	if r.FormValue("preview") != "" {
+		f.Preview = true
+		h.challengeFormPage(w, r, v, f, page{})
+		return
+	}
+	if err == nil {
+		var c ctf.Challenge
+		if c, err = h.svc.Content.SaveChallenge(r.Context(), v, f.In); err == nil {
+			notice := "Changes saved."
+			if f.New {
+				notice = "Challenge created."
+			}
+			h.redirectWith(w, r, v, "/admin/challenges/"+url.PathEscape(c.Slug), flash{Notice: notice})
+			return
+		}
+	}
+	p := h.refusedInWords(w, r, err)
+	f.Field = fieldOf(err)
+	h.challengeFormPage(w, r, v, f, p)
+}
+
+// challengeFormOf reads the editor's form: the form as typed, and the
+// first of its fields that does not parse (nil when all do).
+func challengeFormOf(r *http.Request) (challengeForm, error) {
 	f := challengeForm{New: r.FormValue("id") == "", Categories: r.FormValue("categories"), Tags: r.FormValue("tags"), Port: r.FormValue("dockerPort"),
-		Release: r.FormValue("releaseAt"), Instance: r.FormValue("instance")}
+		Release: r.FormValue("releaseAt"), Instance: r.FormValue("instance"), Saved: r.FormValue("saved")}
+	if f.New {
+		f.Saved = ""
+	}
 	in := platform.ChallengeInput{ID: r.FormValue("id"), Slug: r.FormValue("slug"), Title: r.FormValue("title"),
 		Description: r.FormValue("description"), Type: r.FormValue("type"), Difficulty: ctf.Difficulty(r.FormValue("difficulty")),
 		Author: strings.TrimSpace(r.FormValue("author")), HasInstance: r.FormValue("hasInstance") == "1",
@@ -171,7 +248,7 @@ func (h *Handler) adminSaveChallenge(w http.ResponseWriter, r *http.Request) {
 	if in.Points, err = strconv.Atoi(strings.TrimSpace(r.FormValue("points"))); err != nil {
 		err = ctf.FieldErrorf("points", "must be a whole number")
 	}
-	if at, rerr := parseInputTime("releaseAt", "Release at", f.Release); rerr != nil && err == nil {
+	if at, rerr := parseInputTime("releaseAt", "releaseAt", f.Release); rerr != nil && err == nil {
 		err = rerr
 	} else {
 		in.ReleaseAt = at
@@ -206,20 +283,25 @@ func (h *Handler) adminSaveChallenge(w http.ResponseWriter, r *http.Request) {
 	} else if file, header, ferr := r.FormFile("file"); ferr == nil {
 		data, rerr := io.ReadAll(file)
 		file.Close()
-		if rerr != nil {
+		if rerr != nil && err == nil {
 			err = ctf.Errorf(ctf.Invalid, "the file could not be read")
 		}
 		in.File = &platform.FileInput{Name: header.Filename, Data: data}
 	}
-	if err == nil {
-		var c ctf.Challenge
-		if c, err = h.svc.Content.SaveChallenge(r.Context(), v, in); err == nil {
-			redirect(w, r, "/admin/challenges/"+c.Slug+"?saved=1")
-			return
-		}
-	}
 	f.In = in
-	h.challengeFormPage(w, r, v, f, h.refused(w, r, err))
+	return f, err
+}
+
+// fileSize says a size in bytes for a reader: "512 bytes", "3.2 KiB",
+// "64.0 MiB".
+func fileSize(n int64) string {
+	switch {
+	case n < 1<<10:
+		return plural(n, "byte")
+	case n < 1<<20:
+		return strconv.FormatFloat(float64(n)/(1<<10), 'f', 1, 64) + " KiB"
+	}
+	return strconv.FormatFloat(float64(n)/(1<<20), 'f', 1, 64) + " MiB"
 }
 
 func splitList(s string) []string {

@@ -2,6 +2,7 @@ package web
 
 import (
 	"net/http"
+	"net/url"
 	"strconv"
 
 	"github.com/flagshipctf/flagship/internal/ctf"
@@ -61,7 +62,7 @@ func (h *Handler) adminDeleteChallenge(w http.ResponseWriter, r *http.Request) {
 		h.deletePage(w, r, v, h.refused(w, r, err))
 		return
 	}
-	redirect(w, r, "/admin/challenges?deleted="+slug)
+	h.redirectWith(w, r, v, "/admin/challenges", flash{Notice: "Deleted the challenge " + slug + "."})
 }
 
 // adminHideChallenge hides a challenge, keeping its solves: the other
@@ -76,5 +77,5 @@ func (h *Handler) adminHideChallenge(w http.ResponseWriter, r *http.Request) {
 		h.error(w, r, v, err)
 		return
 	}
-	redirect(w, r, "/admin/challenges/"+slug+"?saved=1")
+	h.redirectWith(w, r, v, "/admin/challenges/"+url.PathEscape(slug), flash{Notice: "Challenge hidden: players no longer see it; its solves are kept."})
 }

@@ -177,11 +177,13 @@ type challengeData struct {
 	Mine     *live.WriteupView
 	Reason   string // why the caller's writeup was rejected
 	Draft    platform.WriteupInput
-	Stars    []int
-	Levels   []int
-	Instance *instancePanel // the caller's own instance, when the challenge has such
-	Format   string         // what its flag looks like (ctf.FlagFormatOf), "" when not known
-	Preview  *live.Preview  // an admin's view of a challenge players do not see yet
+	// WriteupPreview: the draft is shown rendered above its form.
+	WriteupPreview bool
+	Stars          []int
+	Levels         []int
+	Instance       *instancePanel // the caller's own instance, when the challenge has such
+	Format         string         // what its flag looks like (ctf.FlagFormatOf), "" when not known
+	Preview        *live.Preview  // an admin's view of a challenge players do not see yet
 	// Solvers are the first maxSolversShown solvers; MoreSolvers counts
 	// the rest.
 	Solvers     []live.Solver
@@ -229,7 +231,11 @@ func (h *Handler) challengePage(w http.ResponseWriter, r *http.Request, v ctf.Vi
 					mine := w
 					d.Mine = &mine
 					d.Draft = platform.WriteupInput{Title: w.Title, Content: w.Content, Images: w.Images}
-				} else {
+				}
+				// The author's approved writeup is listed as everyone's is;
+				// a pending or rejected one is shown to them alone, with
+				// its state, under "Your writeup".
+				if w.Status == ctf.WriteupApproved {
 					d.Writeups = append(d.Writeups, w)
 				}
 			}
@@ -238,8 +244,8 @@ func (h *Handler) challengePage(w http.ResponseWriter, r *http.Request, v ctf.Vi
 			_, d.Reason, _ = h.svc.Play.MyWriteup(r.Context(), v, slug)
 		}
 	}
-	if draft, ok := p.Data.(platform.WriteupInput); ok {
-		d.Draft = draft // a refused draft stays in the form
+	if f, ok := p.Data.(writeupForm); ok {
+		d.Draft, d.WriteupPreview = f.In, f.Preview // a refused or previewed draft stays in the form
 	}
 	p.Title, p.Viewer, p.Data = c.Title, v, d
 	h.render(w, r, "challenge", p)
@@ -271,8 +277,17 @@ func (h *Handler) review(w http.ResponseWriter, r *http.Request) {
 	h.redirectWith(w, r, v, challengeURL(slug), flash{Notice: "Thanks: your rating is saved."})
 }
 
+// writeupForm is the writeup form as typed, shown again after a refusal
+// or for a preview.
+type writeupForm struct {
+	In      platform.WriteupInput
+	Preview bool
+}
+
 // writeup saves the caller's writeup of a solved challenge; it then awaits
-// moderation.
+// moderation. "Preview" (a button named preview) shows the challenge's
+// page with the form as typed and the writeup rendered above it, and
+// saves nothing.
 func (h *Handler) writeup(w http.ResponseWriter, r *http.Request) {
 	v, ok := h.signedIn(w, r)
 	if !ok {
@@ -280,8 +295,12 @@ func (h *Handler) writeup(w http.ResponseWriter, r *http.Request) {
 	}
 	in := platform.WriteupInput{Title: r.PostFormValue("title"), Content: r.PostFormValue("content"),
 		Images: strings.Split(strings.ReplaceAll(r.PostFormValue("images"), "\r", ""), "\n")}
+	if r.PostFormValue("preview") != "" {
+		h.challengePage(w, r, v, page{Data: writeupForm{In: in, Preview: true}, Path: challengeURL(r.PathValue("slug"))}, nil, "")
+		return
+	}
 	if _, err := h.svc.Play.SaveWriteup(r.Context(), v, r.PathValue("slug"), in); err != nil {
-		h.challengeError(w, r, v, err, page{Data: in})
+		h.challengeError(w, r, v, err, page{Data: writeupForm{In: in}})
 		return
 	}
 	h.redirectWith(w, r, v, challengeURL(r.PathValue("slug")), flash{Notice: "Your writeup is saved and awaits moderation."})
@@ -295,7 +314,7 @@ func (h *Handler) challengeError(w http.ResponseWriter, r *http.Request, v ctf.V
 		h.error(w, r, v, err)
 		return
 	}
-	q := h.refused(w, r, err)
+	q := h.refusedInWords(w, r, err)
 	p.Status, p.Error = q.Status, q.Error
 	p.Path = challengeURL(r.PathValue("slug")) // the theme switch goes back to the page, not the form
 	h.challengePage(w, r, v, p, nil, "")

@@ -240,6 +240,7 @@ func (h *Handler) announcements(w http.ResponseWriter, r *http.Request) {
 type adminAnnouncementsData struct {
 	Title, Body, Challenge string
 	Error, Field           string
+	Preview                bool // the message is shown rendered above the form
 	Challenges             []live.ChallengeCount
 	List                   []live.AnnouncementView
 	MaxTitle, MaxBody      int
@@ -250,11 +251,7 @@ func (h *Handler) adminAnnouncements(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	p := page{}
-	if r.URL.Query().Get("posted") == "1" {
-		p.Notice = "The announcement is posted."
-	}
-	h.announcementsPage(w, r, v, p, adminAnnouncementsData{})
+	h.announcementsPage(w, r, v, page{}, adminAnnouncementsData{})
 }
 
 func (h *Handler) announcementsPage(w http.ResponseWriter, r *http.Request, v ctf.Viewer, p page, d adminAnnouncementsData) {
@@ -273,17 +270,28 @@ func (h *Handler) announcementsPage(w http.ResponseWriter, r *http.Request, v ct
 	h.render(w, r, "admin-announcements", p)
 }
 
+// adminPostAnnouncement posts an announcement and lands on the list with
+// "The announcement is posted.". "Preview" (a button named preview) shows
+// the form again as typed with the message rendered above it, and posts
+// nothing. A refusal shows the form again at this address with everything
+// typed (the message may be 20,000 characters, more than a flash holds).
 func (h *Handler) adminPostAnnouncement(w http.ResponseWriter, r *http.Request) {
 	v, ok := h.admin(w, r)
 	if !ok {
 		return
 	}
 	d := adminAnnouncementsData{Title: r.PostFormValue("title"), Body: r.PostFormValue("body"), Challenge: r.PostFormValue("challenge")}
-	_, err := h.svc.Event.PostAnnouncement(r.Context(), v, d.Title, d.Body, d.Challenge)
-	if err == nil {
-		redirect(w, r, "/admin/announcements?posted=1")
+	if r.PostFormValue("preview") != "" {
+		d.Preview = true
+		h.announcementsPage(w, r, v, page{Path: "/admin/announcements"}, d)
 		return
 	}
-	d.Error, d.Field = h.refusal(w, r, err)
-	h.announcementsPage(w, r, v, page{Status: httpx.Status(err)}, d)
+	_, err := h.svc.Event.PostAnnouncement(r.Context(), v, d.Title, d.Body, d.Challenge)
+	if err == nil {
+		h.redirectWith(w, r, v, "/admin/announcements", flash{Notice: "The announcement is posted."})
+		return
+	}
+	p := h.refusedInWords(w, r, err)
+	d.Error, d.Field = p.Error, fieldOf(err)
+	h.announcementsPage(w, r, v, page{Status: p.Status, Path: "/admin/announcements"}, d)
 }

@@ -210,7 +210,7 @@ func TestChallengeReleaseAt(t *testing.T) {
 	release := clk.now().Add(90 * time.Minute).Truncate(time.Minute)
 	fields := map[string]string{"id": id[1], "title": "Warmup", "categories": "misc", "difficulty": "Easy", "points": "50",
 		"flagKind0": "static", "flagContent0": "flag{warm}", "author": "evil", "releaseAt": "soon"}
-	want(t, "bad time", root.multipartPost("/admin/challenges", fields, "", "", nil), 400, "Release at must be a date and time", `value="soon"`)
+	want(t, "bad time", root.multipartPost("/admin/challenges", fields, "", "", nil), 400, "The release time must be a date and time", `value="soon"`)
 	if in, _ := s.Svc.Content.ChallengeForEdit(context.Background(), ctf.Operator, "warmup"); in.ReleaseAt != nil {
 		t.Fatal("a refused form set the release")
 	}
@@ -222,11 +222,11 @@ func TestChallengeReleaseAt(t *testing.T) {
 		t.Fatalf("release at %v, want %v", in.ReleaseAt, release)
 	}
 	want(t, "round trip", root.get("/admin/challenges/warmup"), 200, `name="releaseAt" value="`+inputValue(release)+`"`)
-	want(t, "scheduled", root.get("/admin/challenges"), 200, "scheduled for <time datetime=\""+ctf.FormatTime(release)+`"`)
+	want(t, "scheduled", root.get("/admin/challenges"), 200, "Scheduled for <time datetime=\""+ctf.FormatTime(release)+`"`)
 	want(t, "pending for players", pam.get("/challenges/warmup"), 404)
 	clk.add(91 * time.Minute)
 	want(t, "released", pam.get("/challenges/warmup"), 200, "Warmup")
-	if strings.Contains(root.get("/admin/challenges").body, "scheduled for") {
+	if strings.Contains(root.get("/admin/challenges").body, "Scheduled for") {
 		t.Error("still scheduled after its release")
 	}
 	// Clearing the field clears the release.

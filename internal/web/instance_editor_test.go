@@ -28,10 +28,10 @@ func TestAdminEditsAnInstanceSpec(t *testing.T) {
 		bad[k] = v
 	}
 	bad["instance"] = "image: flagship-test/echo:1\nport: 1337\nmemroy: 64MiB\n"
-	want(t, "a misspelt key", root.multipartPost("/admin/challenges", bad, "", "", nil), 400, "instance.memroy", "memroy: 64MiB")
+	want(t, "a misspelt key", root.multipartPost("/admin/challenges", bad, "", "", nil), 400, "The per-player instance&#39;s memroy: unknown key", "memroy: 64MiB")
 	bad["instance"] = "image: flagship-test/echo:1\nport: 1337\n"
 	bad["dockerPort"] = "80"
-	want(t, "another port", root.multipartPost("/admin/challenges", bad, "", "", nil), 400, "dockerPort")
+	want(t, "another port", root.multipartPost("/admin/challenges", bad, "", "", nil), 400, "The port must be the instance&#39;s port (1337) or left out.")
 
 	if r := root.multipartPost("/admin/challenges", fields, "", "", nil); r.status != http.StatusSeeOther {
 		t.Fatalf("create: %d %.1500s", r.status, r.body)

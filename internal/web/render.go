@@ -97,6 +97,7 @@ func (h *Handler) funcs() template.FuncMap {
 		"inputTime": inputTime,
 		"add":       func(a, b int) int { return a + b },
 		"plural":    plural,
+		"fileSize":  fileSize,
 		// liveAfter is the live stream's position a page is rendered at, so
 		// that live.js resumes from it (data-live-after).
 		"liveAfter": h.svc.Stream.LastEvent,

@@ -27,7 +27,7 @@ func TestRateAndWriteUp(t *testing.T) {
 	saved := pam.send("/challenges/warmup/writeup", url.Values{"title": {"My <b>way</b>"}, "content": {hostile}, "images": {"https://example.com/a.png\r\n"}})
 	want(t, "writeup", saved, 200, "awaits moderation", `<span class="status pending">pending</span>`, "My &lt;b&gt;way&lt;/b&gt;")
 	bad := pam.post("/challenges/warmup/writeup", url.Values{"title": {"T"}, "content": {"C"}, "images": {"javascript:alert(1)"}})
-	want(t, "javascript image", bad, 400, "images must be an http or https URL", `value="T"`)
+	want(t, "javascript image", bad, 400, "The image links must be an http or https URL.", `value="T"`)
 	// Another solver sees it only once approved, escaped.
 	if strings.Contains(evil.get("/challenges/warmup").body, "My &lt;b&gt;way") {
 		t.Fatal("a pending writeup is shown to another player")

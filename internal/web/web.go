@@ -125,6 +125,7 @@ func (h *Handler) routes() {
 	h.mux.HandleFunc("GET /admin/challenges/{slug}/delete", h.adminDeletePage)
 	h.mux.HandleFunc("POST /admin/challenges/{slug}/delete", h.adminDeleteChallenge)
 	h.mux.HandleFunc("POST /admin/challenges/{slug}/hide", h.adminHideChallenge)
+	h.mux.HandleFunc("GET /admin/challenges/{slug}/handout", h.adminHandout)
 	h.mux.HandleFunc("GET /admin/writeups", h.adminWriteups)
 	h.mux.HandleFunc("POST /admin/writeups", h.adminModerate)
 	h.mux.HandleFunc("GET /admin/users", h.adminUsers)
