@@ -200,7 +200,7 @@ challenges:
   - {slug: oracle, title: Padding Oracle, categories: [crypto, web], difficulty: Medium, points: 200, flags: ['flag{o}'], tags: [aes, http]}
   - {slug: baby-rsa, title: Baby RSA, categories: [crypto], difficulty: Easy, points: 100, flags: ['flag{r}'], tags: [rsa, math]}
   - {slug: cookie, title: Cookie Jar, categories: [web], difficulty: Easy, points: 100, flags: ['flag{c}'], tags: [http]}
-  - {slug: sanity, title: Sanity Check, categories: [misc], difficulty: Easy, points: 10, flags: ['flag{s}']}
+  - {slug: sanity, title: Sanity Check, categories: [warm up], difficulty: Easy, points: 10, flags: ['flag{s}']}
 `
 
 // boardSections reads the board's sections: each category's heading and
@@ -236,7 +236,7 @@ func TestBoardCategoriesTagsAndSearch(t *testing.T) {
 		sections map[string][]string
 		has      []string
 	}{
-		{"two categories: under each", "/", map[string][]string{"crypto": {"baby-rsa", "oracle"}, "misc": {"sanity"}, "web": {"cookie", "oracle"}},
+		{"two categories: under each", "/", map[string][]string{"crypto": {"baby-rsa", "oracle"}, "warm up": {"sanity"}, "web": {"cookie", "oracle"}},
 			[]string{`<span class="tag">aes</span> <span class="tag">http</span>`, `name="tag" value="rsa" >`}},
 		{"one category: only there", "/?category=web", map[string][]string{"web": {"cookie", "oracle"}}, []string{"Shown: 2 of 4 challenges."}},
 		{"a tag", "/?tag=http", map[string][]string{"crypto": {"oracle"}, "web": {"cookie", "oracle"}},
@@ -257,6 +257,13 @@ func TestBoardCategoriesTagsAndSearch(t *testing.T) {
 		}
 		if len(tc.sections) > 0 && strings.Contains(p.body, "No challenge matches.") {
 			t.Errorf("%s: says nothing matches", tc.name)
+		}
+	}
+	// Each section is named by its heading, whatever its category's name.
+	all := b.get("/").body
+	for _, m := range regexp.MustCompile(`aria-labelledby="([^"]*)"`).FindAllStringSubmatch(all, -1) {
+		if strings.ContainsAny(m[1], " \t\n") || !strings.Contains(all, `id="`+m[1]+`"`) {
+			t.Errorf("aria-labelledby=%q names no element", m[1])
 		}
 	}
 	if p := b.get("/"); strings.Contains(p.body, "Shown:") || strings.Contains(p.body, `<a href="/">Clear</a>`) {
