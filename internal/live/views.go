@@ -37,6 +37,9 @@ type ChallengeSummary struct {
 	Solved        bool           `json:"solved"`
 	SolvesCount   int            `json:"solvesCount"`
 	AvgStars      *float64       `json:"avgStars"`
+	// Tags are the organiser's tags, which the web board shows and filters
+	// by; the contract's summary has no field for them.
+	Tags []string `json:"-"`
 }
 
 // LeaderboardEntry is a ranked player. Times are left to the front door to

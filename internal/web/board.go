@@ -18,20 +18,69 @@ import (
 	"github.com/flagshipctf/flagship/internal/platform"
 )
 
-// boardData is the board: challenges grouped by category, filtered as the
-// query says (category, difficulty, unsolved), so a filtered view is a
+// boardData is the board: challenges grouped by category (a challenge in
+// two categories under each), filtered as the query says (category,
+// difficulty, unsolved, tags, words of the title), so a filtered view is a
 // link.
 type boardData struct {
 	Groups       []boardGroup
 	Categories   []string
 	Difficulties []ctf.Difficulty
+	Tags         []tagChoice // every tag of the listed challenges, in order
 	Category     string
 	Difficulty   ctf.Difficulty
 	Unsolved     bool
+	Query        string // ?q=: what the title holds, ignoring case
+	Filtered     bool   // some filter is set
 	Total        int
-	Shown        int
+	Shown        int // challenges shown (one in two categories counts once)
 	Solved       int
 	Unshown      []live.ChallengeCount // for admins: the hidden and pending challenges
+}
+
+// tagChoice is a tag of the board's filter form, checked when the query
+// chose it.
+type tagChoice struct {
+	Name    string
+	Checked bool
+}
+
+// boardFilter is what the board's query keeps: a challenge is shown when
+// it passes every filter set.
+type boardFilter struct {
+	category   string
+	difficulty ctf.Difficulty
+	unsolved   bool
+	query      string   // lowercased
+	tags       []string // any of them
+}
+
+func boardFilterOf(q url.Values) boardFilter {
+	f := boardFilter{category: q.Get("category"), difficulty: ctf.Difficulty(q.Get("difficulty")), unsolved: q.Get("unsolved") == "1",
+		query: strings.ToLower(strings.TrimSpace(q.Get("q")))}
+	for _, t := range q["tag"] {
+		if t = strings.TrimSpace(t); t != "" && !slices.Contains(f.tags, t) {
+			f.tags = append(f.tags, t)
+		}
+	}
+	return f
+}
+
+func (f boardFilter) set() bool {
+	return f.category != "" || f.difficulty != "" || f.unsolved || f.query != "" || len(f.tags) > 0
+}
+
+// shows reports whether the board shows a challenge the caller solved or
+// not.
+func (f boardFilter) shows(c *live.ChallengeSummary, solved bool) bool {
+	switch {
+	case f.difficulty != "" && c.Difficulty != f.difficulty, f.unsolved && solved,
+		f.category != "" && !slices.Contains(c.Categories, f.category),
+		f.query != "" && !strings.Contains(strings.ToLower(c.Title), f.query),
+		len(f.tags) > 0 && !slices.ContainsFunc(c.Tags, func(t string) bool { return slices.Contains(f.tags, t) }):
+		return false
+	}
+	return true
 }
 
 type boardGroup struct {
@@ -112,8 +161,9 @@ func (h *Handler) renderCard(id string, version uint64, sum live.ChallengeSummar
 func (h *Handler) board(w http.ResponseWriter, r *http.Request) {
 	v := h.viewer(w, r)
 	q := r.URL.Query()
-	d := boardData{Category: q.Get("category"), Difficulty: ctf.Difficulty(q.Get("difficulty")), Unsolved: q.Get("unsolved") == "1",
-		Difficulties: ctf.Difficulties}
+	f := boardFilterOf(q)
+	d := boardData{Category: f.category, Difficulty: f.difficulty, Unsolved: f.unsolved, Query: strings.TrimSpace(q.Get("q")),
+		Filtered: f.set(), Difficulties: ctf.Difficulties}
 	var snap *boardSnap
 	var solved, unlocked []bool
 	for {
@@ -127,6 +177,7 @@ func (h *Handler) board(w http.ResponseWriter, r *http.Request) {
 	d.Total = len(snap.cards)
 	d.Unshown = h.unshown(r, v)
 	groups := map[string]int{}
+	var tags []string
 	for i, c := range snap.cards {
 		if solved[i] {
 			d.Solved++
@@ -136,21 +187,15 @@ func (h *Handler) board(w http.ResponseWriter, r *http.Request) {
 				d.Categories = append(d.Categories, cat)
 			}
 		}
-		if (d.Difficulty != "" && c.sum.Difficulty != d.Difficulty) || (d.Unsolved && solved[i]) ||
-			(d.Category != "" && !slices.Contains(c.sum.Categories, d.Category)) {
+		for _, t := range c.sum.Tags {
+			if !slices.Contains(tags, t) {
+				tags = append(tags, t)
+			}
+		}
+		if !f.shows(&c.sum, solved[i]) {
 			continue
 		}
 		d.Shown++
-		cat := c.sum.Categories[0]
-		if d.Category != "" {
-			cat = d.Category
-		}
-		g, ok := groups[cat]
-		if !ok {
-			g = len(d.Groups)
-			groups[cat] = g
-			d.Groups = append(d.Groups, boardGroup{Category: cat})
-		}
 		look := 0
 		if solved[i] {
 			look += 2
@@ -158,9 +203,30 @@ func (h *Handler) board(w http.ResponseWriter, r *http.Request) {
 		if unlocked[i] {
 			look++
 		}
-		d.Groups[g].Cards = append(d.Groups[g].Cards, c.html[look])
+		// A challenge in two categories is under each.
+		for _, cat := range c.sum.Categories {
+			if f.category != "" && cat != f.category {
+				continue
+			}
+			g, ok := groups[cat]
+			if !ok {
+				g = len(d.Groups)
+				groups[cat] = g
+				d.Groups = append(d.Groups, boardGroup{Category: cat})
+			}
+			d.Groups[g].Cards = append(d.Groups[g].Cards, c.html[look])
+		}
 	}
 	slices.Sort(d.Categories)
+	for _, t := range f.tags {
+		if !slices.Contains(tags, t) {
+			tags = append(tags, t) // chosen, though no challenge has it: it stays in the form
+		}
+	}
+	slices.Sort(tags)
+	for _, t := range tags {
+		d.Tags = append(d.Tags, tagChoice{Name: t, Checked: slices.Contains(f.tags, t)})
+	}
 	slices.SortStableFunc(d.Groups, func(a, b boardGroup) int { return strings.Compare(a.Category, b.Category) })
 	h.render(w, r, "board", page{Title: "Challenges", Viewer: v, Data: d})
 }

@@ -3,6 +3,8 @@ package web_test
 import (
 	"net/http"
 	"net/url"
+	"reflect"
+	"regexp"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -187,5 +189,84 @@ func TestNoPageShowsAFlag(t *testing.T) {
 		if v.who == "pam" && strings.HasPrefix(v.path, "/challenges/") && !strings.Contains(p.body, "You solved it with <code>flag{") {
 			t.Errorf("pam on %s: the flag is not where the contract puts it", v.path)
 		}
+	}
+}
+
+// boardEvent has a challenge in two categories and tags to filter by.
+const boardEvent = `
+users:
+  - {username: pam, email: pam@example.com, password: pam-password}
+challenges:
+  - {slug: oracle, title: Padding Oracle, categories: [crypto, web], difficulty: Medium, points: 200, flags: ['flag{o}'], tags: [aes, http]}
+  - {slug: baby-rsa, title: Baby RSA, categories: [crypto], difficulty: Easy, points: 100, flags: ['flag{r}'], tags: [rsa, math]}
+  - {slug: cookie, title: Cookie Jar, categories: [web], difficulty: Easy, points: 100, flags: ['flag{c}'], tags: [http]}
+  - {slug: sanity, title: Sanity Check, categories: [warm up], difficulty: Easy, points: 10, flags: ['flag{s}']}
+`
+
+// boardSections reads the board's sections: each category's heading and
+// the challenges (slugs) under it, in order.
+func boardSections(body string) map[string][]string {
+	out := map[string][]string{}
+	heading := regexp.MustCompile(`<h2 id="cat-[^"]*">([^<]+)</h2>`)
+	link := regexp.MustCompile(`<a href="/challenges/([^"]+)">`)
+	for _, sec := range strings.Split(body, `<section class="category"`)[1:] {
+		m := heading.FindStringSubmatch(sec)
+		if m == nil {
+			continue
+		}
+		out[m[1]] = []string{}
+		for _, l := range link.FindAllStringSubmatch(sec, -1) {
+			out[m[1]] = append(out[m[1]], l[1])
+		}
+	}
+	return out
+}
+
+// TestBoardCategoriesTagsAndSearch (issue 20, fix 15): a challenge in two
+// categories is under each; tags show on cards and filter the board (any
+// of those chosen); ?q= finds titles ignoring case; filters combine, stay
+// in the form, and an empty result says so.
+func TestBoardCategoriesTagsAndSearch(t *testing.T) {
+	t.Parallel()
+	s := apitest.Start(t, boardEvent)
+	b := newBrowser(t, s)
+	for _, tc := range []struct {
+		name     string
+		path     string
+		sections map[string][]string
+		has      []string
+	}{
+		{"two categories: under each", "/", map[string][]string{"crypto": {"baby-rsa", "oracle"}, "warm up": {"sanity"}, "web": {"cookie", "oracle"}},
+			[]string{`<span class="tag">aes</span> <span class="tag">http</span>`, `name="tag" value="rsa" >`}},
+		{"one category: only there", "/?category=web", map[string][]string{"web": {"cookie", "oracle"}}, []string{"Shown: 2 of 4 challenges."}},
+		{"a tag", "/?tag=http", map[string][]string{"crypto": {"oracle"}, "web": {"cookie", "oracle"}},
+			[]string{`name="tag" value="http" checked>`, `name="tag" value="aes" >`, "Shown: 2 of 4 challenges.", `<a href="/">Clear</a>`}},
+		{"two tags: any of them", "/?tag=rsa&tag=aes", map[string][]string{"crypto": {"baby-rsa", "oracle"}, "web": {"oracle"}}, nil},
+		{"search ignores case", "/?q=rsa", map[string][]string{"crypto": {"baby-rsa"}}, []string{`name="q" value="rsa"`}},
+		{"search, upper case", "/?q=ORACLE", map[string][]string{"crypto": {"oracle"}, "web": {"oracle"}}, nil},
+		{"search inside a word", "/?q=+jar+", map[string][]string{"web": {"cookie"}}, nil},
+		{"search, tag and category", "/?q=o&tag=http&category=crypto", map[string][]string{"crypto": {"oracle"}}, nil},
+		{"nothing matches", "/?q=cookie&tag=rsa", map[string][]string{}, []string{"No challenge matches.", "Shown: 0 of 4 challenges."}},
+		{"an unknown tag stays chosen", "/?tag=nope", map[string][]string{}, []string{"No challenge matches.", `name="tag" value="nope" checked>`}},
+		{"the search is escaped", "/?q=%22%3E%3Cb%3E", map[string][]string{}, []string{`value="&#34;&gt;&lt;b&gt;"`}},
+	} {
+		p := b.get(tc.path)
+		want(t, tc.name, p, 200, tc.has...)
+		if got := boardSections(p.body); !reflect.DeepEqual(got, tc.sections) {
+			t.Errorf("%s: %s shows %v, want %v", tc.name, tc.path, got, tc.sections)
+		}
+		if len(tc.sections) > 0 && strings.Contains(p.body, "No challenge matches.") {
+			t.Errorf("%s: says nothing matches", tc.name)
+		}
+	}
+	// Each section is named by its heading, whatever its category's name.
+	all := b.get("/").body
+	for _, m := range regexp.MustCompile(`aria-labelledby="([^"]*)"`).FindAllStringSubmatch(all, -1) {
+		if strings.ContainsAny(m[1], " \t\n") || !strings.Contains(all, `id="`+m[1]+`"`) {
+			t.Errorf("aria-labelledby=%q names no element", m[1])
+		}
+	}
+	if p := b.get("/"); strings.Contains(p.body, "Shown:") || strings.Contains(p.body, `<a href="/">Clear</a>`) {
+		t.Error("the unfiltered board counts what it shows or offers to clear")
 	}
 }

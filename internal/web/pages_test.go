@@ -1,14 +1,17 @@
 package web_test
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"net/url"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/flagshipctf/flagship/internal/apitest"
+	"github.com/flagshipctf/flagship/internal/ctf"
 )
 
 func TestPagesCarrySecurityHeaders(t *testing.T) {
@@ -123,4 +126,55 @@ func TestProfiles(t *testing.T) {
 		t.Fatalf("/me: %d %s", me.status, me.header.Get("Location"))
 	}
 	want(t, "own profile", b.get(link[1]), 200, "(you)")
+}
+
+// TestScoreboardGraphEndsAtNow (issue 20, fix 12): the graph's time axis
+// runs from the event's start to now while the event runs (following the
+// clock), to the freeze for the public during a freeze (admins, who see
+// the live standings, to now), and to the end once it is over.
+func TestScoreboardGraphEndsAtNow(t *testing.T) {
+	t.Parallel()
+	clk := newTestClock()
+	t0 := clk.now()
+	at := func(d time.Duration) string { return t0.Add(d).UTC().Format(time.RFC3339) }
+	s := apitest.Start(t, adminEvent+fmt.Sprintf(`solves:
+  - {user: pam, challenge: warmup, at: %s}
+  - {user: evil, challenge: warmup, at: %s}
+`, at(-2*time.Hour), at(-time.Hour)), apitest.Options{Now: clk.now})
+	start, end, freeze := t0.Add(-3*time.Hour), t0.Add(2*time.Hour), t0.Add(40*time.Minute)
+	set := func(ev ctf.Event) {
+		t.Helper()
+		if _, err := s.Svc.Event.Set(context.Background(), ctf.Operator, ev); err != nil {
+			t.Fatal(err)
+		}
+	}
+	set(ctf.Event{Start: &start, End: &end})
+	label := func(t time.Time) string { return t.UTC().Format("Jan 2 15:04") }
+	axis := regexp.MustCompile(`<ol class="graph-x"[^>]*><li class="t0">([^<]+)</li>.*?<li class="t4">([^<]+)</li></ol>`)
+	anon, root := newBrowser(t, s), logIn(t, s, "root")
+	for _, tc := range []struct {
+		name     string
+		move     time.Duration
+		b        *browser
+		from, to time.Time
+	}{
+		{"running: now", 0, anon, start, t0},
+		{"running, later: the new now", 30 * time.Minute, anon, start, t0.Add(30 * time.Minute)},
+		{"frozen, for the public: the freeze", 30 * time.Minute, anon, start, freeze},
+		{"frozen, for an admin: now", 0, root, start, t0.Add(time.Hour)},
+		{"over: the end", 3 * time.Hour, anon, start, end},
+	} {
+		clk.add(tc.move)
+		if strings.HasPrefix(tc.name, "frozen") {
+			set(ctf.Event{Start: &start, End: &end, Freeze: &freeze})
+		} else {
+			set(ctf.Event{Start: &start, End: &end})
+		}
+		p := tc.b.get("/scoreboard")
+		want(t, tc.name, p, 200, "From "+label(tc.from)+" to "+label(tc.to)+" UTC")
+		m := axis.FindStringSubmatch(p.body)
+		if m == nil || m[1] != label(tc.from) || m[2] != label(tc.to) {
+			t.Errorf("%s: the time axis reads %q, want %s to %s", tc.name, m, label(tc.from), label(tc.to))
+		}
+	}
 }

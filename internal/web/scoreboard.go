@@ -77,53 +77,74 @@ func (h *Handler) scoreboard(w http.ResponseWriter, r *http.Request) {
 			d.MyPage = place/scorePageSize + 1
 		}
 	}
-	d.Top, d.Graph = h.graph[who].get(h.svc, who)
+	ev := h.svc.Event.Current()
+	d.Top, d.Graph = h.graph[who].get(h.svc, who, ev)
 	if unfrozen {
 		if _, top, err := h.svc.Scoreboard.LiveLeaderboardPageOf(v, who, 0, graphSeries, true); err == nil {
-			d.Top, d.Graph = top, scoreGraph(top)
+			d.Top, d.Graph = top, scoreGraph(top, ev.Start, graphEnd(ev, false))
 		}
 	}
 	h.render(w, r, "scoreboard", page{Title: "Scoreboard", Viewer: v, Data: d})
 }
 
 // graphCache keeps the top 10 and their graph for one version of the
-// leaderboard: the same for every visitor, drawn once per change.
+// leaderboard and one end of the time axis: the same for every visitor,
+// drawn once per change and at most once a minute.
 type graphCache struct {
 	mu      sync.Mutex
 	version uint64
+	end     time.Time
 	valid   bool
 	top     []live.RankedEntry
 	svg     template.HTML
 }
 
-func (c *graphCache) get(svc *platform.Service, who live.Who) ([]live.RankedEntry, template.HTML) {
+func (c *graphCache) get(svc *platform.Service, who live.Who, ev live.EventView) ([]live.RankedEntry, template.HTML) {
 	v := svc.Scoreboard.LeaderboardVersion()
+	end := graphEnd(ev, true)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if !c.valid || c.version != v {
 		_, c.top = svc.Scoreboard.LeaderboardPageOf(who, 0, graphSeries, true)
-		c.svg, c.version, c.valid = scoreGraph(c.top), v, true
+		c.valid = false
+	}
+	if !c.valid || !c.end.Equal(end) {
+		c.svg, c.version, c.end, c.valid = scoreGraph(c.top, ev.Start, end), v, end, true
 	}
 	return c.top, c.svg
 }
 
-// Graph geometry, in the SVG's own units (it scales to its box).
-const (
-	graphW, graphH        = 800.0, 320.0
-	graphLeft, graphRight = 56.0, 16.0
-	graphTop, graphBottom = 16.0, 36.0
-	graphSeries           = 10
-)
+// graphEnd is where the graph's time axis ends: now (to the minute) while
+// the event runs, its end once it is over, and for the public during a
+// freeze the freeze, where their standings stop. (scoreGraph moves it to
+// the last solve drawn, should that be later.)
+func graphEnd(ev live.EventView, public bool) time.Time {
+	end := ev.Now.Truncate(time.Minute)
+	if ev.End != nil && ev.End.Before(end) {
+		end = *ev.End
+	}
+	if public && ev.Frozen && ev.FrozenAt.Before(end) {
+		end = ev.FrozenAt
+	}
+	return end
+}
 
-// scoreGraph draws the score over time of the players given (the top 10)
-// as an SVG of step lines, one per player, coloured by CSS classes so it
-// follows the theme, with a title and a description for screen readers
-// (the table under it holds the same numbers). No script: it fits the CSP.
-func scoreGraph(top []live.RankedEntry) template.HTML {
+// graphSeries is how many players the graph draws.
+const graphSeries = 10
+
+// scoreGraph draws the score over time of the players given (the top 10),
+// from the event's start (or the first solve, if earlier or without a
+// start) to end: step lines, one per player, in an SVG stretched to its
+// box and coloured by CSS classes so it follows the theme, with a title and
+// a description for screen readers (the table under it holds the same
+// numbers). The axes' labels are HTML beside it, hidden from screen
+// readers, so that they keep a readable size on a phone. No script: it
+// fits the CSP.
+func scoreGraph(top []live.RankedEntry, eventStart *time.Time, end time.Time) template.HTML {
 	if len(top) == 0 {
 		return ""
 	}
-	start, end := time.Time{}, time.Time{}
+	var start time.Time
 	maxPts := 0
 	for _, e := range top {
 		for _, s := range e.Solves {
@@ -136,36 +157,30 @@ func scoreGraph(top []live.RankedEntry) template.HTML {
 		}
 		maxPts = max(maxPts, e.TotalPoints)
 	}
+	if eventStart != nil && (start.IsZero() || eventStart.Before(start)) {
+		start = *eventStart
+	}
 	if !end.After(start) {
 		end = start.Add(time.Hour)
 	}
 	if maxPts == 0 {
 		maxPts = 1
 	}
-	x := func(t time.Time) float64 {
-		return graphLeft + (graphW-graphLeft-graphRight)*float64(t.Sub(start))/float64(end.Sub(start))
-	}
-	y := func(p int) float64 {
-		return graphH - graphBottom - (graphH-graphTop-graphBottom)*float64(p)/float64(maxPts)
-	}
+	// The SVG's own units: 1000 by 1000, stretched to the box (the lines
+	// keep their width: non-scaling strokes).
+	x := func(t time.Time) float64 { return 1000 * float64(t.Sub(start)) / float64(end.Sub(start)) }
+	y := func(p int) float64 { return 1000 - 1000*float64(p)/float64(maxPts) }
 	var b strings.Builder
-	fmt.Fprintf(&b, `<svg class="graph" viewBox="0 0 %.0f %.0f" role="img" aria-labelledby="graph-title graph-desc">`, graphW, graphH)
+	b.WriteString(`<div class="graph-area"><ol class="graph-y" aria-hidden="true">`)
+	for i := 4; i >= 0; i-- {
+		fmt.Fprintf(&b, `<li class="t%d">%d</li>`, i, maxPts*i/4)
+	}
+	b.WriteString(`</ol><svg class="graph" viewBox="0 0 1000 1000" preserveAspectRatio="none" role="img" aria-labelledby="graph-title graph-desc">`)
 	b.WriteString(`<title id="graph-title">Score over time of the top 10</title>`)
 	fmt.Fprintf(&b, `<desc id="graph-desc">From %s to %s UTC; the table below lists the same players and points.</desc>`,
 		start.UTC().Format("Jan 2 15:04"), end.UTC().Format("Jan 2 15:04"))
-	// Axes and gridlines: points on the left, times along the bottom.
 	for i := 0; i <= 4; i++ {
-		p := maxPts * i / 4
-		fmt.Fprintf(&b, `<line class="grid" x1="%.1f" x2="%.1f" y1="%.1f" y2="%.1f"/>`, graphLeft, graphW-graphRight, y(p), y(p))
-		fmt.Fprintf(&b, `<text class="axis" x="%.1f" y="%.1f" text-anchor="end">%d</text>`, graphLeft-6, y(p)+4, p)
-	}
-	for i := 0; i <= 4; i++ {
-		t := start.Add(end.Sub(start) * time.Duration(i) / 4)
-		anchor := map[int]string{0: "start", 4: "end"}[i] // the ends stay inside the box
-		if anchor == "" {
-			anchor = "middle"
-		}
-		fmt.Fprintf(&b, `<text class="axis" x="%.1f" y="%.1f" text-anchor="%s">%s</text>`, x(t), graphH-12, anchor, t.UTC().Format("Jan 2 15:04"))
+		fmt.Fprintf(&b, `<line class="grid" x1="0" x2="1000" y1="%.1f" y2="%.1f"/>`, y(maxPts*i/4), y(maxPts*i/4))
 	}
 	for i, e := range top {
 		if i >= graphSeries {
@@ -183,6 +198,11 @@ func scoreGraph(top []live.RankedEntry) template.HTML {
 		fmt.Fprintf(&b, `<polyline class="s%d" points="%s"><title>%s: %d</title></polyline>`, i, pts.String(),
 			template.HTMLEscapeString(e.Name), e.TotalPoints)
 	}
-	b.WriteString(`</svg>`)
+	b.WriteString(`</svg><ol class="graph-x" aria-hidden="true">`)
+	for i := 0; i <= 4; i++ {
+		t := start.Add(end.Sub(start) * time.Duration(i) / 4)
+		fmt.Fprintf(&b, `<li class="t%d">%s</li>`, i, t.UTC().Format("Jan 2 15:04"))
+	}
+	b.WriteString(`</ol></div>`)
 	return template.HTML(b.String()) // #nosec: numbers and escaped names only
 }

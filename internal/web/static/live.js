@@ -24,6 +24,12 @@
     timer = setTimeout(() => { timer = 0; refresh(); }, wait);
   }
 
+  // A page's own script asks for its regions at once after changing the
+  // address (board.js: the filters as one types); during a fetch, another
+  // follows it, so the last address wins.
+  let wanted = false;
+  document.addEventListener("flagship:refresh", () => { if (busy) wanted = true; else refresh(); });
+
   async function refresh() {
     busy = true;
     last = Date.now();
@@ -39,6 +45,7 @@
       // The network failed: the next event tries again.
     } finally {
       busy = false;
+      if (wanted) { wanted = again = false; refresh(); }
       if (again) { again = false; schedule(); }
     }
   }
