@@ -212,7 +212,7 @@ func importDemo(ctx context.Context, svc *platform.Service, db *store.DB) error 
 	if err != nil || !empty {
 		return err
 	}
-	ds, err := dataset.Decode(demo.Dataset, "demo.yaml")
+	ds, err := dataset.Decode(demo.DatasetAt(time.Now()), "demo.yaml")
 	if err != nil {
 		return fmt.Errorf("demo dataset: %w", err)
 	}

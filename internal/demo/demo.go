@@ -6,6 +6,7 @@ import (
 	"embed"
 	"encoding/base64"
 	"regexp"
+	"time"
 )
 
 // source is the demo event with each stored handout written as
@@ -39,6 +40,43 @@ func withFiles(src []byte) []byte {
 		}
 		return []byte(base64.StdEncoding.EncodeToString(data))
 	})
+}
+
+var stamp = regexp.MustCompile(`\b\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2})?Z\b`)
+
+// DatasetAt is Dataset with every time moved by whole hours so that the
+// latest falls in the hour before now: `serve --demo` loads it, so the
+// demo's two days of play are recent whenever it is started (the
+// scoreboard's graph ends at now, and a demo played weeks ago would show
+// as a line squeezed against its left edge). Dataset itself keeps its
+// fixed times for tests.
+func DatasetAt(now time.Time) []byte {
+	var latest time.Time
+	for _, m := range stamp.FindAll(Dataset, -1) {
+		if t, ok := parseStamp(m); ok && t.After(latest) {
+			latest = t
+		}
+	}
+	if latest.IsZero() {
+		return Dataset
+	}
+	shift := now.Truncate(time.Hour).Add(-time.Hour).Sub(latest.Truncate(time.Hour))
+	return stamp.ReplaceAllFunc(Dataset, func(m []byte) []byte {
+		t, ok := parseStamp(m)
+		if !ok {
+			return m
+		}
+		return []byte(t.Add(shift).UTC().Format(time.RFC3339))
+	})
+}
+
+func parseStamp(b []byte) (time.Time, bool) {
+	for _, layout := range []string{time.RFC3339, "2006-01-02T15:04Z07:00"} {
+		if t, err := time.Parse(layout, string(b)); err == nil {
+			return t, true
+		}
+	}
+	return time.Time{}, false
 }
 
 // Credentials of the demo player, who has already solved two easy challenges.

@@ -381,3 +381,39 @@ func TestLeaderboardTop3(t *testing.T) {
 		t.Errorf("%d ranked players, want all 21", len(board))
 	}
 }
+
+// TestDatasetAtIsRecent: the demo `serve --demo` loads has its latest time
+// in the hour before now, every gap between two times kept, and still
+// decodes as a dataset.
+func TestDatasetAtIsRecent(t *testing.T) {
+	for _, now := range []time.Time{time.Date(2026, 11, 26, 15, 42, 7, 0, time.UTC), time.Date(2031, 2, 3, 0, 5, 0, 0, time.UTC)} {
+		moved := DatasetAt(now)
+		before, after := stamp.FindAll(Dataset, -1), stamp.FindAll(moved, -1)
+		if len(before) < 100 || len(before) != len(after) {
+			t.Fatalf("%v: %d times before, %d after", now, len(before), len(after))
+		}
+		var shift time.Duration
+		latest := time.Time{}
+		for i := range before {
+			b, ok1 := parseStamp(before[i])
+			a, ok2 := parseStamp(after[i])
+			if !ok1 || !ok2 {
+				t.Fatalf("%v: time %q or %q does not parse", now, before[i], after[i])
+			}
+			if i == 0 {
+				shift = a.Sub(b)
+			} else if a.Sub(b) != shift {
+				t.Fatalf("%v: %s moved by %v, the first by %v", now, before[i], a.Sub(b), shift)
+			}
+			if a.After(latest) {
+				latest = a
+			}
+		}
+		if shift%time.Hour != 0 || latest.After(now) || now.Sub(latest) > 2*time.Hour {
+			t.Errorf("%v: shifted by %v, latest time %v", now, shift, latest)
+		}
+		if _, err := dataset.Decode(moved, "demo.yaml"); err != nil {
+			t.Errorf("%v: the moved demo does not decode: %v", now, err)
+		}
+	}
+}

@@ -3,6 +3,7 @@ package webtest
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/chromedp/chromedp"
 	"github.com/flagshipctf/flagship/internal/apitest"
@@ -16,7 +17,7 @@ import (
 // overview. FLAGSHIP_SCREENSHOTS=docs/screenshots (from the repository's
 // root: ../../docs/screenshots) saves them there.
 func TestScreenshots(t *testing.T) {
-	s := apitest.Start(t, string(demo.Dataset))
+	s := apitest.Start(t, string(demo.DatasetAt(time.Now()))) // recent, as serve --demo has it
 	if _, err := s.Svc.Accounts.CreateUser(context.Background(), ctf.Operator, platform.NewUser{Username: "organiser2",
 		Email: "organiser2@example.com", Password: "organiser-password", Role: ctf.RoleAdmin}); err != nil {
 		t.Fatal(err)
