@@ -109,8 +109,9 @@ func (h *Handler) renderCard(id string, version uint64, sum live.ChallengeSummar
 	return x
 }
 
-func (h *Handler) board(w http.ResponseWriter, r *http.Request) {
-	v := h.viewer(w, r)
+func (h *Handler) board(w http.ResponseWriter, r *http.Request) { h.boardFor(w, r, h.viewer(w, r)) }
+
+func (h *Handler) boardFor(w http.ResponseWriter, r *http.Request, v ctf.Viewer) {
 	q := r.URL.Query()
 	d := boardData{Category: q.Get("category"), Difficulty: ctf.Difficulty(q.Get("difficulty")), Unsolved: q.Get("unsolved") == "1",
 		Difficulties: ctf.Difficulties}
