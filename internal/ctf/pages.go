@@ -53,6 +53,16 @@ func (l Logo) Ext() string { return logoExts[l.Type] }
 
 var logoExts = map[string]string{"image/png": ".png", "image/jpeg": ".jpg", "image/gif": ".gif", "image/webp": ".webp"}
 
+// CleanPageText is a page's text as stored: line ends as \n, and a text
+// of blanks only is empty (the page is then not shown).
+func CleanPageText(text string) string {
+	text = strings.ReplaceAll(text, "\r\n", "\n")
+	if strings.TrimSpace(text) == "" {
+		return ""
+	}
+	return text
+}
+
 // ValidatePage checks a page's name and text, as an admin sends them or a
 // dataset holds them.
 func ValidatePage(name, text string) error {

@@ -116,6 +116,14 @@ func (d *decoder) topValue(ds *Dataset, key string, val *yaml.Node) {
 		}
 		return
 	}
+	if key == "logo" { // one mapping, not a list
+		d.entry = "logo"
+		if !isNull(val) {
+			l := d.logo(val, Source{File: d.file})
+			ds.Logo = &l
+		}
+		return
+	}
 	if key == "event" { // one mapping, not a list
 		d.entry = "event"
 		if !isNull(val) {
@@ -191,7 +199,7 @@ func decodeJSONStream(r io.Reader, name string, noPaths bool) (*Dataset, []error
 		if err != nil {
 			return syntax(unexpectedEOF(err))
 		}
-		if tok != json.Delim('[') || !contains(topKeys, key) || key == "event" || key == "secrets" {
+		if tok != json.Delim('[') || !contains(topKeys, key) || key == "event" || key == "secrets" || key == "logo" {
 			val, err := jsonValueFrom(dec, tok)
 			if err != nil {
 				return syntax(err)
@@ -306,7 +314,7 @@ func cutRuns(br *bufio.Reader, stop <-chan struct{}, out chan<- *yamlRun) (ok bo
 				seen[key] = true
 				cur, indent, lead = &yamlRun{key: key, text: lead}, -1, nil
 				rest := bytes.TrimSpace(bytes.TrimPrefix(bytes.TrimSpace(line), m[1]))[1:]
-				if (len(rest) > 0 && rest[0] != '#') || key == "event" || !contains(topKeys, key) {
+				if (len(rest) > 0 && rest[0] != '#') || key == "event" || key == "logo" || !contains(topKeys, key) {
 					// A value on the key's line or not a list: the whole key.
 					cur.text = append(cur.text, line...)
 					indent = 0

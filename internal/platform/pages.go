@@ -2,7 +2,6 @@ package platform
 
 import (
 	"context"
-	"strings"
 
 	"github.com/flagshipctf/flagship/internal/ctf"
 	"github.com/flagshipctf/flagship/internal/live"
@@ -24,10 +23,7 @@ func (s *Event) SetPage(ctx context.Context, v ctf.Viewer, name, text string) (c
 	if !v.IsAdmin() {
 		return ctf.Page{}, ctf.ErrNotAdmin
 	}
-	text = strings.ReplaceAll(text, "\r\n", "\n")
-	if strings.TrimSpace(text) == "" {
-		text = ""
-	}
+	text = ctf.CleanPageText(text)
 	if err := ctf.ValidatePage(name, text); err != nil {
 		return ctf.Page{}, err
 	}

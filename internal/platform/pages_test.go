@@ -86,7 +86,10 @@ func TestPagesAndLogo(t *testing.T) {
 	wantCode(t, "rules", err, "")
 	seen("rules", func() bool { return b.Event.Page(ctf.PageRules).Text == "Be **nice**.\n" })
 	seen("faq", func() bool { return len(b.Event.Page(ctf.PageFAQ).Text) == ctf.MaxPageBytes })
-	seen("logo", func() bool { l, ok := b.Event.Logo(); return ok && bytes.Equal(l.Data, pngBytes) && l.Type == "image/png" })
+	seen("logo", func() bool {
+		l, ok := b.Event.Logo()
+		return ok && bytes.Equal(l.Data, pngBytes) && l.Type == "image/png"
+	})
 	_, err = a.Event.SetPage(ctx, root, ctf.PageFAQ, "  \n ")
 	wantCode(t, "empty the faq", err, "")
 	if a.Event.Page(ctf.PageFAQ).Text != "" {

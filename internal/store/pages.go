@@ -87,3 +87,21 @@ func putLogo(ctx context.Context, tx *sqlTx, l *ctf.Logo) error {
 	}
 	return nil
 }
+
+// Pages reads the event's pages that have a row (a load).
+func (t LoadContent) Pages() ([]ctf.Page, error) { return queryPages(t.ctx, t.tx, "") }
+
+// PutPage replaces one of the event's pages (a load).
+func (t LoadContent) PutPage(p ctf.Page) error { return putPage(t.ctx, t.tx, p) }
+
+// Logo reads the event's logo (nil: none), in a load.
+func (t LoadContent) Logo() (*ctf.Logo, error) { return queryLogo(t.ctx, t.tx) }
+
+// PutLogo replaces the event's logo (a load).
+func (t LoadContent) PutLogo(l ctf.Logo) error { return putLogo(t.ctx, t.tx, &l) }
+
+// Pages reads the event's pages that have a row, by name.
+func (t *DumpTx) Pages() ([]ctf.Page, error) { return queryPages(t.ctx, t.tx, "") }
+
+// Logo reads the event's logo (nil: none).
+func (t *DumpTx) Logo() (*ctf.Logo, error) { return queryLogo(t.ctx, t.tx) }
