@@ -116,24 +116,26 @@ func (d *decoder) topValue(ds *Dataset, key string, val *yaml.Node) {
 		}
 		return
 	}
-	if key == "logo" { // one mapping, not a list
-		d.entry = "logo"
-		if !isNull(val) {
-			l := d.logo(val, Source{File: d.file})
-			ds.Logo = &l
-		}
+	switch key { // one mapping each, not a list
+	case "event":
+		oneMapping(d, key, val, (*decoder).event, &ds.Event)
 		return
-	}
-	if key == "event" { // one mapping, not a list
-		d.entry = "event"
-		if !isNull(val) {
-			e := d.event(val, Source{File: d.file})
-			ds.Event = &e
-		}
+	case "logo":
+		oneMapping(d, key, val, (*decoder).logo, &ds.Logo)
 		return
 	}
 	for i, n := range d.items(val, key) {
 		d.listEntry(ds, key, i, n)
+	}
+}
+
+// oneMapping decodes a top-level key that holds one mapping into *to
+// (null leaves it nil).
+func oneMapping[T any](d *decoder, key string, val *yaml.Node, decode func(*decoder, *yaml.Node, Source) T, to **T) {
+	d.entry = key
+	if !isNull(val) {
+		v := decode(d, val, Source{File: d.file})
+		*to = &v
 	}
 }
 

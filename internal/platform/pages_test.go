@@ -3,14 +3,10 @@ package platform
 import (
 	"bytes"
 	"context"
-	"log/slog"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/flagshipctf/flagship/internal/ctf"
-	"github.com/flagshipctf/flagship/internal/store"
-	"github.com/flagshipctf/flagship/internal/testtime"
 )
 
 // pngBytes is the start of a PNG file and some bytes: enough for the
@@ -24,23 +20,9 @@ var pngBytes = append([]byte("\x89PNG\r\n\x1a\n"), bytes.Repeat([]byte{1}, 100).
 // change log without rebuilding, as a fresh replica reads it.
 func TestPagesAndLogo(t *testing.T) {
 	t.Parallel()
-	f := newFixture(t)
-	a, b := f.svc, f.replica()
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	go b.Watch(ctx, 250*time.Millisecond)
-	go store.Listen(ctx, f.dsn, b.Wake, slog.New(slog.DiscardHandler))
-	root, pam := f.as("root"), f.as("pam")
-	seen := func(what string, ok func() bool) {
-		t.Helper()
-		start, limit := time.Now(), testtime.Scale(time.Second)
-		for !ok() {
-			if time.Since(start) > limit {
-				t.Fatalf("%s: not seen by the other replica within %v", what, limit)
-			}
-			time.Sleep(5 * time.Millisecond)
-		}
-	}
+	ctx, f := context.Background(), newFixture(t)
+	a, root, pam := f.svc, f.as("root"), f.as("pam")
+	b, seen := f.watchedReplica()
 	rebuilds := b.live.Rebuilds()
 
 	_, err := a.Event.SetPage(ctx, pam, ctf.PageRules, "mine")
@@ -73,12 +55,15 @@ func TestPagesAndLogo(t *testing.T) {
 		wantCode(t, "logo "+name, err, ctf.Invalid)
 	}
 	wantCode(t, "remove no logo", a.Event.RemoveLogo(ctx, root), ctf.Conflict)
-	for typ, data := range map[string][]byte{"image/jpeg": []byte("\xff\xd8\xff\xe0rest"), "image/gif": []byte("GIF89a.."),
-		"image/webp": []byte("RIFF\x10\x00\x00\x00WEBPVP8 "), "image/png": pngBytes} {
-		l, err := a.Event.SetLogo(ctx, root, data)
-		wantCode(t, "logo "+typ, err, "")
-		if l.Type != typ {
-			t.Errorf("%s sniffed as %s", typ, l.Type)
+	for _, x := range []struct { // the PNG last: it stays
+		typ  string
+		data []byte
+	}{{"image/jpeg", []byte("\xff\xd8\xff\xe0rest")}, {"image/gif", []byte("GIF89a..")}, {"image/webp", []byte("RIFF\x10\x00\x00\x00WEBPVP8 ")},
+		{"image/png", pngBytes}} {
+		l, err := a.Event.SetLogo(ctx, root, x.data)
+		wantCode(t, "logo "+x.typ, err, "")
+		if l.Type != x.typ {
+			t.Errorf("%s sniffed as %s", x.typ, l.Type)
 		}
 	}
 
