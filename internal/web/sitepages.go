@@ -53,9 +53,11 @@ func (h *Handler) logo(w http.ResponseWriter, r *http.Request) {
 	http.ServeContent(w, r, "", l.UpdatedAt, bytes.NewReader(l.Data))
 }
 
-// sitePageData is a page as shown: its title and text.
+// sitePageData is a page as shown: its title and text. OwnHeading: the
+// text has a heading of the first level, so the page adds none.
 type sitePageData struct {
 	Name, Heading, Text string
+	OwnHeading          bool
 }
 
 // home is the landing page for visitors when it has a text, else the
@@ -63,7 +65,8 @@ type sitePageData struct {
 func (h *Handler) home(w http.ResponseWriter, r *http.Request) {
 	v := h.viewer(w, r)
 	if p := h.svc.Event.Page(ctf.PageLanding); v.User == nil && p.Text != "" {
-		h.render(w, r, "page", page{Title: "Welcome", Viewer: v, Data: sitePageData{Name: p.Name, Text: p.Text}})
+		own := strings.Contains(string(h.md.render(p.Text)), "<h1")
+		h.render(w, r, "page", page{Title: "Welcome", Viewer: v, Data: sitePageData{Name: p.Name, Text: p.Text, OwnHeading: own}})
 		return
 	}
 	h.boardFor(w, r, v)

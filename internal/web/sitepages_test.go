@@ -57,6 +57,9 @@ func TestSitePages(t *testing.T) {
 	if strings.Contains(home.body, `href="/faq"`) {
 		t.Error("the top bar links the empty FAQ")
 	}
+	if n := strings.Count(home.body, "<h1"); n != 1 {
+		t.Errorf("the landing page, whose text has its own heading, has %d h1 headings", n)
+	}
 	want(t, "board for a player", pam.get("/"), 200, board)
 	want(t, "board at /challenges for a visitor", anon.get("/challenges"), 200, board)
 	want(t, "rules", anon.get("/rules"), 200, "<h1 id=\"page-h\">Rules</h1>", "<em>nice</em>")
