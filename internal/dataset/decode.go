@@ -1,6 +1,7 @@
 package dataset
 
 import (
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -64,6 +65,8 @@ var sections = []struct {
 	{"announcements", entries((*decoder).announcement, func(ds *Dataset) *[]Announcement { return &ds.Announcements })},
 	{"sharing", entries((*decoder).sharing, func(ds *Dataset) *[]Sharing { return &ds.Sharing })},
 	{"webhooks", entries((*decoder).webhook, func(ds *Dataset) *[]Webhook { return &ds.Webhooks })},
+	{"pages", entries((*decoder).page, func(ds *Dataset) *[]Page { return &ds.Pages })},
+	{"logo", nil},
 }
 
 // entries is the add of a section whose entries decode reads into the list at.
@@ -129,7 +132,7 @@ func entryKey(kind string, n *yaml.Node) string {
 		return get("username")
 	case "announcements":
 		return get("title")
-	case "webhooks":
+	case "webhooks", "pages":
 		return get("name")
 	case "challenges":
 		if s := get("slug"); s != "" {
@@ -146,7 +149,7 @@ func entryKey(kind string, n *yaml.Node) string {
 // label names an entry: `users[3] (username "bob")`, `solves[0]`, `challenge`,
 // `event`.
 func label(kind string, src Source, key string) string {
-	if kind == "event" {
+	if kind == "event" || kind == "logo" {
 		return kind
 	}
 	if src.Index < 0 {
@@ -161,7 +164,7 @@ func label(kind string, src Source, key string) string {
 		s += fmt.Sprintf(" (slug %q)", key)
 	case kind == "announcements":
 		s += fmt.Sprintf(" (title %q)", key)
-	case kind == "webhooks":
+	case kind == "webhooks", kind == "pages":
 		s += fmt.Sprintf(" (name %q)", key)
 	}
 	return s
@@ -337,6 +340,35 @@ func (d *decoder) event(n *yaml.Node, src Source) Event {
 	e := Event{Source: src}
 	eventFields.decode(d, n, "", &e)
 	return e
+}
+
+var pageFields = newMapping(rejectUnknown, nil,
+	asLower("name", func(p *Page) *string { return &p.Name }),
+	asText("text", func(p *Page) *string { return &p.Text }),
+)
+
+func (d *decoder) page(n *yaml.Node, src Source) Page {
+	p := Page{Source: src}
+	pageFields.decode(d, n, "", &p)
+	return p
+}
+
+var logoFields = newMapping(rejectUnknown, nil,
+	asCleaned("contentBase64", func(l *Logo) *string { return &l.ContentBase64 }, func(s string) string {
+		return strings.Join(strings.Fields(s), "")
+	}),
+)
+
+func (d *decoder) logo(n *yaml.Node, src Source) Logo {
+	l := Logo{Source: src}
+	logoFields.decode(d, n, "", &l)
+	b, err := base64.StdEncoding.DecodeString(l.ContentBase64)
+	if err != nil {
+		d.fail("contentBase64", "must be standard base64")
+		b = nil
+	}
+	l.Data = b
+	return l
 }
 
 // announcementFields are trimmed as a posted announcement is.

@@ -51,6 +51,10 @@ func (d *Dataset) Merge(other *Dataset) {
 		d.Event = other.Event
 	}
 	d.Announcements = merge(d.Announcements, other.Announcements)
+	d.Pages = merge(d.Pages, other.Pages)
+	if other.Logo != nil {
+		d.Logo = other.Logo
+	}
 	d.Users = merge(d.Users, other.Users)
 	d.Challenges = merge(d.Challenges, other.Challenges)
 	d.Solves = merge(d.Solves, other.Solves)

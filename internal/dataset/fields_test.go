@@ -14,7 +14,7 @@ func TestKnownKeys(t *testing.T) {
 		keys, ignored []string
 		want          []string
 	}{
-		{"top", topKeys, nil, []string{"event", "secrets", "users", "challenges", "solves", "attempts", "writeups", "reviews", "announcements", "sharing", "webhooks"}},
+		{"top", topKeys, nil, []string{"event", "secrets", "users", "challenges", "solves", "attempts", "writeups", "reviews", "announcements", "sharing", "webhooks", "pages", "logo"}},
 		{"user", userFields.keys, userFields.ignored, []string{"id", "username", "name", "email", "password", "passwordHash", "role",
 			"banned", "createdAt", "kind", "owner", "model", "harness", "apiKeys", "twoFactor"}},
 		{"apiKey", apiKeyFields.keys, apiKeyFields.ignored, []string{"id", "name", "keyPrefix", "keyHash", "createdAt", "lastUsedAt", "revokedAt", "readOnly"}},
@@ -24,6 +24,8 @@ func TestKnownKeys(t *testing.T) {
 		{"writeup", writeupFields.keys, writeupFields.ignored, []string{"id", "user", "challenge", "title", "content", "status", "reason", "images", "createdAt", "updatedAt"}},
 		{"review", reviewFields.keys, reviewFields.ignored, []string{"id", "user", "challenge", "stars", "difficulty", "createdAt"}},
 		{"event", eventFields.keys, eventFields.ignored, []string{"name", "start", "end", "freeze", "unfreezeAtEnd", "unfrozen", "practice", "flagFormat"}},
+		{"page", pageFields.keys, pageFields.ignored, []string{"name", "text"}},
+		{"logo", logoFields.keys, logoFields.ignored, []string{"contentBase64"}},
 		{"announcement", announcementFields.keys, announcementFields.ignored, []string{"id", "title", "body", "challenge", "author", "createdAt"}},
 		{"challenge", challengeFields.keys, challengeFields.ignored, []string{
 			"id", "slug", "title", "description", "categories", "difficulty", "points", "type", "flags",

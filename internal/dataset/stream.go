@@ -116,16 +116,26 @@ func (d *decoder) topValue(ds *Dataset, key string, val *yaml.Node) {
 		}
 		return
 	}
-	if key == "event" { // one mapping, not a list
-		d.entry = "event"
-		if !isNull(val) {
-			e := d.event(val, Source{File: d.file})
-			ds.Event = &e
-		}
+	switch key { // one mapping each, not a list
+	case "event":
+		oneMapping(d, key, val, (*decoder).event, &ds.Event)
+		return
+	case "logo":
+		oneMapping(d, key, val, (*decoder).logo, &ds.Logo)
 		return
 	}
 	for i, n := range d.items(val, key) {
 		d.listEntry(ds, key, i, n)
+	}
+}
+
+// oneMapping decodes a top-level key that holds one mapping into *to
+// (null leaves it nil).
+func oneMapping[T any](d *decoder, key string, val *yaml.Node, decode func(*decoder, *yaml.Node, Source) T, to **T) {
+	d.entry = key
+	if !isNull(val) {
+		v := decode(d, val, Source{File: d.file})
+		*to = &v
 	}
 }
 
@@ -191,7 +201,7 @@ func decodeJSONStream(r io.Reader, name string, noPaths bool) (*Dataset, []error
 		if err != nil {
 			return syntax(unexpectedEOF(err))
 		}
-		if tok != json.Delim('[') || !contains(topKeys, key) || key == "event" || key == "secrets" {
+		if tok != json.Delim('[') || !contains(topKeys, key) || key == "event" || key == "secrets" || key == "logo" {
 			val, err := jsonValueFrom(dec, tok)
 			if err != nil {
 				return syntax(err)
@@ -306,7 +316,7 @@ func cutRuns(br *bufio.Reader, stop <-chan struct{}, out chan<- *yamlRun) (ok bo
 				seen[key] = true
 				cur, indent, lead = &yamlRun{key: key, text: lead}, -1, nil
 				rest := bytes.TrimSpace(bytes.TrimPrefix(bytes.TrimSpace(line), m[1]))[1:]
-				if (len(rest) > 0 && rest[0] != '#') || key == "event" || !contains(topKeys, key) {
+				if (len(rest) > 0 && rest[0] != '#') || key == "event" || key == "logo" || !contains(topKeys, key) {
 					// A value on the key's line or not a list: the whole key.
 					cur.text = append(cur.text, line...)
 					indent = 0

@@ -22,6 +22,11 @@ type Dataset struct {
 	Reviews       []Review       `json:"reviews,omitempty" yaml:"reviews,omitempty"`
 	Announcements []Announcement `json:"announcements,omitempty" yaml:"announcements,omitempty"`
 	Webhooks      []Webhook      `json:"webhooks,omitempty" yaml:"webhooks,omitempty"`
+	// Pages are the event's pages (landing, rules, faq); a page left out is
+	// left alone.
+	Pages []Page `json:"pages,omitempty" yaml:"pages,omitempty"`
+	// Logo is the event's logo; nil leaves the stored one alone.
+	Logo *Logo `json:"logo,omitempty" yaml:"logo,omitempty"`
 	// Sharing are the suspected sharings of per-player flags: a dump's
 	// record for the organisers (docs/product.md#instances).
 	Sharing []Sharing `json:"sharing,omitempty" yaml:"sharing,omitempty"`
@@ -50,6 +55,24 @@ type Event struct {
 	Unfrozen      *time.Time `json:"unfrozen,omitempty" yaml:"unfrozen,omitempty"` // when an admin lifted the freeze
 	Practice      bool       `json:"practice,omitempty" yaml:"practice,omitempty"` // challenges stay playable after the end
 	FlagFormat    string     `json:"flagFormat,omitempty" yaml:"flagFormat,omitempty"`
+
+	Source Source `json:"-" yaml:"-"` // where the entry was read (not encoded)
+}
+
+// Page is one of the event's pages (ctf.PageNames), by name: its Markdown
+// text replaces the stored one; an empty text hides the page.
+type Page struct {
+	Name string `json:"name" yaml:"name"`
+	Text string `json:"text" yaml:"text"`
+
+	Source Source `json:"-" yaml:"-"` // where the entry was read (not encoded)
+}
+
+// Logo is the event's logo: a PNG, JPEG, GIF or WebP image of at most
+// 256 KiB (ctf.NewLogo), inline.
+type Logo struct {
+	ContentBase64 string `json:"contentBase64" yaml:"contentBase64"`
+	Data          []byte `json:"-" yaml:"-"` // ContentBase64 decoded
 
 	Source Source `json:"-" yaml:"-"` // where the entry was read (not encoded)
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -58,6 +59,10 @@ func (d *Dataset) Where(kind string, i int) (file, entry string) {
 		src = d.Sharing[i].Source
 	case kind == "event" && d.Event != nil:
 		src = d.Event.Source
+	case kind == "pages" && i >= 0 && i < len(d.Pages):
+		src, key = d.Pages[i].Source, d.Pages[i].Name
+	case kind == "logo" && d.Logo != nil:
+		src = d.Logo.Source
 	case kind == "secrets":
 		return "", "secrets"
 	}
@@ -136,6 +141,7 @@ func (d *Dataset) Validate() error {
 	v.challenges()
 	v.activity()
 	v.announcements()
+	v.pages()
 	v.webhooks()
 	v.secrets()
 	return errors.Join(v.errs...)
@@ -348,6 +354,24 @@ func (v *validator) event() {
 	v.rule("event", 0, "", ctf.ValidateEvent(e.Settings()))
 	if e.Unfrozen != nil && e.Freeze == nil {
 		v.add("event", 0, "unfrozen", "needs a freeze time")
+	}
+}
+
+func (v *validator) pages() {
+	names := map[string]int{}
+	for i, p := range v.d.Pages {
+		const k = "pages"
+		if !slices.Contains(ctf.PageNames, p.Name) {
+			v.add(k, i, "name", "must be one of %s", strings.Join(ctf.PageNames, ", "))
+			continue
+		}
+		v.unique(names, p.Name, k, i, "name", "page")
+		v.rule(k, i, "", ctf.ValidatePage(p.Name, ctf.CleanPageText(p.Text)))
+	}
+	if l := v.d.Logo; l != nil && l.Data != nil {
+		if _, err := ctf.NewLogo(l.Data, time.Time{}); err != nil {
+			v.add("logo", 0, "contentBase64", "%s", strings.TrimPrefix(ctf.ErrorMessage(err), "logo "))
+		}
 	}
 }
 

@@ -285,6 +285,12 @@ func (st *State) applyEntities(e store.Entities, dirty dirtySet) {
 	for _, a := range e.Announcements {
 		st.putAnnouncement(a)
 	}
+	for _, p := range e.Pages {
+		st.pages[p.Name] = p
+	}
+	if e.LogoChanged {
+		st.logo = e.Logo
+	}
 	// Last: a deleted challenge's rows are gone, so nothing above named it.
 	for _, id := range e.DeletedChallenges {
 		st.deleteChallenge(id, dirty)

@@ -69,7 +69,9 @@ type State struct {
 	// otherwise: the one number a read checks.
 	next atomic.Int64
 
-	announcements []ctf.Announcement // oldest first
+	announcements []ctf.Announcement  // oldest first
+	pages         map[string]ctf.Page // by name: those with a row
+	logo          *ctf.Logo           // nil: none
 	// streamMax is the newest row of the live stream this state relayed.
 	streamMax int64
 }
@@ -174,6 +176,8 @@ func newStateAfter(snap *store.Snapshot, publicURL string, now time.Time, after 
 		listVer:       after + 1,
 		event:         snap.Event,
 		announcements: snap.Announcements,
+		pages:         pagesByName(snap.Pages),
+		logo:          snap.Logo,
 		streamMax:     snap.Stream,
 		revision:      snap.Revision,
 		publicURL:     publicURL,

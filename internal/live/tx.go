@@ -63,3 +63,9 @@ func (tx *Tx) SetEvent(e ctf.Event) {
 	tx.st.event = e
 	tx.moves = append(tx.moves, tx.st.advanceClock(tx.now(), tx.dirty)...)
 }
+
+// PutPage replaces one of the event's pages.
+func (tx *Tx) PutPage(p ctf.Page) { tx.st.pages[p.Name] = p }
+
+// SetLogo replaces the event's logo (nil: none).
+func (tx *Tx) SetLogo(l *ctf.Logo) { tx.st.logo = l }

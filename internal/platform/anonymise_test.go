@@ -2,14 +2,10 @@ package platform
 
 import (
 	"context"
-	"log/slog"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/flagshipctf/flagship/internal/ctf"
-	"github.com/flagshipctf/flagship/internal/store"
-	"github.com/flagshipctf/flagship/internal/testtime"
 )
 
 // TestAnonymiseUser: an admin anonymises a player by typing their username:
@@ -20,11 +16,9 @@ import (
 func TestAnonymiseUser(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
-	a, b := f.svc, f.replica()
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	go b.Watch(ctx, 250*time.Millisecond)
-	go store.Listen(ctx, f.dsn, b.Wake, slog.New(slog.DiscardHandler))
+	a := f.svc
+	b, seen := f.watchedReplica()
+	ctx := context.Background()
 	root, pam := f.as("root"), f.as("pam")
 	_, key, err := a.Keys.Create(ctx, pam, NewAPIKey{Name: "laptop"})
 	wantCode(t, "key", err, "")
@@ -42,16 +36,6 @@ func TestAnonymiseUser(t *testing.T) {
 	wantCode(t, "anonymise", err, "")
 	if nu.Username != AnonymisedName(pam.ID()) || nu.Email != "" || nu.Name != "" || nu.PasswordHash != "" {
 		t.Fatalf("anonymised: %+v", nu)
-	}
-	seen := func(what string, ok func() bool) {
-		t.Helper()
-		start, limit := time.Now(), testtime.Scale(time.Second)
-		for !ok() {
-			if time.Since(start) > limit {
-				t.Fatalf("%s: not seen by the other replica within %v", what, limit)
-			}
-			time.Sleep(5 * time.Millisecond)
-		}
 	}
 	seen("the new name on the board", func() bool {
 		board := boardJSON(b)

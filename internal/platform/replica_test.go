@@ -2,14 +2,10 @@ package platform
 
 import (
 	"context"
-	"log/slog"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/flagshipctf/flagship/internal/ctf"
-	"github.com/flagshipctf/flagship/internal/store"
-	"github.com/flagshipctf/flagship/internal/testtime"
 )
 
 // TestReplicaAppliesChangesIncrementally: on two replicas of one database,
@@ -22,24 +18,10 @@ import (
 func TestReplicaAppliesChangesIncrementally(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
-	a, b := f.svc, f.replica()
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	go b.Watch(ctx, 250*time.Millisecond)
-	go store.Listen(ctx, f.dsn, b.Wake, slog.New(slog.DiscardHandler))
+	a := f.svc
+	b, seen := f.watchedReplica()
+	ctx := context.Background()
 	root, pam := f.as("root"), f.as("pam")
-
-	seen := func(what string, ok func() bool) {
-		t.Helper()
-		start, limit := time.Now(), testtime.Scale(time.Second)
-		for !ok() {
-			if time.Since(start) > limit {
-				t.Fatalf("%s: not seen by the other replica within %v", what, limit)
-			}
-			time.Sleep(5 * time.Millisecond)
-		}
-		t.Logf("%s: seen after %v", what, time.Since(start).Round(time.Millisecond))
-	}
 
 	u, err := a.Accounts.SignUp(ctx, SignUp{Username: "newbie", Email: "newbie@example.com", Password: "a long password"})
 	wantCode(t, "sign up", err, "")

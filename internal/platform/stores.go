@@ -130,6 +130,8 @@ type adminStore interface {
 type eventStore interface {
 	PutEvent(ctx context.Context, e ctf.Event, audit *ctf.AuditEntry) ([]int64, error)
 	PostAnnouncement(ctx context.Context, a ctf.Announcement, audit *ctf.AuditEntry) ([]int64, error)
+	PutPage(ctx context.Context, p ctf.Page, audit *ctf.AuditEntry) ([]int64, error)
+	PutLogo(ctx context.Context, l *ctf.Logo, audit *ctf.AuditEntry) ([]int64, error)
 }
 
 // webhookStore is what Webhooks needs.

@@ -3,6 +3,7 @@ package platform
 import (
 	"context"
 	"encoding/json"
+	"log/slog"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -13,6 +14,7 @@ import (
 	"github.com/flagshipctf/flagship/internal/live"
 	"github.com/flagshipctf/flagship/internal/store"
 	"github.com/flagshipctf/flagship/internal/store/storetest"
+	"github.com/flagshipctf/flagship/internal/testtime"
 	"github.com/flagshipctf/flagship/internal/transfer"
 )
 
@@ -146,4 +148,29 @@ func listJSON(s *Service) string {
 	}
 	b, _ := json.Marshal(map[string]any{"challenges": sums})
 	return string(b)
+}
+
+// watchedReplica starts another replica that follows the database as
+// flagship serve does (polling every quarter second, and on PostgreSQL
+// woken by notifications) for the rest of the test, and returns it with
+// seen, which waits until ok holds, failing after a second (scaled by
+// testtime.Factor).
+func (f *ucFixture) watchedReplica() (*Service, func(what string, ok func() bool)) {
+	t := f.t
+	b := f.replica()
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	go b.Watch(ctx, 250*time.Millisecond)
+	go store.Listen(ctx, f.dsn, b.Wake, slog.New(slog.DiscardHandler))
+	return b, func(what string, ok func() bool) {
+		t.Helper()
+		start, limit := time.Now(), testtime.Scale(time.Second)
+		for !ok() {
+			if time.Since(start) > limit {
+				t.Fatalf("%s: not seen by the other replica within %v", what, limit)
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+		t.Logf("%s: seen after %v", what, time.Since(start).Round(time.Millisecond))
+	}
 }

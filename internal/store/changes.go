@@ -27,6 +27,8 @@ const (
 	ChangeChallenge ChangeKind = "challenge"    // a challenge, by id (fields, flags, prerequisites)
 	ChangeEvent     ChangeKind = "event"        // the event's settings (entity "1")
 	ChangeAnnounce  ChangeKind = "announcement" // an announcement, by id
+	ChangePage      ChangeKind = "page"         // one of the event's pages, by name
+	ChangeLogo      ChangeKind = "logo"         // the event's logo (entity "1")
 )
 
 // ChangeRef is a row of the change log.
@@ -189,6 +191,11 @@ type Entities struct {
 	Sessions      map[string][]ctf.Session
 	Event         *ctf.Event // the event's settings, when they changed
 	Announcements []ctf.Announcement
+	// Pages holds the changed pages (one without a row: an empty text).
+	Pages []ctf.Page
+	// LogoChanged: the event's logo changed, to Logo (nil: removed).
+	LogoChanged bool
+	Logo        *ctf.Logo
 	// DeletedChallenges are the ids of challenges deleted: no row to read.
 	DeletedChallenges []string
 }
@@ -243,6 +250,27 @@ func (db *DB) Entities(ctx context.Context, refs []ChangeRef) (Entities, error) 
 		if e.Announcements, err = queryAnnouncements(ctx, q, "WHERE id IN ("+marks(len(in))+")", anys(in)...); err != nil {
 			return e, err
 		}
+	}
+	if in := ids[ChangePage]; len(in) > 0 {
+		rows, err := queryPages(ctx, q, "WHERE name IN ("+marks(len(in))+")", anys(in)...)
+		if err != nil {
+			return e, err
+		}
+		for _, name := range in {
+			p := ctf.Page{Name: name}
+			for _, r := range rows {
+				if r.Name == name {
+					p = r
+				}
+			}
+			e.Pages = append(e.Pages, p)
+		}
+	}
+	if len(ids[ChangeLogo]) > 0 {
+		if e.Logo, err = queryLogo(ctx, q); err != nil {
+			return e, err
+		}
+		e.LogoChanged = true
 	}
 	e.DeletedChallenges = ids[ChangeChallengeDeleted]
 	if in := ids[ChangeSessions]; len(in) > 0 {

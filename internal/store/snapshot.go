@@ -34,6 +34,8 @@ type Snapshot struct {
 
 	Event         ctf.Event
 	Announcements []ctf.Announcement // oldest first
+	Pages         []ctf.Page         // those with a row
+	Logo          *ctf.Logo          // nil: none
 	// Stream is the number of the newest row of the live stream.
 	Stream int64
 }
@@ -80,6 +82,12 @@ func (db *DB) Snapshot(ctx context.Context) (*Snapshot, error) {
 		return nil, err
 	}
 	if s.Announcements, err = queryAnnouncements(ctx, tx, ""); err != nil {
+		return nil, err
+	}
+	if s.Pages, err = queryPages(ctx, tx, ""); err != nil {
+		return nil, err
+	}
+	if s.Logo, err = queryLogo(ctx, tx); err != nil {
 		return nil, err
 	}
 	if s.Stream, err = streamHead(ctx, tx); err != nil {

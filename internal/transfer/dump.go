@@ -161,6 +161,9 @@ func dump(tx *store.DumpTx) (*dataset.Dataset, error) {
 		d.Announcements = append(d.Announcements, dataset.Announcement{ID: a.ID, Title: a.Title, Body: a.Body,
 			Challenge: slugs[a.ChallengeID], Author: names[a.AuthorID], CreatedAt: tp(a.CreatedAt)})
 	}
+	if err := dumpPages(tx, d); err != nil {
+		return nil, err
+	}
 	hooks, err := tx.Webhooks()
 	if err != nil {
 		return nil, err
@@ -204,4 +207,23 @@ func dumpEvent(tx *store.DumpTx) (*dataset.Event, error) {
 func tp(t time.Time) *time.Time {
 	t = ctf.Millis(t)
 	return &t
+}
+
+// dumpPages writes the pages that have a text and the logo, if any.
+func dumpPages(tx *store.DumpTx, d *dataset.Dataset) error {
+	pages, err := tx.Pages()
+	if err != nil {
+		return err
+	}
+	for _, p := range pages {
+		if p.Text != "" {
+			d.Pages = append(d.Pages, dataset.Page{Name: p.Name, Text: p.Text})
+		}
+	}
+	logo, err := tx.Logo()
+	if err != nil || logo == nil {
+		return err
+	}
+	d.Logo = &dataset.Logo{ContentBase64: base64.StdEncoding.EncodeToString(logo.Data), Data: logo.Data}
+	return nil
 }

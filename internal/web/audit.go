@@ -66,8 +66,13 @@ func (h *Handler) auditRows(ctx context.Context, v ctf.Viewer, entries []ctf.Aud
 			}
 		case "writeup":
 			row.About, row.Link = "a writeup", "/admin/writeups"
+		case "page":
+			row.About, row.Link = cmp.Or(pageTitles[e.Target], e.Target), "/admin/pages#page-"+url.PathEscape(e.Target)
 		case "event":
 			row.Link = "/admin/event"
+			if e.Action == "event.logo" {
+				row.About, row.Link = "the logo", "/admin/pages#logo"
+			}
 		}
 		rows[i] = row
 	}

@@ -158,8 +158,9 @@ func (h *Handler) renderCard(id string, version uint64, sum live.ChallengeSummar
 	return x
 }
 
-func (h *Handler) board(w http.ResponseWriter, r *http.Request) {
-	v := h.viewer(w, r)
+func (h *Handler) board(w http.ResponseWriter, r *http.Request) { h.boardFor(w, r, h.viewer(w, r)) }
+
+func (h *Handler) boardFor(w http.ResponseWriter, r *http.Request, v ctf.Viewer) {
 	q := r.URL.Query()
 	f := boardFilterOf(q)
 	d := boardData{Category: f.category, Difficulty: f.difficulty, Unsolved: f.unsolved, Query: strings.TrimSpace(q.Get("q")),

@@ -32,7 +32,7 @@ func TestBoardUnsolvedFilter(t *testing.T) {
 		has, lack []string
 	}{
 		{"all", pam, "/", []string{warmup, next, "1 of 2 solved"}, nil},
-		{"unsolved", pam, "/?unsolved=1", []string{next, `name="unsolved" value="1" checked`, `<a href="/">Clear</a>`}, []string{warmup}},
+		{"unsolved", pam, "/?unsolved=1", []string{next, `name="unsolved" value="1" checked`, `<a href="/challenges">Clear</a>`}, []string{warmup}},
 		{"unsolved in misc", pam, "/?category=misc&unsolved=1", []string{"No challenge matches."}, []string{warmup, next}},
 		{"unsolved in web", pam, "/?category=web&unsolved=1", []string{next}, []string{warmup}},
 		{"unsolved Easy", pam, "/?difficulty=Easy&unsolved=1", []string{"No challenge matches."}, []string{warmup, next}},

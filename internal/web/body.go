@@ -40,6 +40,9 @@ var bodyLimits = map[string]bodyLimit{
 	"POST /admin/data/import": {bytes: maxImportBytes + 1<<20, ownParse: true,
 		note: fmt.Sprintf(" (a dataset of at most %d MiB; load bigger ones with flagship load)", maxImportBytes>>20)},
 	"POST /admin/announcements": {bytes: pctEncoded(4*(ctf.MaxAnnouncementBodyChars+ctf.MaxAnnouncementTitleChars)) + 4<<10},
+	"POST /admin/pages":         {bytes: pctEncoded(ctf.MaxPageBytes) + 4<<10},
+	"POST /admin/logo": {bytes: 1 << 20, ownParse: true,
+		note: fmt.Sprintf(" (a logo of at most %d KiB)", ctf.MaxLogoBytes>>10)},
 }
 
 // limitBody caps r's body for its route, and reads a form right away so

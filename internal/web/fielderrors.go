@@ -43,6 +43,9 @@ var fieldLabels = map[string]string{
 	"username":       "the username",
 	"email":          "the email address",
 	"password":       "the password",
+	"text":           "the text",
+	"logo":           "the logo",
+	"page":           "the page",
 }
 
 var flagRow = regexp.MustCompile(`^flags\[(\d+)\]$`)

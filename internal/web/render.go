@@ -39,6 +39,7 @@ type page struct {
 	// Clock is where the event's clock stands; Unread counts the
 	// announcements this browser has not seen (none when allRead).
 	Clock   clockView
+	Site    siteNav // the logo and the pages the top bar links
 	Unread  int
 	allRead bool
 	// flashTaken: the handler took the flash itself (takeFlash) to show
@@ -145,6 +146,7 @@ func (h *Handler) render(w http.ResponseWriter, r *http.Request, name string, p 
 		p.Notice, p.Error = cmp.Or(p.Notice, f.Notice), cmp.Or(p.Error, f.Error)
 	}
 	p.Clock = h.clock()
+	p.Site = h.siteNav()
 	if !p.allRead {
 		p.Unread = h.svc.Event.AnnouncementsAfter(time.UnixMilli(h.seenAt(r)))
 	}

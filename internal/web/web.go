@@ -78,7 +78,11 @@ func New(svc *platform.Service, opts Options) *Handler {
 
 // routes is the whole web app on one screen.
 func (h *Handler) routes() {
-	h.mux.HandleFunc("GET /{$}", h.board)
+	h.mux.HandleFunc("GET /{$}", h.home)
+	h.mux.HandleFunc("GET /challenges", h.board)
+	h.mux.HandleFunc("GET /rules", h.sitePage(ctf.PageRules))
+	h.mux.HandleFunc("GET /faq", h.sitePage(ctf.PageFAQ))
+	h.mux.HandleFunc("GET /logo/{file}", h.logo)
 	h.mux.HandleFunc("GET /challenges/{slug}", h.challenge)
 	h.mux.HandleFunc("POST /challenges/{slug}/submit", h.submit)
 	h.mux.HandleFunc("POST /challenges/{slug}/review", h.review)
@@ -148,6 +152,10 @@ func (h *Handler) routes() {
 	h.mux.HandleFunc("POST /admin/event/unfreeze", h.adminUnfreeze)
 	h.mux.HandleFunc("GET /admin/announcements", h.adminAnnouncements)
 	h.mux.HandleFunc("POST /admin/announcements", h.adminPostAnnouncement)
+	h.mux.HandleFunc("GET /admin/pages", h.adminPages)
+	h.mux.HandleFunc("POST /admin/pages", h.adminSavePage)
+	h.mux.HandleFunc("POST /admin/logo", h.adminSaveLogo)
+	h.mux.HandleFunc("POST /admin/logo/remove", h.adminRemoveLogo)
 	h.mux.HandleFunc("GET /admin/data", h.adminData)
 	h.mux.HandleFunc("GET /admin/data/export", h.adminExport)
 	h.mux.HandleFunc("POST /admin/data/import", h.adminImport)

@@ -83,7 +83,7 @@ func TestAccessibility(t *testing.T) {
 	player := []string{"/?unsolved=1", "/challenges/axe-instance", "/challenges/cookie-monster", "/challenges/sanity-check", "/settings", "/me",
 		"/settings/agents", "/scoreboard?who=agents", "/scoreboard?who=people"}
 	admin := []string{"/settings", "/me", "/admin", "/admin/challenges", "/admin/challenges/baby-rsa", "/admin/challenges/new",
-		"/admin/writeups", "/admin/users", "/admin/audit", "/admin/event", "/admin/announcements", "/admin/instances", "/admin/data"}
+		"/admin/writeups", "/admin/users", "/admin/audit", "/admin/event", "/admin/announcements", "/admin/instances", "/admin/data", "/admin/pages"}
 	// run checks the page the tab shows.
 	run := func(label, theme string) {
 		t.Helper()
