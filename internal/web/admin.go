@@ -33,6 +33,22 @@ func (h *Handler) admin(w http.ResponseWriter, r *http.Request) (ctf.Viewer, boo
 	return v, true
 }
 
+// adminUser returns the caller if they are an admin, and the account the
+// address names ({username}); else it answers (log in, 403, 404) and
+// returns false.
+func (h *Handler) adminUser(w http.ResponseWriter, r *http.Request) (ctf.Viewer, live.UserView, bool) {
+	v, ok := h.admin(w, r)
+	if !ok {
+		return v, live.UserView{}, false
+	}
+	u, err := h.svc.Admin.UserByName(r.Context(), v, r.PathValue("username"))
+	if err != nil {
+		h.error(w, r, v, err)
+		return v, u, false
+	}
+	return v, u, true
+}
+
 type overviewData struct {
 	O       live.Overview
 	MaxHour int

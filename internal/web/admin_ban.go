@@ -29,13 +29,8 @@ func banBack(from, username string) string {
 
 // adminBanPage asks before banning an account, and for the reason.
 func (h *Handler) adminBanPage(w http.ResponseWriter, r *http.Request) {
-	v, ok := h.admin(w, r)
+	v, u, ok := h.adminUser(w, r)
 	if !ok {
-		return
-	}
-	u, err := h.svc.Admin.UserByName(r.Context(), v, r.PathValue("username"))
-	if err != nil {
-		h.error(w, r, v, err)
 		return
 	}
 	f := h.takeFlash(w, r, v)
@@ -49,13 +44,8 @@ func (h *Handler) adminBanPage(w http.ResponseWriter, r *http.Request) {
 // adminBan bans an account with the reason given on its confirmation
 // page, and goes back where the admin came from.
 func (h *Handler) adminBan(w http.ResponseWriter, r *http.Request) {
-	v, ok := h.admin(w, r)
+	v, u, ok := h.adminUser(w, r)
 	if !ok {
-		return
-	}
-	u, err := h.svc.Admin.UserByName(r.Context(), v, r.PathValue("username"))
-	if err != nil {
-		h.error(w, r, v, err)
 		return
 	}
 	from, reason := r.PostFormValue("from"), r.PostFormValue("reason")

@@ -68,16 +68,11 @@ func (h *Handler) adminPlayer(w http.ResponseWriter, r *http.Request) {
 
 // adminAnonymise anonymises an account once the admin typed its username.
 func (h *Handler) adminAnonymise(w http.ResponseWriter, r *http.Request) {
-	v, ok := h.admin(w, r)
+	v, u, ok := h.adminUser(w, r)
 	if !ok {
 		return
 	}
-	username := r.PathValue("username")
-	u, err := h.svc.Admin.UserByName(r.Context(), v, username)
-	if err != nil {
-		h.error(w, r, v, err)
-		return
-	}
+	username := u.Username
 	nu, err := h.svc.Admin.AnonymiseUser(r.Context(), v, u.ID, r.PostFormValue("confirm"))
 	if err != nil {
 		h.redirectWith(w, r, v, "/admin/players/"+url.PathEscape(username), flash{Error: h.refused(w, r, err).Error})

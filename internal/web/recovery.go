@@ -91,13 +91,8 @@ type recoveryData struct {
 // adminRecovery is an account's recovery page: a one-time reset link,
 // two-factor off, name and email.
 func (h *Handler) adminRecovery(w http.ResponseWriter, r *http.Request) {
-	v, ok := h.admin(w, r)
+	v, u, ok := h.adminUser(w, r)
 	if !ok {
-		return
-	}
-	u, err := h.svc.Admin.UserByName(r.Context(), v, r.PathValue("username"))
-	if err != nil {
-		h.error(w, r, v, err)
 		return
 	}
 	f := h.takeFlash(w, r, v)
@@ -118,15 +113,11 @@ func (h *Handler) adminRecovery(w http.ResponseWriter, r *http.Request) {
 // adminRecoveryAction makes a reset link, turns 2FA off or edits the name
 // and email of the account the address names.
 func (h *Handler) adminRecoveryAction(w http.ResponseWriter, r *http.Request) {
-	v, ok := h.admin(w, r)
+	v, u, ok := h.adminUser(w, r)
 	if !ok {
 		return
 	}
-	u, err := h.svc.Admin.UserByName(r.Context(), v, r.PathValue("username"))
-	if err != nil {
-		h.error(w, r, v, err)
-		return
-	}
+	var err error
 	var link, done string
 	switch action := r.PostFormValue("action"); action {
 	case "link":

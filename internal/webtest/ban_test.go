@@ -17,15 +17,7 @@ import (
 func TestBanAsAnAdminDoes(t *testing.T) {
 	axe := axeScript(t)
 	s := apitest.Start(t, organiserEvent)
-	player := newBrowser(t)
-	step(t, player, "the player logs in", append([]chromedp.Action[chromedp.Void]{chromedp.Navigate(s.URL + "/login")},
-		fill(map[string]string{"username": "reader", "password": "reader-password"}, `form[action="/login"] button[type=submit]`)...)...)
-	step(t, player, "signed in", chromedp.WaitVisible(chromedp.CSS("a.who")))
-
-	admin := newBrowser(t)
-	step(t, admin, "the admin logs in", append([]chromedp.Action[chromedp.Void]{chromedp.Navigate(s.URL + "/login")},
-		fill(map[string]string{"username": "root", "password": "root-password"}, `form[action="/login"] button[type=submit]`)...)...)
-	step(t, admin, "signed in", chromedp.WaitVisible(chromedp.CSS("a.who")))
+	player, admin := loggedIn(t, s.URL, "reader"), loggedIn(t, s.URL, "root")
 	step(t, admin, "Ban in the list", chromedp.Navigate(s.URL+"/admin/users"), chromedp.Click(chromedp.CSS(`a[href="/admin/users/reader/ban"]`)),
 		contains("h1", "Ban reader"), chromedp.WaitVisible(chromedp.CSS("#reason")))
 	if p := text(t, admin, "main"); !strings.Contains(p, "cannot submit flags, log in") || !strings.Contains(p, "agents are banned with them") {
@@ -51,6 +43,17 @@ func TestBanAsAnAdminDoes(t *testing.T) {
 	axeBothThemes(t, player, axe, "a page with the ban's notice")
 	screenshot(t, player, "banned-notice")
 	phoneWidth(t, player, "a page with the ban's notice", "banned-notice-390")
+}
+
+// loggedIn is a new browser logged in to the site at base as username
+// (whose password is username-password), through the log-in form.
+func loggedIn(t *testing.T, base, username string) context.Context {
+	t.Helper()
+	ctx := newBrowser(t)
+	step(t, ctx, username+" logs in", append([]chromedp.Action[chromedp.Void]{chromedp.Navigate(base + "/login")},
+		fill(map[string]string{"username": username, "password": username + "-password"}, `form[action="/login"] button[type=submit]`)...)...)
+	step(t, ctx, username+" is signed in", chromedp.WaitVisible(chromedp.CSS("a.who")))
+	return ctx
 }
 
 // phoneWidth checks at 390 px that the tab's page does not scroll
