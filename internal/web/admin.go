@@ -255,17 +255,12 @@ func (h *Handler) adminWriteups(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	h.writeupQueue(w, r, v, page{})
-}
-
-func (h *Handler) writeupQueue(w http.ResponseWriter, r *http.Request, v ctf.Viewer, p page) {
 	q, err := h.svc.Content.ModerationQueue(r.Context(), v)
 	if err != nil {
 		h.error(w, r, v, err)
 		return
 	}
-	p.Title, p.Viewer, p.Data = "Writeups · Admin", v, q
-	h.render(w, r, "admin-writeups", p)
+	h.render(w, r, "admin-writeups", page{Title: "Writeups · Admin", Viewer: v, Data: q})
 }
 
 func (h *Handler) adminModerate(w http.ResponseWriter, r *http.Request) {
