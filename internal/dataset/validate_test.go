@@ -97,7 +97,7 @@ func TestBanReason(t *testing.T) {
 		t.Fatalf("decoded %+v, %v", d, err)
 	}
 	for doc, want := range map[string]string{
-		"users:\n  - {username: pam, banReason: spam}\n": `u.yaml: users[0] (username "pam"): banReason: is the reason of a ban: set banned: true, or leave it out`,
+		"users:\n  - {username: pam, banReason: spam}\n":                                           `u.yaml: users[0] (username "pam"): banReason: is the reason of a ban: set banned: true, or leave it out`,
 		"users:\n  - {username: pam, banned: true, banReason: " + strings.Repeat("x", 501) + "}\n": `u.yaml: users[0] (username "pam"): banReason: must be at most 500 characters`,
 	} {
 		if _, err := Decode([]byte(doc), "u.yaml"); err == nil || !strings.Contains(err.Error(), want) {

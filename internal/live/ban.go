@@ -64,18 +64,18 @@ func (a Accounts) Banned(id string) bool {
 
 // BanOfSession reports whether the session whose token hashes to hash is
 // an active session of a banned user (by their own ban or, for an agent,
-// their owner's), and the ban's reason ("" when none was given). Such a
-// session authenticates nobody (AuthenticateSession); its holder is told
-// why.
-func (a Accounts) BanOfSession(hash string, now time.Time) (reason string, banned bool) {
+// their owner's): the user's id, and the ban's reason ("" when none was
+// given). Such a session authenticates nobody (AuthenticateSession); its
+// holder is told why.
+func (a Accounts) BanOfSession(hash string, now time.Time) (userID, reason string, banned bool) {
 	st := a.st
 	st.mu.RLock()
 	defer st.mu.RUnlock()
 	_, u, _ := st.activeSession(hash, now)
 	if u == nil || !st.banned(&u.User) {
-		return "", false
+		return "", "", false
 	}
-	return st.banReason(&u.User), true
+	return u.ID, st.banReason(&u.User), true
 }
 
 // BanReason returns the reason of the user id's ban ("" when none was

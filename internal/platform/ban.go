@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/flagshipctf/flagship/internal/ctf"
-	"github.com/flagshipctf/flagship/internal/secret"
 )
 
 // userBanned reports whether the user id is banned, by its own ban or,
@@ -43,14 +42,30 @@ func BanNotice(reason string) string {
 // (BanNotice), and true. Only the holder of the session's secret can ask;
 // any other token (unknown, ended, of a user not banned) gives "", false.
 func (s *Accounts) SessionBanNotice(ctx context.Context, token string) (string, bool) {
-	if token == "" || len(token) > 128 {
+	hash, ok := sessionHash(token)
+	if !ok {
 		return "", false
 	}
-	reason, banned := s.live.State().Accounts().BanOfSession(secret.HashToken(token), s.now())
+	_, reason, banned := s.live.State().Accounts().BanOfSession(hash, s.now())
 	if !banned {
 		return "", false
 	}
 	return BanNotice(reason), true
+}
+
+// LogoutBanned ends the session whose secret is token when it is a banned
+// user's: it authenticates nobody, but its holder may still log out (the
+// ban's notice offers it), and logging out ends the session.
+func (s *Accounts) LogoutBanned(ctx context.Context, token string) error {
+	hash, ok := sessionHash(token)
+	if !ok {
+		return nil
+	}
+	userID, _, banned := s.live.State().Accounts().BanOfSession(hash, s.now())
+	if !banned {
+		return nil
+	}
+	return s.revokeSessions(ctx, userID, hash, false)
 }
 
 // keyRefusal refuses to mint a key for the user id when it is banned, or

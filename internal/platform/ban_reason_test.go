@@ -23,6 +23,8 @@ func TestBanReason(t *testing.T) {
 	wantCode(t, "pam logs in", err, "")
 	patLogin, err := f.svc.Accounts.Login(ctx, Login{Username: "pat", Password: "pat-password", Address: "192.0.2.2"})
 	wantCode(t, "pat logs in", err, "")
+	leaving, err := f.svc.Accounts.Login(ctx, Login{Username: "pam", Password: "pam-password", Address: "192.0.2.1"})
+	wantCode(t, "pam logs in again", err, "")
 
 	_, err = f.svc.Admin.SetBanned(ctx, root, pamID, true, strings.Repeat("é", ctf.MaxReasonChars+1))
 	wantCode(t, "a reason of 501 characters", err, ctf.Invalid)
@@ -67,6 +69,17 @@ func TestBanReason(t *testing.T) {
 			t.Errorf("%s: a wrong password for pam: %v", name, err)
 		}
 	}
+	// Logging out from the notice ends the banned session; it ends
+	// nobody else's.
+	wantCode(t, "pat's session logs out as banned", f.svc.Accounts.LogoutBanned(ctx, patLogin.Token), "")
+	wantCode(t, "pam logs out from the notice", other.Accounts.LogoutBanned(ctx, leaving.Token), "")
+	wantCode(t, "the first replica reads the log-out", f.svc.Refresh(ctx), "")
+	if _, ok := f.svc.Accounts.SessionBanNotice(ctx, leaving.Token); ok {
+		t.Error("a session logged out from the notice still reads it")
+	}
+	if _, err := f.svc.Accounts.AuthenticateSession(ctx, patLogin.Token); err != nil {
+		t.Errorf("pat's session after LogoutBanned of it: %v", err)
+	}
 	ds, err := transfer.Dump(ctx, f.db)
 	wantCode(t, "dump", err, "")
 	for _, du := range ds.Users {
@@ -89,6 +102,12 @@ func TestBanReason(t *testing.T) {
 	log, _ = f.svc.Admin.AuditLog(ctx, root, 0, 1)
 	if len(log) != 1 || log[0].Action != "user.unban" || log[0].Detail != "" {
 		t.Errorf("the unban's audit entry: %+v", log)
+	}
+	if _, err := f.svc.Accounts.AuthenticateSession(ctx, login.Token); err != nil {
+		t.Errorf("pam's session after the unban: %v", err)
+	}
+	if _, err := f.svc.Accounts.AuthenticateSession(ctx, leaving.Token); err == nil {
+		t.Error("the session logged out during the ban is back after the unban")
 	}
 	if v, _ := f.replica().Admin.UserByName(ctx, root, "pam"); v.Banned || v.BanReason != "" {
 		t.Errorf("a fresh replica after the unban: %+v", v)

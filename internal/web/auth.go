@@ -107,7 +107,11 @@ func (h *Handler) signup(w http.ResponseWriter, r *http.Request) {
 
 func (h *Handler) logout(w http.ResponseWriter, r *http.Request) {
 	v := h.viewer(w, r)
-	if err := h.svc.Accounts.Logout(r.Context(), v); err != nil {
+	err := h.svc.Accounts.Logout(r.Context(), v)
+	if token, ok := h.session.Token(r); ok && v.User == nil && err == nil {
+		err = h.svc.Accounts.LogoutBanned(r.Context(), token) // from the ban's notice
+	}
+	if err != nil {
 		h.error(w, r, v, err)
 		return
 	}
