@@ -317,6 +317,11 @@ func (h *Handler) adminUsers(w http.ResponseWriter, r *http.Request) {
 	fl := h.takeFlash(w, r, v)
 	p := page{Notice: fl.Notice, Error: fl.Error, flashTaken: true}
 	f := newUserForm{Created: fl.Created}
+	if c := f.Created; c != nil { // only an account that is: a flash is a cookie
+		if u, err := h.svc.Admin.UserByName(r.Context(), v, c.Username); err != nil || u.ID != c.ID {
+			f.Created = nil
+		}
+	}
 	if fl.Section == "new" {
 		f.Error, p.Error = fl.Error, ""
 		f.Username, f.Email, f.Name, f.Admin = fl.Form["username"], fl.Form["email"], fl.Form["name"], fl.Form["admin"] == "1"
