@@ -188,7 +188,7 @@ func TestIncrementalBoardEqualsRebuild(t *testing.T) {
 			op = "ban or unban"
 			u := f.users[rng.IntN(len(f.users))]
 			banned[u.ID] = !banned[u.ID]
-			if _, err := f.svc.Admin.SetBanned(ctx, ctf.Operator, u.ID, banned[u.ID]); err != nil {
+			if _, err := f.svc.Admin.SetBanned(ctx, ctf.Operator, u.ID, banned[u.ID], ""); err != nil {
 				t.Fatal(err)
 			}
 		case x < 69:

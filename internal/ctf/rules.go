@@ -21,12 +21,24 @@ const (
 	MaxNameChars     = 64
 	MaxEmailBytes    = 254
 	MaxURLBytes      = 2048
+	// MaxReasonChars bounds a reason an admin gives: a ban's, a writeup
+	// rejection's.
+	MaxReasonChars = 500
 )
 
 var (
 	usernameRE = regexp.MustCompile(`^[A-Za-z0-9_.-]{3,32}$`)
 	slugRE     = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,63}$`)
 )
+
+// ValidateReason: at most MaxReasonChars characters, named field in the
+// error (a form's "reason", a dataset's "banReason").
+func ValidateReason(field, reason string) error {
+	if utf8.RuneCountInString(reason) > MaxReasonChars {
+		return FieldErrorf(field, "must be at most %d characters", MaxReasonChars)
+	}
+	return nil
+}
 
 // ValidateUsername: 3 to 32 of A-Z a-z 0-9 _ . -
 func ValidateUsername(username string) error {

@@ -81,7 +81,8 @@ type User struct {
 	PasswordHash string
 	Role         Role
 	Banned       bool
-	TwoFactor    bool // TOTP is on: logging in with a password asks for a code
+	BanReason    string // why the user is banned, as the admin gave it ("" for none); only while Banned
+	TwoFactor    bool   // TOTP is on: logging in with a password asks for a code
 	// EmailUnverified: signed up under serve --require-email-verification
 	// and the address not confirmed yet (such an account cannot submit).
 	EmailUnverified bool

@@ -110,6 +110,7 @@ type User struct {
 	PasswordHash string     `json:"passwordHash,omitempty" yaml:"passwordHash,omitempty"` // as written by dump
 	Role         ctf.Role   `json:"role,omitempty" yaml:"role,omitempty"`                 // player (default) | admin
 	Banned       bool       `json:"banned,omitempty" yaml:"banned,omitempty"`
+	BanReason    string     `json:"banReason,omitempty" yaml:"banReason,omitempty"` // with banned
 	CreatedAt    *time.Time `json:"createdAt,omitempty" yaml:"createdAt,omitempty"`
 	// An agent account: kind agent, the username of the person who owns
 	// it (listed before it, or in the database), the model and harness.

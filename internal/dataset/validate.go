@@ -173,6 +173,10 @@ func (v *validator) users() {
 				v.add(k, i, "passwordHash", "%v", err)
 			}
 		}
+		v.rule(k, i, "", ctf.ValidateReason("banReason", u.BanReason))
+		if u.BanReason != "" && !u.Banned {
+			v.add(k, i, "banReason", "is the reason of a ban: set banned: true, or leave it out")
+		}
 		v.rule(k, i, "", ctf.ValidateKind(u.Kind))
 		switch {
 		case u.Kind == ctf.KindAgent:

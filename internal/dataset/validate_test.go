@@ -88,3 +88,20 @@ func TestDescriptionAtTheLimit(t *testing.T) {
 		}
 	}
 }
+
+// TestBanReason: a user's banReason rides with banned, trimmed, at most
+// 500 characters; without banned it is an error, not silently dropped.
+func TestBanReason(t *testing.T) {
+	d, err := Decode([]byte("users:\n  - {username: pam, banned: true, banReason: '  shared flags  '}\n"), "u.yaml")
+	if err != nil || d.Users[0].BanReason != "shared flags" {
+		t.Fatalf("decoded %+v, %v", d, err)
+	}
+	for doc, want := range map[string]string{
+		"users:\n  - {username: pam, banReason: spam}\n":                                           `u.yaml: users[0] (username "pam"): banReason: is the reason of a ban: set banned: true, or leave it out`,
+		"users:\n  - {username: pam, banned: true, banReason: " + strings.Repeat("x", 501) + "}\n": `u.yaml: users[0] (username "pam"): banReason: must be at most 500 characters`,
+	} {
+		if _, err := Decode([]byte(doc), "u.yaml"); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%.60s: %v, want %s", doc, err, want)
+		}
+	}
+}

@@ -14,6 +14,7 @@ type UserView struct {
 	ID, Username, Name, Email string
 	Role                      ctf.Role
 	Banned, TwoFactor         bool
+	BanReason                 string // while banned: the reason the admin gave, "" for none
 	CreatedAt                 string
 }
 
@@ -31,7 +32,7 @@ func (a Accounts) Users(ctx context.Context, v ctf.Viewer, query string) ([]User
 		if q == "" || strings.Contains(strings.ToLower(u.Username), q) || strings.Contains(strings.ToLower(u.Name), q) ||
 			strings.Contains(strings.ToLower(u.Email), q) {
 			out = append(out, UserView{ID: u.ID, Username: u.Username, Name: u.Name, Email: u.Email, Role: u.Role,
-				Banned: u.Banned, TwoFactor: u.TwoFactor, CreatedAt: ctf.FormatTime(u.CreatedAt)})
+				Banned: u.Banned, BanReason: u.BanReason, TwoFactor: u.TwoFactor, CreatedAt: ctf.FormatTime(u.CreatedAt)})
 		}
 	}
 	st.mu.RUnlock()
@@ -58,7 +59,7 @@ func (a Accounts) UserByName(ctx context.Context, v ctf.Viewer, username string)
 		return UserView{}, ctf.Errorf(ctf.NotFound, "no user %q", username)
 	}
 	return UserView{ID: u.ID, Username: u.Username, Name: u.Name, Email: u.Email, Role: u.Role, Banned: u.Banned,
-		TwoFactor: u.TwoFactor, CreatedAt: ctf.FormatTime(u.CreatedAt)}, nil
+		BanReason: u.BanReason, TwoFactor: u.TwoFactor, CreatedAt: ctf.FormatTime(u.CreatedAt)}, nil
 }
 
 // Overview is the event at a glance, for its organisers.

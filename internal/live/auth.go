@@ -59,15 +59,9 @@ func (a Accounts) AuthenticateSession(hash string, now time.Time, every time.Dur
 	st := a.st
 	st.mu.RLock()
 	defer st.mu.RUnlock()
-	x := st.sessions[hash]
-	if x == nil {
-		return ctf.Viewer{}, false, false, SessionUse{}
-	}
-	sess := x.Session
-	sess.LastSeenAt = time.UnixMilli(x.lastSeen.Load())
-	u := st.users[x.UserID]
-	if u == nil || !sess.Active(now) || st.banned(&u.User) {
-		return ctf.Viewer{}, false, true, SessionUse{}
+	x, u, known := st.activeSession(hash, now)
+	if u == nil || st.banned(&u.User) {
+		return ctf.Viewer{}, false, known, SessionUse{}
 	}
 	cp := u.User
 	ms := now.UnixMilli()
@@ -75,6 +69,22 @@ func (a Accounts) AuthenticateSession(hash string, now time.Time, every time.Dur
 		use = SessionUse{IDHash: x.IDHash, UserID: x.UserID, At: ms}
 	}
 	return ctf.Viewer{User: &cp, Session: hash, Door: ctf.DoorWeb}, true, true, use
+}
+
+// activeSession returns the session whose token hashes to hash and its
+// user, or a nil user when the session has ended (or its user is gone);
+// known: whether the session is known here at all. The caller holds st.mu.
+func (st *State) activeSession(hash string, now time.Time) (x *session, u *user, known bool) {
+	x = st.sessions[hash]
+	if x == nil {
+		return nil, nil, false
+	}
+	sess := x.Session
+	sess.LastSeenAt = time.UnixMilli(x.lastSeen.Load())
+	if !sess.Active(now) {
+		return x, nil, true
+	}
+	return x, st.users[x.UserID], true
 }
 
 // User returns a copy of a user.

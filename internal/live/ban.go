@@ -1,6 +1,8 @@
 package live
 
 import (
+	"time"
+
 	"github.com/flagshipctf/flagship/internal/ctf"
 )
 
@@ -58,4 +60,45 @@ func (a Accounts) Banned(id string) bool {
 	defer st.mu.RUnlock()
 	u := st.users[id]
 	return u != nil && st.banned(&u.User)
+}
+
+// BanOfSession reports whether the session whose token hashes to hash is
+// an active session of a banned user (by their own ban or, for an agent,
+// their owner's): the user's id, and the ban's reason ("" when none was
+// given). Such a session authenticates nobody (AuthenticateSession); its
+// holder is told why.
+func (a Accounts) BanOfSession(hash string, now time.Time) (userID, reason string, banned bool) {
+	st := a.st
+	st.mu.RLock()
+	defer st.mu.RUnlock()
+	_, u, _ := st.activeSession(hash, now)
+	if u == nil || !st.banned(&u.User) {
+		return "", "", false
+	}
+	return u.ID, st.banReason(&u.User), true
+}
+
+// BanReason returns the reason of the user id's ban ("" when none was
+// given, or when not banned).
+func (a Accounts) BanReason(id string) string {
+	st := a.st
+	st.mu.RLock()
+	defer st.mu.RUnlock()
+	u := st.users[id]
+	if u == nil {
+		return ""
+	}
+	return st.banReason(&u.User)
+}
+
+// banReason is the reason of u's ban: its own, or for an agent its
+// owner's. The caller holds st.mu.
+func (st *State) banReason(u *ctf.User) string {
+	if u.Banned {
+		return u.BanReason
+	}
+	if st.ownerBanned(u) {
+		return st.users[u.OwnerID].BanReason
+	}
+	return ""
 }

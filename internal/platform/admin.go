@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/flagshipctf/flagship/internal/ctf"
 	"github.com/flagshipctf/flagship/internal/dataset"
@@ -41,17 +42,23 @@ func (s *Admin) AuditLog(ctx context.Context, v ctf.Viewer, before int64, limit 
 }
 
 // SetBanned bans or unbans a user: a banned user's solves, attempts and
-// reviews leave every public aggregate, and they cannot submit.
-func (s *Admin) SetBanned(ctx context.Context, v ctf.Viewer, userID string, banned bool) (ctf.User, error) {
+// reviews leave every public aggregate, and they cannot submit. A ban may
+// carry a reason (at most ctf.MaxReasonChars characters), which the user
+// is shown and admins see; an unban clears it.
+func (s *Admin) SetBanned(ctx context.Context, v ctf.Viewer, userID string, banned bool, reason string) (ctf.User, error) {
 	u, err := s.adminOnOther(v, userID, "ban or unban")
 	if err != nil {
 		return ctf.User{}, err
 	}
-	action := "user.unban"
-	if banned {
-		action = "user.ban"
+	action, detail := "user.unban", map[string]any(nil)
+	if reason = strings.TrimSpace(reason); !banned {
+		reason = ""
+	} else if err := ctf.ValidateReason("reason", reason); err != nil {
+		return ctf.User{}, err
+	} else {
+		action, detail = "user.ban", map[string]any{"reason": reason}
 	}
-	return s.accounts.updateUser(ctx, u.ID, store.UserUpdate{Banned: &banned}, s.audit(v, action, u.Username, nil))
+	return s.accounts.updateUser(ctx, u.ID, store.UserUpdate{Banned: &banned, BanReason: &reason}, s.audit(v, action, u.Username, detail))
 }
 
 // SetRole promotes a user to admin or demotes them to player.

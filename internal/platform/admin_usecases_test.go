@@ -19,7 +19,7 @@ func TestAdminUseCases(t *testing.T) {
 	pam, pat, root := f.as("pam"), f.as("pat"), f.as("root")
 	// A player calling an admin use case is refused, and nothing changes.
 	for name, call := range map[string]func() error{
-		"ban":        func() error { _, err := f.svc.Admin.SetBanned(ctx, pat, pam.ID(), true); return err },
+		"ban":        func() error { _, err := f.svc.Admin.SetBanned(ctx, pat, pam.ID(), true, ""); return err },
 		"promote":    func() error { _, err := f.svc.Admin.SetRole(ctx, pat, pat.ID(), ctf.RoleAdmin); return err },
 		"challenge":  func() error { _, err := f.svc.Content.SaveChallenge(ctx, pat, ChallengeInput{Title: "X"}); return err },
 		"hide":       func() error { _, err := f.svc.Content.SetChallengeHidden(ctx, pat, "a", true); return err },
@@ -32,7 +32,7 @@ func TestAdminUseCases(t *testing.T) {
 	if log, _ := f.svc.Admin.AuditLog(ctx, root, 0, 10); len(log) != 0 {
 		t.Fatalf("refused calls were audited: %+v", log)
 	}
-	_, err := f.svc.Admin.SetBanned(ctx, root, root.ID(), true)
+	_, err := f.svc.Admin.SetBanned(ctx, root, root.ID(), true, "")
 	wantCode(t, "an admin bans themselves", err, ctf.Forbidden)
 
 	// Ban: pam leaves the board, the solve counts and first bloods.
@@ -40,7 +40,7 @@ func TestAdminUseCases(t *testing.T) {
 	if !strings.Contains(board(), `"username":"pam"`) {
 		t.Fatal("pam not on the board")
 	}
-	_, err = f.svc.Admin.SetBanned(ctx, root, pam.ID(), true)
+	_, err = f.svc.Admin.SetBanned(ctx, root, pam.ID(), true, "")
 	wantCode(t, "ban", err, "")
 	if strings.Contains(board(), `"username":"pam"`) {
 		t.Fatal("a banned player is on the board")
@@ -50,7 +50,7 @@ func TestAdminUseCases(t *testing.T) {
 	}
 	_, err = f.svc.Play.Submit(ctx, f.as("pam"), "b", "flag{b}")
 	wantCode(t, "a banned player submits", err, ctf.Forbidden)
-	_, err = f.svc.Admin.SetBanned(ctx, root, pam.ID(), false)
+	_, err = f.svc.Admin.SetBanned(ctx, root, pam.ID(), false, "")
 	wantCode(t, "unban", err, "")
 	if d, _ := f.svc.Play.Challenge("a", ctf.Viewer{}); d.SolvesCount != 1 || !strings.Contains(board(), `"username":"pam"`) {
 		t.Fatalf("after the unban: solvesCount %d, board %s", d.SolvesCount, board())

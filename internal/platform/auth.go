@@ -70,12 +70,21 @@ const missInterval = 100 * time.Millisecond
 
 var errBadSession = ctf.Errorf(ctf.Unauthorized, "session expired; please log in again")
 
+// sessionHash is the hash a session is known by, of a cookie's value;
+// false for a value no session can have.
+func sessionHash(token string) (string, bool) {
+	if token == "" || len(token) > 128 {
+		return "", false
+	}
+	return secret.HashToken(token), true
+}
+
 // AuthenticateSession resolves a web session cookie value from memory.
 func (s *Accounts) AuthenticateSession(ctx context.Context, token string) (ctf.Viewer, error) {
-	if token == "" || len(token) > 128 {
+	hash, ok := sessionHash(token)
+	if !ok {
 		return ctf.Viewer{}, errBadSession
 	}
-	hash := secret.HashToken(token)
 	now := s.now()
 	for attempt := 0; ; attempt++ {
 		v, ok, known, use := s.live.State().Accounts().AuthenticateSession(hash, now, sessionTouchEvery)

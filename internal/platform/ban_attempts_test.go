@@ -41,13 +41,13 @@ func TestBanMovesExactlyTheUsersAttempts(t *testing.T) {
 		}
 	}
 	check("before", 5)
-	_, err := f.svc.Admin.SetBanned(ctx, root, pat.ID(), true)
+	_, err := f.svc.Admin.SetBanned(ctx, root, pat.ID(), true, "")
 	wantCode(t, "ban", err, "")
 	check("banned", 1)
 	// An attempt while banned is refused before it is checked: nothing recorded.
 	_, err = f.svc.Play.Submit(ctx, f.as("pat"), "a", "flag{wrong}")
 	wantCode(t, "a banned user submits", err, ctf.Forbidden)
-	_, err = f.svc.Admin.SetBanned(ctx, root, pat.ID(), false)
+	_, err = f.svc.Admin.SetBanned(ctx, root, pat.ID(), false, "")
 	wantCode(t, "unban", err, "")
 	check("unbanned", 5)
 	_, err = f.svc.Admin.SetRole(ctx, root, pat.ID(), ctf.RoleAdmin)

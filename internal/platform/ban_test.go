@@ -47,7 +47,7 @@ func TestBanCoversAgents(t *testing.T) {
 		t.Fatalf("before the ban: %s", board)
 	}
 
-	_, err = r.Admin.SetBanned(ctx, root, pam.ID(), true)
+	_, err = r.Admin.SetBanned(ctx, root, pam.ID(), true, "")
 	wantCode(t, "ban pam", err, "")
 	wantCode(t, "the other replica reads the ban", other.Refresh(ctx), "")
 	fresh := f.replica()
@@ -86,7 +86,7 @@ func TestBanCoversAgents(t *testing.T) {
 		}
 	}
 
-	_, err = other.Admin.SetBanned(ctx, root, pam.ID(), false)
+	_, err = other.Admin.SetBanned(ctx, root, pam.ID(), false, "")
 	wantCode(t, "unban pam", err, "")
 	wantCode(t, "the banning replica reads the unban", r.Refresh(ctx), "")
 	for name, s := range map[string]*Service{"the banning replica": r, "the other replica": other} {

@@ -13,9 +13,6 @@ import (
 	"github.com/flagshipctf/flagship/internal/live"
 )
 
-// MaxReasonChars bounds a rejection's reason.
-const MaxReasonChars = 500
-
 // ModerateWriteup approves or rejects a writeup; a rejection may say why,
 // and its author sees it.
 func (s *Content) ModerateWriteup(ctx context.Context, v ctf.Viewer, writeupID string, approve bool, reason string) (live.WriteupView, error) {
@@ -26,8 +23,8 @@ func (s *Content) ModerateWriteup(ctx context.Context, v ctf.Viewer, writeupID s
 	if !approve {
 		status = ctf.WriteupRejected
 	}
-	if len([]rune(reason)) > MaxReasonChars {
-		return live.WriteupView{}, ctf.FieldErrorf("reason", "must be at most %d characters", MaxReasonChars)
+	if err := ctf.ValidateReason("reason", reason); err != nil {
+		return live.WriteupView{}, err
 	}
 	if approve {
 		reason = ""

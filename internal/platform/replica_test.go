@@ -38,10 +38,10 @@ func TestReplicaAppliesChangesIncrementally(t *testing.T) {
 	}
 	seen("key revocation", func() bool { _, err := b.Accounts.AuthenticateKey(ctx, key); return err != nil })
 
-	_, err = a.Admin.SetBanned(ctx, root, pam.ID(), true)
+	_, err = a.Admin.SetBanned(ctx, root, pam.ID(), true, "")
 	wantCode(t, "ban", err, "")
 	seen("ban", func() bool { return !strings.Contains(boardJSON(b), `"username":"pam"`) })
-	_, err = a.Admin.SetBanned(ctx, root, pam.ID(), false)
+	_, err = a.Admin.SetBanned(ctx, root, pam.ID(), false, "")
 	wantCode(t, "unban", err, "")
 	seen("unban", func() bool { return strings.Contains(boardJSON(b), `"username":"pam"`) })
 

@@ -98,7 +98,7 @@ func contains(list []string, s string) bool {
 // userWriteColumns are a user row's columns as written, in the order of
 // userValues (the two-factor state has writes of its own).
 var userWriteColumns = []string{"id", "username", "name", "email", "email_lower", "image", "password_hash", "role", "banned",
-	"created_at", "kind", "owner_id", "model", "harness", "email_unverified"}
+	"created_at", "ban_reason", "kind", "owner_id", "model", "harness", "email_unverified"}
 
 // userColumns are a user row's columns as read, in the order of scanUser:
 // those written but email_lower (the unique index's, never read back),
@@ -124,7 +124,15 @@ func userValues(u ctf.User) []any {
 		role = ctf.RolePlayer
 	}
 	return []any{u.ID, u.Username, u.Name, nullString(u.Email), nullString(strings.ToLower(u.Email)), u.Image, u.PasswordHash,
-		role, u.Banned, ms(u.CreatedAt), kindOf(u), nullString(u.OwnerID), u.Model, u.Harness, u.EmailUnverified}
+		role, u.Banned, ms(u.CreatedAt), banReason(u), kindOf(u), nullString(u.OwnerID), u.Model, u.Harness, u.EmailUnverified}
+}
+
+// banReason is u's ban reason as stored: none unless banned.
+func banReason(u ctf.User) string {
+	if !u.Banned {
+		return ""
+	}
+	return u.BanReason
 }
 
 // keyWriteColumns are an API key row's columns, in the order of keyValues

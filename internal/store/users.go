@@ -20,7 +20,7 @@ func scanUser(sc scanner) (ctf.User, error) {
 	var u ctf.User
 	var created int64
 	err := sc.Scan(&u.ID, &u.Username, &u.Name, &u.Email, &u.Image, &u.PasswordHash, &u.Role, &u.Banned, &created,
-		&u.Kind, &u.OwnerID, &u.Model, &u.Harness, &u.EmailUnverified, &u.TwoFactor)
+		&u.BanReason, &u.Kind, &u.OwnerID, &u.Model, &u.Harness, &u.EmailUnverified, &u.TwoFactor)
 	u.CreatedAt = fromMs(created)
 	return u, err
 }
@@ -70,6 +70,7 @@ type UserUpdate struct {
 	PasswordHash *string
 	Role         *ctf.Role
 	Banned       *bool
+	BanReason    *string // written with Banned
 }
 
 // UpdateUser applies up to the user and returns the row as committed. A
@@ -99,6 +100,9 @@ func (a Accounts) UpdateUser(ctx context.Context, id string, up UserUpdate, keep
 		}
 		if up.Banned != nil {
 			add("banned", *up.Banned)
+		}
+		if up.BanReason != nil {
+			add("ban_reason", *up.BanReason)
 		}
 		if len(sets) == 0 {
 			sets = append(sets, "id = id")

@@ -166,7 +166,7 @@ func (l *loader) loadUsers() error {
 		} else if u.CreatedAt != nil {
 			nu.CreatedAt = ctf.Millis(*u.CreatedAt)
 		}
-		nu.Name, nu.Email, nu.Banned = u.Name, u.Email, u.Banned
+		nu.Name, nu.Email, nu.Banned, nu.BanReason = u.Name, u.Email, u.Banned, u.BanReason
 		if u.Role != "" {
 			nu.Role = u.Role
 		}

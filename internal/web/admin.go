@@ -2,6 +2,7 @@ package web
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"mime"
 	"net/http"
@@ -32,6 +33,22 @@ func (h *Handler) admin(w http.ResponseWriter, r *http.Request) (ctf.Viewer, boo
 		return v, false
 	}
 	return v, true
+}
+
+// adminUser returns the caller if they are an admin, and the account the
+// address names ({username}); else it answers (log in, 403, 404) and
+// returns false.
+func (h *Handler) adminUser(w http.ResponseWriter, r *http.Request) (ctf.Viewer, live.UserView, bool) {
+	v, ok := h.admin(w, r)
+	if !ok {
+		return v, live.UserView{}, false
+	}
+	u, err := h.svc.Admin.UserByName(r.Context(), v, r.PathValue("username"))
+	if err != nil {
+		h.error(w, r, v, err)
+		return v, u, false
+	}
+	return v, u, true
 }
 
 type overviewData struct {
@@ -319,17 +336,12 @@ func (h *Handler) adminWriteups(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	h.writeupQueue(w, r, v, page{})
-}
-
-func (h *Handler) writeupQueue(w http.ResponseWriter, r *http.Request, v ctf.Viewer, p page) {
 	q, err := h.svc.Content.ModerationQueue(r.Context(), v)
 	if err != nil {
 		h.error(w, r, v, err)
 		return
 	}
-	p.Title, p.Viewer, p.Data = "Writeups · Admin", v, q
-	h.render(w, r, "admin-writeups", p)
+	h.render(w, r, "admin-writeups", page{Title: "Writeups · Admin", Viewer: v, Data: q})
 }
 
 func (h *Handler) adminModerate(w http.ResponseWriter, r *http.Request) {
@@ -339,14 +351,14 @@ func (h *Handler) adminModerate(w http.ResponseWriter, r *http.Request) {
 	}
 	approve := r.PostFormValue("decision") == "approve"
 	_, err := h.svc.Content.ModerateWriteup(r.Context(), v, r.PostFormValue("id"), approve, r.PostFormValue("reason"))
-	p := page{Notice: "Writeup rejected."}
+	f := flash{Notice: "Writeup rejected."}
 	if approve {
-		p.Notice = "Writeup approved."
+		f.Notice = "Writeup approved."
 	}
 	if err != nil {
-		p = h.refused(w, r, err)
+		f = flash{Error: h.refused(w, r, err).Error}
 	}
-	h.writeupQueue(w, r, v, p)
+	h.redirectWith(w, r, v, "/admin/writeups", f)
 }
 
 type usersData struct {
@@ -366,23 +378,36 @@ type newUserForm struct {
 	Created               *createdUser
 }
 
+// createdUser is the account just made, shown once above the form.
 type createdUser struct {
-	ID, Username string
-	Role         ctf.Role
-	NoPassword   bool
+	ID         string   `json:"i"`
+	Username   string   `json:"u"`
+	Role       ctf.Role `json:"r"`
+	NoPassword bool     `json:"n,omitempty"`
 }
 
 const usersPageSize = 100
 
+// adminUsers lists the accounts (matching q), with the "Create an
+// account" form: as typed after a refusal, or the account just made.
 func (h *Handler) adminUsers(w http.ResponseWriter, r *http.Request) {
 	v, ok := h.admin(w, r)
 	if !ok {
 		return
 	}
-	h.usersPage(w, r, v, page{}, r.URL.Query().Get("q"), newUserForm{})
-}
-
-func (h *Handler) usersPage(w http.ResponseWriter, r *http.Request, v ctf.Viewer, p page, q string, f newUserForm) {
+	fl := h.takeFlash(w, r, v)
+	p := page{Notice: fl.Notice, Error: fl.Error, flashTaken: true}
+	f := newUserForm{Created: fl.Created}
+	if c := f.Created; c != nil { // only an account that is: a flash is a cookie
+		if u, err := h.svc.Admin.UserByName(r.Context(), v, c.Username); err != nil || u.ID != c.ID {
+			f.Created = nil
+		}
+	}
+	if fl.Section == "new" {
+		f.Error, p.Error = fl.Error, ""
+		f.Username, f.Email, f.Name, f.Admin = fl.Form["username"], fl.Form["email"], fl.Form["name"], fl.Form["admin"] == "1"
+	}
+	q := r.URL.Query().Get("q")
 	users, err := h.svc.Admin.Users(r.Context(), v, q)
 	if err != nil {
 		h.error(w, r, v, err)
@@ -396,44 +421,65 @@ func (h *Handler) usersPage(w http.ResponseWriter, r *http.Request, v ctf.Viewer
 	h.render(w, r, "admin-users", p)
 }
 
-// adminUserAction bans, unbans, promotes or demotes a user.
+// usersBack is where a form of the users' pages lands: back, when it is a
+// path of this site (the player's page), else the list searched by q.
+func usersBack(back, q string) string {
+	if sitePath(back) {
+		return back
+	}
+	if q != "" {
+		return "/admin/users?q=" + url.QueryEscape(q)
+	}
+	return "/admin/users"
+}
+
+// adminUserAction unbans, promotes or demotes a user (a ban takes its
+// confirmation page: admin_ban.go).
 func (h *Handler) adminUserAction(w http.ResponseWriter, r *http.Request) {
 	v, ok := h.admin(w, r)
 	if !ok {
 		return
 	}
 	id, action := r.PostFormValue("id"), r.PostFormValue("action")
+	var u ctf.User
 	var err error
+	var done string
 	switch action {
-	case "ban", "unban":
-		_, err = h.svc.Admin.SetBanned(r.Context(), v, id, action == "ban")
+	case "unban":
+		u, err = h.svc.Admin.SetBanned(r.Context(), v, id, false, "")
+		done = "Unbanned %s: their sessions, solves and agents count again."
 	case "promote":
-		_, err = h.svc.Admin.SetRole(r.Context(), v, id, ctf.RoleAdmin)
+		u, err = h.svc.Admin.SetRole(r.Context(), v, id, ctf.RoleAdmin)
+		done = "%s is an admin now."
 	case "demote":
-		_, err = h.svc.Admin.SetRole(r.Context(), v, id, ctf.RolePlayer)
+		u, err = h.svc.Admin.SetRole(r.Context(), v, id, ctf.RolePlayer)
+		done = "%s is a player now."
+	case "ban":
+		err = ctf.Errorf(ctf.Invalid, "a ban is confirmed on its own page: press Ban beside the account")
 	default:
 		err = ctf.Errorf(ctf.Invalid, "unknown action %q", action)
 	}
-	p := page{Notice: "Done."}
+	f := flash{Notice: fmt.Sprintf(done, u.Username)}
 	if err != nil {
-		p = h.refused(w, r, err)
+		f = flash{Error: h.refused(w, r, err).Error}
 	}
-	h.usersPage(w, r, v, p, r.PostFormValue("q"), newUserForm{})
+	h.redirectWith(w, r, v, usersBack(r.PostFormValue("back"), r.PostFormValue("q")), f)
 }
 
 // adminCreateUser creates an account, whether registration is open or not
 // (docs/product.md#registration: then only admins and the CLI do). As with the CLI, the
 // password may be left out: such an account (a challenge's author, say)
-// exists but nobody can log in to it. The list then shows the new account.
+// exists but nobody can log in to it. The list then shows the new account,
+// and the box above the form says it was made (once).
 func (h *Handler) adminCreateUser(w http.ResponseWriter, r *http.Request) {
 	v, ok := h.admin(w, r)
 	if !ok {
 		return
 	}
-	f := newUserForm{Username: strings.TrimSpace(r.PostFormValue("username")), Email: strings.TrimSpace(r.PostFormValue("email")),
-		Name: strings.TrimSpace(r.PostFormValue("name")), Admin: r.PostFormValue("admin") == "1"}
-	in := platform.NewUser{Username: f.Username, Email: f.Email, Name: f.Name, Password: r.PostFormValue("password"), Role: ctf.RolePlayer}
-	if f.Admin {
+	typed := map[string]string{"username": strings.TrimSpace(r.PostFormValue("username")), "email": strings.TrimSpace(r.PostFormValue("email")),
+		"name": strings.TrimSpace(r.PostFormValue("name")), "admin": r.PostFormValue("admin")}
+	in := platform.NewUser{Username: typed["username"], Email: typed["email"], Name: typed["name"], Password: r.PostFormValue("password"), Role: ctf.RolePlayer}
+	if typed["admin"] == "1" {
 		in.Role = ctf.RoleAdmin
 	}
 	var u ctf.User
@@ -444,13 +490,11 @@ func (h *Handler) adminCreateUser(w http.ResponseWriter, r *http.Request) {
 		u, err = h.svc.Accounts.CreateUser(r.Context(), v, in)
 	}
 	if err != nil {
-		p := h.refused(w, r, err)
-		f.Error = p.Error
-		h.usersPage(w, r, v, page{Status: p.Status}, r.PostFormValue("q"), f)
+		h.redirectWith(w, r, v, usersBack("", r.PostFormValue("q")), flash{Error: h.refused(w, r, err).Error, Section: "new", Form: typed})
 		return
 	}
-	f = newUserForm{Created: &createdUser{ID: u.ID, Username: u.Username, Role: u.Role, NoPassword: u.PasswordHash == ""}}
-	h.usersPage(w, r, v, page{}, u.Username, f)
+	h.redirectWith(w, r, v, usersBack("", u.Username),
+		flash{Created: &createdUser{ID: u.ID, Username: u.Username, Role: u.Role, NoPassword: u.PasswordHash == ""}})
 }
 
 func (h *Handler) adminAudit(w http.ResponseWriter, r *http.Request) {

@@ -6,9 +6,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
-	"net/url"
 	"path/filepath"
-	"strconv"
 	"strings"
 
 	"github.com/flagshipctf/flagship/internal/ctf"
@@ -31,26 +29,7 @@ func (h *Handler) adminData(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	p := page{}
-	if q := r.URL.Query(); q.Get("done") == "imported" {
-		p.Notice = fmt.Sprintf("Imported: %s created, %s updated, %s unchanged.",
-			countText(q.Get("created")), countText(q.Get("updated")), countText(q.Get("unchanged")))
-	}
-	h.adminDataPage(w, r, v, p)
-}
-
-func (h *Handler) adminDataPage(w http.ResponseWriter, r *http.Request, v ctf.Viewer, p page) {
-	p.Title, p.Viewer, p.Data = "Import and export · Admin", v, adminDataData{MaxMiB: maxImportBytes >> 20}
-	h.render(w, r, "admin-data", p)
-}
-
-// countText is a count from a query, as a number (0 for anything else).
-func countText(s string) string {
-	n, err := strconv.Atoi(s)
-	if err != nil || n < 0 {
-		n = 0
-	}
-	return strconv.Itoa(n)
+	h.render(w, r, "admin-data", page{Title: "Import and export · Admin", Viewer: v, Data: adminDataData{MaxMiB: maxImportBytes >> 20}})
 }
 
 // adminExport sends the whole event as a dataset file (YAML, or JSON with
@@ -92,7 +71,7 @@ func (h *Handler) adminImport(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	fail := func(err error) { h.adminDataPage(w, r, v, h.refused(w, r, err)) }
+	fail := func(err error) { h.redirectWith(w, r, v, "/admin/data", flash{Error: h.refused(w, r, err).Error}) }
 	if err := r.ParseMultipartForm(1 << 20); err != nil {
 		if isTooLarge(err) {
 			fail(ctf.Errorf(ctf.Invalid, "the file is over %d MiB; load it with flagship load instead", maxImportBytes>>20))
@@ -133,15 +112,15 @@ func (h *Handler) adminImport(w http.ResponseWriter, r *http.Request) {
 		fail(err)
 		return
 	}
-	sum := func(m map[string]int) string {
+	sum := func(m map[string]int) int {
 		n := 0
 		for _, c := range m {
 			n += c
 		}
-		return strconv.Itoa(n)
+		return n
 	}
-	q := url.Values{"done": {"imported"}, "created": {sum(rep.Created)}, "updated": {sum(rep.Updated)}, "unchanged": {sum(rep.Unchanged)}}
-	redirect(w, r, "/admin/data?"+q.Encode())
+	h.redirectWith(w, r, v, "/admin/data", flash{Notice: fmt.Sprintf("Imported: %d created, %d updated, %d unchanged.",
+		sum(rep.Created), sum(rep.Updated), sum(rep.Unchanged))})
 }
 
 // importErrors is a refused dataset's problems, the first few, one a

@@ -5,7 +5,6 @@ import (
 	"net/url"
 	"strconv"
 
-	"github.com/flagshipctf/flagship/internal/ctf"
 	"github.com/flagshipctf/flagship/internal/platform"
 )
 
@@ -59,39 +58,25 @@ func (h *Handler) adminPlayer(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	p := page{}
-	if r.URL.Query().Get("done") == "anonymised" {
-		p.Notice = "The account is anonymised: its sessions and keys have ended."
-	}
-	h.playerPage(w, r, v, r.PathValue("username"), p)
-}
-
-func (h *Handler) playerPage(w http.ResponseWriter, r *http.Request, v ctf.Viewer, username string, p page) {
-	report, err := h.svc.Admin.PlayerReport(r.Context(), v, username)
+	report, err := h.svc.Admin.PlayerReport(r.Context(), v, r.PathValue("username"))
 	if err != nil {
 		h.error(w, r, v, err)
 		return
 	}
-	p.Title, p.Viewer, p.Data = report.User.Username+" · Admin", v, report
-	h.render(w, r, "admin-player", p)
+	h.render(w, r, "admin-player", page{Title: report.User.Username + " · Admin", Viewer: v, Data: report})
 }
 
 // adminAnonymise anonymises an account once the admin typed its username.
 func (h *Handler) adminAnonymise(w http.ResponseWriter, r *http.Request) {
-	v, ok := h.admin(w, r)
+	v, u, ok := h.adminUser(w, r)
 	if !ok {
 		return
 	}
-	username := r.PathValue("username")
-	u, err := h.svc.Admin.UserByName(r.Context(), v, username)
-	if err != nil {
-		h.error(w, r, v, err)
-		return
-	}
+	username := u.Username
 	nu, err := h.svc.Admin.AnonymiseUser(r.Context(), v, u.ID, r.PostFormValue("confirm"))
 	if err != nil {
-		h.playerPage(w, r, v, username, h.refused(w, r, err))
+		h.redirectWith(w, r, v, "/admin/players/"+url.PathEscape(username), flash{Error: h.refused(w, r, err).Error})
 		return
 	}
-	redirect(w, r, "/admin/players/"+url.PathEscape(nu.Username)+"?done=anonymised")
+	h.redirectWith(w, r, v, "/admin/players/"+url.PathEscape(nu.Username), flash{Notice: "The account is anonymised: its sessions and keys have ended."})
 }

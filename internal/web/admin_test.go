@@ -88,19 +88,18 @@ func TestAdminRunsTheEvent(t *testing.T) {
 	if wid == nil {
 		t.Fatalf("no writeup in the queue:\n%.2000s", queue.body)
 	}
-	want(t, "reject", root.post("/admin/writeups", url.Values{"id": {wid[1]}, "decision": {"reject"}, "reason": {"Too short"}}), 200, "Writeup rejected", "Nothing waits")
+	want(t, "reject", root.send("/admin/writeups", url.Values{"id": {wid[1]}, "decision": {"reject"}, "reason": {"Too short"}}), 200, "Writeup rejected", "Nothing waits")
 	want(t, "reason shown", pam.get("/challenges/warmup"), 200, "Rejected: Too short")
 
 	// Users: search, ban, promote; an admin cannot ban themselves.
 	want(t, "search", root.get("/admin/users?q=pam"), 200, "pam@example.com")
-	pamID := mustUser(t, s, "pam")
-	want(t, "ban", root.post("/admin/users", url.Values{"id": {pamID}, "action": {"ban"}}), 200, "banned")
+	want(t, "ban", root.send("/admin/users/pam/ban", url.Values{}), 200, "Banned pam", `<span class="mark lock">banned</span>`)
 	// A ban ends the player's session (they are asked to log in again,
 	// and the log-in says they are banned).
 	want(t, "banned player submits", pam.post("/challenges/next/submit", url.Values{"flag": {"flag{next}"}}), http.StatusSeeOther)
-	want(t, "banned player logs in", pam.post("/login", url.Values{"username": {"pam"}, "password": {"pam-password"}}), 403, "banned")
-	want(t, "self ban", root.post("/admin/users", url.Values{"id": {mustUser(t, s, "root")}, "action": {"ban"}}), 403, "yourself")
-	want(t, "promote", root.post("/admin/users", url.Values{"id": {mustUser(t, s, "evil")}, "action": {"promote"}}), 200, "Make player")
+	want(t, "banned player logs in", pam.send("/login", url.Values{"username": {"pam"}, "password": {"pam-password"}}), 200, "Your account is banned.")
+	want(t, "self ban", root.send("/admin/users/root/ban", url.Values{}), 200, "<h1>Ban root</h1>", "yourself")
+	want(t, "promote", root.send("/admin/users", url.Values{"id": {mustUser(t, s, "evil")}, "action": {"promote"}}), 200, "evil is an admin now.", "Make player")
 	audit := root.get("/admin/audit")
 	want(t, "audit log", audit, 200, "challenge.create", "challenge.update", "writeup.reject", "user.ban", "user.role")
 }

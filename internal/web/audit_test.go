@@ -30,9 +30,9 @@ func TestAuditLogNamesWhatItIsAbout(t *testing.T) {
 	if wid == nil {
 		t.Fatal("no writeup to moderate")
 	}
-	root.post("/admin/writeups", url.Values{"id": {wid[1]}, "decision": {"reject"}, "reason": {"Too short"}})
+	root.send("/admin/writeups", url.Values{"id": {wid[1]}, "decision": {"reject"}, "reason": {"Too short"}})
 	root.post("/admin/announcements", url.Values{"title": {"Hints are out"}, "body": {"See the board."}})
-	root.post("/admin/users", url.Values{"id": {mustUser(t, s, "evil")}, "action": {"ban"}})
+	root.send("/admin/users/evil/ban", url.Values{"reason": {"spam"}})
 
 	for _, path := range []string{"/admin/audit", "/admin"} {
 		p := root.get(path)

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/flagshipctf/flagship/internal/ctf"
-	"github.com/flagshipctf/flagship/internal/httpx"
 	"github.com/flagshipctf/flagship/internal/live"
 )
 
@@ -125,14 +124,16 @@ func (h *Handler) adminEvent(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	p := page{}
-	switch r.URL.Query().Get("done") {
-	case "saved":
-		p.Notice = "The event's settings are saved."
-	case "unfrozen":
-		p.Notice = "The scoreboard is unfrozen: everyone sees the live standings."
+	fl := h.takeFlash(w, r, v)
+	p := page{Notice: fl.Notice, Error: fl.Error, flashTaken: true}
+	f := formOfEvent(h.svc.Event.Current().Event)
+	if fl.Section == "event" { // a refusal: the form as typed, the message beside it
+		t := fl.Form
+		f = eventForm{Name: t["name"], Start: t["start"], End: t["end"], Freeze: t["freeze"], FlagFormat: t["flagFormat"],
+			UnfreezeAtEnd: t["unfreezeAtEnd"] == "1", Practice: t["practice"] == "1", Error: fl.Error, Field: t["field"]}
+		p.Error = ""
 	}
-	h.eventPage(w, r, v, p, formOfEvent(h.svc.Event.Current().Event))
+	h.eventPage(w, r, v, p, f)
 }
 
 func (h *Handler) eventPage(w http.ResponseWriter, r *http.Request, v ctf.Viewer, p page, f eventForm) {
@@ -164,7 +165,7 @@ func (h *Handler) adminSaveEvent(w http.ResponseWriter, r *http.Request) {
 	}
 	if err == nil {
 		if _, err = h.svc.Event.Set(r.Context(), v, e); err == nil {
-			redirect(w, r, "/admin/event?done=saved")
+			h.redirectWith(w, r, v, "/admin/event", flash{Notice: "The event's settings are saved."})
 			return
 		}
 	}
@@ -172,7 +173,9 @@ func (h *Handler) adminSaveEvent(w http.ResponseWriter, r *http.Request) {
 	if rest, ok := strings.CutPrefix(f.Error, f.Field); ok && eventLabels[f.Field] != "" {
 		f.Error = eventLabels[f.Field] + rest
 	}
-	h.eventPage(w, r, v, page{Status: httpx.Status(err)}, f)
+	h.redirectWith(w, r, v, "/admin/event", flash{Error: f.Error, Section: "event", Form: map[string]string{"name": f.Name, "start": f.Start,
+		"end": f.End, "freeze": f.Freeze, "flagFormat": f.FlagFormat, "unfreezeAtEnd": r.PostFormValue("unfreezeAtEnd"),
+		"practice": r.PostFormValue("practice"), "field": f.Field}})
 }
 
 // refusal is a form's refusal as the page shows it beside the form: the
@@ -192,12 +195,11 @@ func (h *Handler) adminUnfreeze(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
+	f := flash{Notice: "The scoreboard is unfrozen: everyone sees the live standings."}
 	if err := h.svc.Event.Unfreeze(r.Context(), v); err != nil {
-		msg, _ := h.refusal(w, r, err)
-		h.eventPage(w, r, v, page{Status: httpx.Status(err), Error: msg}, formOfEvent(h.svc.Event.Current().Event))
-		return
+		f = flash{Error: h.refused(w, r, err).Error}
 	}
-	redirect(w, r, "/admin/event?done=unfrozen")
+	h.redirectWith(w, r, v, "/admin/event", f)
 }
 
 // seenAt is what the seen cookie (h.seenCookie, "flagship_seen") holds, in

@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"net/http"
+	"unicode/utf8"
 
 	"github.com/flagshipctf/flagship/internal/ctf"
 	"github.com/flagshipctf/flagship/internal/live"
@@ -31,6 +32,12 @@ type flash struct {
 	Key      string             `json:"k,omitempty"` // a key just made: shown this once
 	Agent    string             `json:"a,omitempty"` // the agent the key is for, "" for the user's own
 	Recovery []string           `json:"c,omitempty"` // recovery codes just made: shown this once
+	// Form: what was typed into a refused form, to fill it again (never a
+	// password); NeedCode: the log-in form asks for the second factor.
+	Form     map[string]string `json:"t,omitempty"`
+	NeedCode bool              `json:"nc,omitempty"`
+	Created  *createdUser      `json:"cu,omitempty"` // an account an admin just made: shown this once
+	Link     string            `json:"l,omitempty"`  // a reset link an admin just made: shown this once, when it works
 	// Section: the part of the page the form belongs to, which shows the
 	// messages itself (the page lands there).
 	Section string `json:"s,omitempty"`
@@ -43,6 +50,21 @@ const flashMaxAge = 120
 // flashMaxBytes keeps the cookie well under the 4 KB browsers keep.
 const flashMaxBytes = 3500
 
+// flashMaxError is as much of an error as a flash too long for its cookie
+// keeps.
+const flashMaxError = 1500
+
+// cutText is s cut to at most n bytes, at a character, marked as cut.
+func cutText(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
+}
+
 func (h *Handler) flashCookie() string { return ctf.CookieName("flagship_flash", h.opts.SecureCookies) }
 
 // redirectWith sends the browser to the page at to (a path of this site),
@@ -50,8 +72,12 @@ func (h *Handler) flashCookie() string { return ctf.CookieName("flagship_flash",
 func (h *Handler) redirectWith(w http.ResponseWriter, r *http.Request, v ctf.Viewer, to string, f flash) {
 	f.User = v.ID()
 	raw, err := json.Marshal(f)
-	if err == nil && len(raw) > flashMaxBytes*3/4 && f.Flag != "" {
-		f.Flag = "" // a long refused flag is not worth losing the message for
+	if err == nil && len(raw) > flashMaxBytes*3/4 && (f.Flag != "" || f.Form != nil) {
+		f.Flag, f.Form = "", nil // a long refused flag or text is not worth losing the message for
+		raw, err = json.Marshal(f)
+	}
+	if err == nil && base64.RawURLEncoding.EncodedLen(len(raw)) > flashMaxBytes && len(f.Error) > flashMaxError {
+		f.Error = cutText(f.Error, flashMaxError) // a long refusal (an import's problems): its start
 		raw, err = json.Marshal(f)
 	}
 	if err == nil && base64.RawURLEncoding.EncodedLen(len(raw)) <= flashMaxBytes {

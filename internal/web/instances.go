@@ -101,14 +101,7 @@ func (h *Handler) adminInstances(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	p := page{}
-	if r.URL.Query().Get("done") == "stopped" {
-		p.Notice = "The instance is stopped."
-	}
-	h.adminInstancesPage(w, r, v, p)
-}
-
-func (h *Handler) adminInstancesPage(w http.ResponseWriter, r *http.Request, v ctf.Viewer, p page) {
+	var p page
 	running, err := h.svc.Instances.Running(r.Context(), v)
 	if err != nil {
 		h.error(w, r, v, err)
@@ -130,8 +123,8 @@ func (h *Handler) adminStopInstance(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if err := h.svc.Instances.StopByID(r.Context(), v, r.PostFormValue("id")); err != nil {
-		h.adminInstancesPage(w, r, v, h.refused(w, r, err))
+		h.redirectWith(w, r, v, "/admin/instances", flash{Error: h.refused(w, r, err).Error})
 		return
 	}
-	redirect(w, r, "/admin/instances?done=stopped")
+	h.redirectWith(w, r, v, "/admin/instances", flash{Notice: "The instance is stopped."})
 }

@@ -84,3 +84,60 @@ func TestFormsRedirectAndShowOnce(t *testing.T) {
 		want(t, "a choice", pam.send("/challenges/warmup/review", url.Values{"stars": {"3"}, "difficulty": {"4"}}), 200, "rating is saved", "★ 3.0")
 	})
 }
+
+// TestLoginAndAdminFormsRedirect (issue 20, fix 1): log-in, sign-up,
+// recovery and the admin forms answer every result, refusals too, with a
+// redirect (303) to a page of this site, which shows the message once: a
+// reload shows the page without it and sends nothing.
+func TestLoginAndAdminFormsRedirect(t *testing.T) {
+	t.Parallel()
+	s := apitest.Start(t, adminEvent)
+	root, pam := logIn(t, s, "root"), logIn(t, s, "pam")
+	pamID := mustUser(t, s, "pam")
+	forms := []struct {
+		who        *browser
+		path       string
+		form       url.Values
+		to, landed string
+	}{
+		{newBrowser(t, s), "/login", url.Values{"username": {"pam"}, "password": {"wrong"}, "next": {"/scoreboard"}}, "/login?next=%2Fscoreboard", "wrong username or password"},
+		{newBrowser(t, s), "/signup", url.Values{"username": {"x"}, "email": {"x@example.com"}, "password": {"long enough"}, "password2": {"long enough"}}, "/signup", "username must be"},
+		{newBrowser(t, s), "/forgot", url.Values{"name": {"pam"}}, "/forgot", "ask the organisers"},
+		{newBrowser(t, s), "/reset", url.Values{"token": {"nope"}, "password": {"long enough"}, "password2": {"long enough"}}, "/reset?token=nope", "Ask for a new link"},
+		{pam, "/verify/resend", url.Values{}, "/verify", "confirmed already"},
+		{root, "/admin/users", url.Values{"id": {pamID}, "action": {"promote"}, "q": {"pam"}}, "/admin/users?q=pam", "pam is an admin now."},
+		{root, "/admin/users", url.Values{"id": {pamID}, "action": {"demote"}}, "/admin/users", "pam is a player now."},
+		{root, "/admin/users", url.Values{"id": {pamID}, "action": {"explode"}}, "/admin/users", "unknown action"},
+		{root, "/admin/users/new", url.Values{"username": {"x"}, "email": {"x@example.com"}}, "/admin/users", "username must be"},
+		{root, "/admin/users/pam/ban", url.Values{"reason": {"spam"}}, "/admin/users", "Banned pam"},
+		{root, "/admin/users", url.Values{"id": {pamID}, "action": {"unban"}}, "/admin/users", "Unbanned pam"},
+		{root, "/admin/writeups", url.Values{"id": {"nope"}, "decision": {"approve"}}, "/admin/writeups", `class="alert error"`},
+		{root, "/admin/webhooks/new", url.Values{"name": {"w"}, "kind": {"json"}, "url": {"ftp://x"}}, "/admin/webhooks", "url must be"},
+		{root, "/admin/webhooks", url.Values{"id": {"nope"}, "action": {"delete"}}, "/admin/webhooks", "no such webhook"},
+		{root, "/admin/instances/stop", url.Values{"id": {"nope"}}, "/admin/instances", "no instance"},
+		{root, "/admin/event", url.Values{"start": {"tuesday"}}, "/admin/event", "Start must be a date and time"},
+		{root, "/admin/event/unfreeze", url.Values{}, "/admin/event", "the scoreboard is not frozen"},
+		{root, "/admin/users/pam/recovery", url.Values{"action": {"disable-2fa"}}, "/admin/users/pam/recovery", "off already"},
+		{root, "/admin/players/pam/anonymise", url.Values{"confirm": {"nope"}}, "/admin/players/pam", "to confirm"},
+	}
+	for _, f := range forms {
+		p := f.who.post(f.path, f.form)
+		if p.status != http.StatusSeeOther || p.header.Get("Location") != f.to {
+			t.Errorf("POST %s: %d to %q, want 303 to %q\n%.1500s", f.path, p.status, p.header.Get("Location"), f.to, p.body)
+			continue
+		}
+		landed := f.who.get(f.to)
+		if landed.status != http.StatusOK && f.path != "/reset" { // a bad reset link's page says so whatever
+			t.Errorf("after POST %s: %d", f.path, landed.status)
+		}
+		want(t, "after POST "+f.path, landed, landed.status, f.landed)
+		if again := f.who.get(f.to); strings.Contains(again.body, `class="alert`) && f.path != "/reset" {
+			t.Errorf("a reload of %s after POST %s shows %q again", f.to, f.path, f.landed)
+		}
+	}
+	imp := root.multipartPost("/admin/data/import", nil, "dataset", "x.txt", []byte("{}"))
+	if imp.status != http.StatusSeeOther || imp.header.Get("Location") != "/admin/data" {
+		t.Errorf("POST /admin/data/import: %d to %q", imp.status, imp.header.Get("Location"))
+	}
+	want(t, "after an import", root.get("/admin/data"), 200, "Nothing was imported")
+}

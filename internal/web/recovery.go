@@ -2,6 +2,7 @@ package web
 
 import (
 	"net/http"
+	"net/url"
 	"strings"
 
 	"github.com/flagshipctf/flagship/internal/clientaddr"
@@ -22,16 +23,18 @@ type forgotForm struct {
 }
 
 func (h *Handler) forgotPage(w http.ResponseWriter, r *http.Request) {
-	h.render(w, r, "forgot", page{Title: "Forgot your password?", Viewer: h.viewer(w, r),
-		Data: forgotForm{NoMail: !h.svc.Accounts.MailEnabled(), Sent: r.URL.Query().Get("sent") == "1"}})
+	v := h.viewer(w, r)
+	fl := h.takeFlash(w, r, v)
+	h.render(w, r, "forgot", page{Title: "Forgot your password?", Viewer: v, Error: fl.Error, flashTaken: true,
+		Data: forgotForm{Name: fl.Form["name"], NoMail: !h.svc.Accounts.MailEnabled(), Sent: r.URL.Query().Get("sent") == "1"}})
 }
 
 // forgot asks for a reset link; the answer is the same whether or not the
 // account exists.
 func (h *Handler) forgot(w http.ResponseWriter, r *http.Request) {
-	f := forgotForm{Name: strings.TrimSpace(r.PostFormValue("name")), NoMail: !h.svc.Accounts.MailEnabled()}
-	if err := h.svc.Accounts.ForgotPassword(r.Context(), f.Name, clientaddr.Bucket(r)); err != nil {
-		h.formError(w, r, "forgot", page{Title: "Forgot your password?", Viewer: h.viewer(w, r), Data: f}, err)
+	name := strings.TrimSpace(r.PostFormValue("name"))
+	if err := h.svc.Accounts.ForgotPassword(r.Context(), name, clientaddr.Bucket(r)); err != nil {
+		h.redirectWith(w, r, h.viewer(w, r), "/forgot", flash{Error: h.refused(w, r, err).Error, Form: map[string]string{"name": name}})
 		return
 	}
 	redirect(w, r, "/forgot?sent=1")
@@ -59,27 +62,20 @@ func (h *Handler) resetPage(w http.ResponseWriter, r *http.Request) {
 	h.render(w, r, "reset", p)
 }
 
-// reset sets the new password, then sends the person to log in with it.
+// reset sets the new password, then sends the person to log in with it;
+// a refusal goes back to the link's page.
 func (h *Handler) reset(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Referrer-Policy", "no-referrer")
 	token := r.PostFormValue("token")
-	p := page{Title: "Choose a new password", Viewer: h.viewer(w, r), NoIndex: true}
-	target, err := h.svc.Accounts.ResetTarget(r.Context(), token)
+	var err error
+	if password := r.PostFormValue("password"); password != r.PostFormValue("password2") {
+		err = ctf.Errorf(ctf.Invalid, "The two passwords differ.")
+	} else {
+		_, err = h.svc.Accounts.ResetPassword(r.Context(), platform.PasswordReset{Token: token, Password: password,
+			Code: r.PostFormValue("code"), Address: clientaddr.Bucket(r)})
+	}
 	if err != nil {
-		p.Data = resetForm{Bad: true}
-		h.formError(w, r, "reset", p, err)
-		return
-	}
-	p.Data = resetForm{Token: token, Target: target}
-	password := r.PostFormValue("password")
-	if password != r.PostFormValue("password2") {
-		p.Error, p.Status = "The two passwords differ.", http.StatusBadRequest
-		h.render(w, r, "reset", p)
-		return
-	}
-	if _, err := h.svc.Accounts.ResetPassword(r.Context(), platform.PasswordReset{Token: token, Password: password,
-		Code: r.PostFormValue("code"), Address: clientaddr.Bucket(r)}); err != nil {
-		h.formError(w, r, "reset", p, err)
+		h.redirectWith(w, r, h.viewer(w, r), "/reset?token="+url.QueryEscape(token), flash{Error: h.refused(w, r, err).Error})
 		return
 	}
 	// Any session this browser had ended with the others.
@@ -95,24 +91,15 @@ type recoveryData struct {
 // adminRecovery is an account's recovery page: a one-time reset link,
 // two-factor off, name and email.
 func (h *Handler) adminRecovery(w http.ResponseWriter, r *http.Request) {
-	v, ok := h.admin(w, r)
+	v, u, ok := h.adminUser(w, r)
 	if !ok {
 		return
 	}
-	h.recoveryPage(w, r, v, page{Notice: recoveryDone[r.URL.Query().Get("done")]}, "")
-}
-
-// recoveryDone is what the page says after an action redirected to it.
-var recoveryDone = map[string]string{
-	"disable-2fa": "Two-factor authentication is off, and every session of the account has ended.",
-	"edit":        "Saved.",
-}
-
-func (h *Handler) recoveryPage(w http.ResponseWriter, r *http.Request, v ctf.Viewer, p page, link string) {
-	u, err := h.svc.Admin.UserByName(r.Context(), v, r.PathValue("username"))
-	if err != nil {
-		h.error(w, r, v, err)
-		return
+	f := h.takeFlash(w, r, v)
+	p := page{Notice: f.Notice, Error: f.Error, flashTaken: true}
+	link := f.Link
+	if link != "" && !h.linkIsFor(r, link, u.Username) {
+		link = ""
 	}
 	if link != "" {
 		// Shown once: no cache keeps it.
@@ -126,34 +113,41 @@ func (h *Handler) recoveryPage(w http.ResponseWriter, r *http.Request, v ctf.Vie
 // adminRecoveryAction makes a reset link, turns 2FA off or edits the name
 // and email of the account the address names.
 func (h *Handler) adminRecoveryAction(w http.ResponseWriter, r *http.Request) {
-	v, ok := h.admin(w, r)
+	v, u, ok := h.adminUser(w, r)
 	if !ok {
 		return
 	}
-	u, err := h.svc.Admin.UserByName(r.Context(), v, r.PathValue("username"))
-	if err != nil {
-		h.error(w, r, v, err)
-		return
-	}
-	var link string
+	var err error
+	var link, done string
 	switch action := r.PostFormValue("action"); action {
 	case "link":
 		link, err = h.svc.Admin.ResetLink(r.Context(), v, u.ID)
 	case "disable-2fa":
 		_, err = h.svc.Admin.DisableTwoFactor(r.Context(), v, u.ID)
+		done = "Two-factor authentication is off, and every session of the account has ended."
 	case "edit":
 		_, err = h.svc.Admin.EditUser(r.Context(), v, u.ID, r.PostFormValue("name"), r.PostFormValue("email"))
+		done = "Saved."
 	default:
 		err = ctf.Errorf(ctf.Invalid, "unknown action %q", action)
 	}
-	var p page
+	f := flash{Notice: done, Link: link}
 	if err != nil {
-		p = h.refused(w, r, err)
-	} else if link == "" {
-		redirect(w, r, "/admin/users/"+u.Username+"/recovery?done="+r.PostFormValue("action"))
-		return
+		f = flash{Error: h.refused(w, r, err).Error}
 	}
-	h.recoveryPage(w, r, v, p, link)
+	h.redirectWith(w, r, v, "/admin/users/"+url.PathEscape(u.Username)+"/recovery", f)
+}
+
+// linkIsFor reports whether link is a working reset link of the account
+// username: a flash shows a link only then, so a cookie planted by a
+// sibling site cannot pass off a link to another account.
+func (h *Handler) linkIsFor(r *http.Request, link, username string) bool {
+	u, err := url.Parse(link)
+	if err != nil {
+		return false
+	}
+	target, err := h.svc.Accounts.ResetTarget(r.Context(), u.Query().Get("token"))
+	return err == nil && target.Username == username
 }
 
 // regenerateRecoveryCodes replaces the caller's recovery codes, given
@@ -201,8 +195,7 @@ func (h *Handler) resendVerification(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if err := h.svc.Accounts.ResendVerification(r.Context(), v); err != nil {
-		h.formError(w, r, "verify", page{Title: "Confirm your email address", Viewer: v, NoIndex: true,
-			Data: verifyData{Unverified: v.User.EmailUnverified}}, err)
+		h.redirectWith(w, r, v, "/verify", flash{Error: h.refused(w, r, err).Error})
 		return
 	}
 	redirect(w, r, "/verify?sent=1")

@@ -36,6 +36,9 @@ type page struct {
 	Notice  string
 	Status  int
 	NoIndex bool
+	// Ban: the holder of a banned user's session is told so on every
+	// page, which they otherwise see as a visitor.
+	Ban string
 	// Clock is where the event's clock stands; Unread counts the
 	// announcements this browser has not seen (none when allRead).
 	Clock   clockView
@@ -144,6 +147,11 @@ func (h *Handler) render(w http.ResponseWriter, r *http.Request, name string, p 
 	if !p.flashTaken {
 		f := h.takeFlash(w, r, p.Viewer)
 		p.Notice, p.Error = cmp.Or(p.Notice, f.Notice), cmp.Or(p.Error, f.Error)
+	}
+	if p.Viewer.User == nil {
+		if p.Ban = h.banNotice(r); p.Ban != "" && p.Error == p.Ban {
+			p.Error = "" // a log-in refused for the ban: said once
+		}
 	}
 	p.Clock = h.clock()
 	p.Site = h.siteNav()

@@ -56,7 +56,8 @@ func TestSettingsTwoFactorKeysAndSessions(t *testing.T) {
 		t.Fatalf("%d recovery codes on the page, want 10", len(recovery))
 	}
 	other := newBrowser(t, s)
-	want(t, "password alone", other.post("/login", url.Values{"username": {"pam"}, "password": {"pam-password"}}), 401, "enter your password again with the code")
+	asked := other.send("/login", url.Values{"username": {"pam"}, "password": {"pam-password"}})
+	want(t, "password alone", asked, 200, "enter your password again with the code", `name="username" value="pam"`, `autocomplete="one-time-code" required`)
 	ok := other.post("/login", url.Values{"username": {"pam"}, "password": {"pam-password"}, "code": {recovery[0]}})
 	if ok.status != http.StatusSeeOther {
 		t.Fatalf("log in with a recovery code: %d %s", ok.status, ok.body)

@@ -31,8 +31,9 @@ func TestSignUpLimitPerAddress(t *testing.T) {
 			t.Fatalf("sign-up %d: %d, want 303\n%.1000s", i+1, p.status, p.body)
 		}
 	}
-	over := signup(farm, 10)
-	want(t, "the eleventh sign-up", over, http.StatusTooManyRequests, "too many accounts", "Wait")
+	over := newBrowser(t, s).send("/signup", url.Values{"username": {"newbie10"}, "email": {"newbie10@example.com"},
+		"password": {"long enough"}, "password2": {"long enough"}}, "X-Forwarded-For: "+farm)
+	want(t, "the eleventh sign-up", over, 200, "too many accounts", "Wait", `value="newbie10"`)
 	if over.header.Get("Retry-After") == "" {
 		t.Error("no Retry-After")
 	}
@@ -41,7 +42,7 @@ func TestSignUpLimitPerAddress(t *testing.T) {
 	}
 	// Another replica counts the same sign-ups.
 	r := s.Replica(store.RateLimit{Max: 10, Window: time.Minute})
-	p := newBrowser(t, r).do("POST", "/signup", url.Values{"username": {"newbie12"}, "email": {"newbie12@example.com"},
+	p := newBrowser(t, r).send("/signup", url.Values{"username": {"newbie12"}, "email": {"newbie12@example.com"},
 		"password": {"long enough"}, "password2": {"long enough"}}, "X-Forwarded-For: "+farm)
-	want(t, "the eleventh sign-up on another replica", p, http.StatusTooManyRequests, "too many accounts")
+	want(t, "the eleventh sign-up on another replica", p, 200, "too many accounts")
 }

@@ -17,10 +17,16 @@ func TestSignUpPlayLogOut(t *testing.T) {
 	t.Parallel()
 	s := apitest.Start(t, event)
 	b := newBrowser(t, s)
-	bad := b.post("/signup", url.Values{"username": {"a b"}, "email": {"x@example.com"}, "password": {"long enough"}, "password2": {"long enough"}})
-	want(t, "bad username", bad, 400, "username must be")
-	differ := b.post("/signup", url.Values{"username": {"newbie"}, "email": {"n@example.com"}, "password": {"long enough"}, "password2": {"other one"}})
-	want(t, "passwords differ", differ, 400, "The two passwords differ")
+	bad := b.send("/signup", url.Values{"username": {"a b"}, "email": {"x@example.com"}, "name": {"Newbie <b>"}, "password": {"long enough"}, "password2": {"long enough"}})
+	want(t, "bad username", bad, 200, "username must be", `value="a b"`, `value="x@example.com"`, `value="Newbie &lt;b&gt;"`)
+	if strings.Contains(bad.body, "long enough") {
+		t.Error("a refused sign-up sends the password back")
+	}
+	if again := b.get("/signup"); strings.Contains(again.body, "username must be") || strings.Contains(again.body, `value="a b"`) {
+		t.Error("a reload of the sign-up page shows the refusal again")
+	}
+	differ := b.send("/signup", url.Values{"username": {"newbie"}, "email": {"n@example.com"}, "password": {"long enough"}, "password2": {"other one"}})
+	want(t, "passwords differ", differ, 200, "The two passwords differ", `value="newbie"`)
 	ok := b.post("/signup", url.Values{"username": {"newbie"}, "email": {"n@example.com"}, "password": {"long enough"}, "password2": {"long enough"}})
 	if ok.status != http.StatusSeeOther || ok.header.Get("Location") != "/" {
 		t.Fatalf("sign up: %d %v", ok.status, ok.header)
@@ -59,7 +65,18 @@ func TestLogInWithTheThrottle(t *testing.T) {
 	t.Parallel()
 	s := apitest.Start(t, event)
 	b := newBrowser(t, s)
-	want(t, "wrong password", b.post("/login", url.Values{"username": {"pam"}, "password": {"nope"}}), 401, "wrong username or password")
+	wrong := b.post("/login", url.Values{"username": {"pam"}, "password": {"nope"}, "next": {"/challenges/warmup"}})
+	if wrong.status != http.StatusSeeOther || wrong.header.Get("Location") != "/login?next=%2Fchallenges%2Fwarmup" {
+		t.Fatalf("a wrong password: %d %s, want 303 back to the log-in page keeping next", wrong.status, wrong.header.Get("Location"))
+	}
+	landed := b.get(wrong.header.Get("Location"))
+	want(t, "wrong password", landed, 200, "wrong username or password", `name="username" value="pam"`, `name="next" value="/challenges/warmup"`)
+	if strings.Contains(landed.body, "nope") {
+		t.Error("the log-in page sends the password back")
+	}
+	if again := b.get("/login"); strings.Contains(again.body, "wrong username or password") {
+		t.Error("a reload of the log-in page shows the refusal again")
+	}
 	ok := b.post("/login", url.Values{"username": {"pam"}, "password": {"pam-password"}, "next": {"/challenges/warmup"}})
 	if ok.status != http.StatusSeeOther || ok.header.Get("Location") != "/challenges/warmup" {
 		t.Fatalf("log in: %d %v", ok.status, ok.header)
@@ -71,8 +88,8 @@ func TestLogInWithTheThrottle(t *testing.T) {
 	for range 5 {
 		newBrowser(t, s).post("/login", url.Values{"username": {"evil"}, "password": {"nope"}})
 	}
-	locked := newBrowser(t, s).post("/login", url.Values{"username": {"evil"}, "password": {"evil-password"}})
-	want(t, "throttled", locked, 429, "Wait")
+	locked := newBrowser(t, s).send("/login", url.Values{"username": {"evil"}, "password": {"evil-password"}})
+	want(t, "throttled", locked, 200, "Wait")
 	if locked.header.Get("Retry-After") == "" {
 		t.Error("no Retry-After")
 	}
@@ -89,5 +106,5 @@ func TestClosedRegistration(t *testing.T) {
 	t.Cleanup(hs.Close)
 	b := &browser{t: t, base: hs.URL, c: newBrowser(t, s).c}
 	want(t, "closed page", b.get("/signup"), 200, "Registration is closed")
-	want(t, "closed form", b.post("/signup", url.Values{"username": {"late"}, "email": {"late@example.com"}, "password": {"long enough"}, "password2": {"long enough"}}), 403, "registration is closed")
+	want(t, "closed form", b.send("/signup", url.Values{"username": {"late"}, "email": {"late@example.com"}, "password": {"long enough"}, "password2": {"long enough"}}), 200, "registration is closed")
 }

@@ -44,7 +44,7 @@ func TestEmailVerificationByLink(t *testing.T) {
 	want(t, "confirmed", b.get("/verify?done=1"), http.StatusOK, "Your email address is confirmed")
 	want(t, "a confirmed player's flag", b.send("/challenges/warmup/submit", url.Values{"flag": {"flag{warm}"}}), http.StatusOK, "Correct!")
 	want(t, "the link again", b.get(path), http.StatusBadRequest, "not valid")
-	want(t, "send again once confirmed", b.post("/verify/resend", url.Values{}), http.StatusConflict, "confirmed already")
+	want(t, "send again once confirmed", b.send("/verify/resend", url.Values{}), 200, "confirmed already")
 	// Accounts made before, or by admins, are confirmed.
 	pam := logIn(t, s, "pam")
 	want(t, "a loaded player's flag", pam.send("/challenges/warmup/submit", url.Values{"flag": {"flag{warm}"}}), http.StatusOK, "Correct!")

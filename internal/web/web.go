@@ -135,6 +135,8 @@ func (h *Handler) routes() {
 	h.mux.HandleFunc("GET /admin/users", h.adminUsers)
 	h.mux.HandleFunc("POST /admin/users", h.adminUserAction)
 	h.mux.HandleFunc("POST /admin/users/new", h.adminCreateUser)
+	h.mux.HandleFunc("GET /admin/users/{username}/ban", h.adminBanPage)
+	h.mux.HandleFunc("POST /admin/users/{username}/ban", h.adminBan)
 	h.mux.HandleFunc("GET /admin/users/{username}/recovery", h.adminRecovery)
 	h.mux.HandleFunc("POST /admin/users/{username}/recovery", h.adminRecoveryAction)
 	h.mux.HandleFunc("GET /admin/audit", h.adminAudit)
@@ -264,10 +266,26 @@ func (h *Handler) viewer(w http.ResponseWriter, r *http.Request) ctf.Viewer {
 	}
 	v, err := h.svc.Accounts.AuthenticateSession(r.Context(), token)
 	if err != nil {
-		h.session.Clear(w)
+		// A banned user's session is kept (it works again after an
+		// unban): meanwhile its pages say why they read as a visitor's
+		// (render, banNotice).
+		if _, banned := h.svc.Accounts.SessionBanNotice(r.Context(), token); !banned {
+			h.session.Clear(w)
+		}
 		return ctf.Viewer{}
 	}
 	return v
+}
+
+// banNotice is what a page tells the holder of a banned user's session
+// (platform.BanNotice), "" for anyone else.
+func (h *Handler) banNotice(r *http.Request) string {
+	token, ok := h.session.Token(r)
+	if !ok {
+		return ""
+	}
+	notice, _ := h.svc.Accounts.SessionBanNotice(r.Context(), token)
+	return notice
 }
 
 // redirect sends the browser to path after a form (303: GET it).

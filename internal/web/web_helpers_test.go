@@ -169,13 +169,14 @@ func logIn(t *testing.T, s *apitest.Server, username string) *browser {
 	return b
 }
 
-// send posts a form as a browser does and follows its answer: every form
-// answers with a redirect to a page of this site (post/redirect/get), and
-// send fails the test otherwise. It returns the page landed on, with the
-// form's answer's headers (Retry-After, Set-Cookie) added to the page's.
-func (b *browser) send(path string, f url.Values) page {
+// send posts a form as a browser does (with headers, such as a proxy's
+// X-Forwarded-For) and follows its answer: every form answers with a
+// redirect to a page of this site (post/redirect/get), and send fails the
+// test otherwise. It returns the page landed on, with the form's answer's
+// headers (Retry-After, Set-Cookie) added to the page's.
+func (b *browser) send(path string, f url.Values, headers ...string) page {
 	b.t.Helper()
-	p := b.post(path, f)
+	p := b.do("POST", path, f, headers...)
 	if p.status != http.StatusSeeOther {
 		b.t.Fatalf("form %s: status %d, want 303 (post/redirect/get)\n%.2000s", path, p.status, p.body)
 	}

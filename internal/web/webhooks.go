@@ -2,6 +2,7 @@ package web
 
 import (
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 
@@ -37,15 +38,25 @@ func (f webhookForm) Subscribes(event ctf.WebhookEvent) bool { return slices.Con
 // deliveryLogSize is how many deliveries the log shows.
 const deliveryLogSize = 50
 
+// adminWebhooks is the webhooks page, with the delivery log of the one
+// the address names; the add form as typed after a refusal, or the
+// webhook just added (once).
 func (h *Handler) adminWebhooks(w http.ResponseWriter, r *http.Request) {
 	v, ok := h.admin(w, r)
 	if !ok {
 		return
 	}
-	h.webhooksPage(w, r, v, page{}, r.PathValue("id"), webhookForm{Kind: platform.WebhookDiscord, Enabled: true})
-}
-
-func (h *Handler) webhooksPage(w http.ResponseWriter, r *http.Request, v ctf.Viewer, p page, shown string, f webhookForm) {
+	fl := h.takeFlash(w, r, v)
+	p := page{Notice: fl.Notice, Error: fl.Error, flashTaken: true}
+	f := webhookForm{Kind: platform.WebhookDiscord, Enabled: true}
+	if fl.Section == "new" {
+		f.Error, p.Error = fl.Error, ""
+		f.Name, f.URL, f.Kind, f.Enabled = fl.Form["name"], fl.Form["url"], ctf.WebhookKind(fl.Form["kind"]), fl.Form["enabled"] == "1"
+		for _, e := range strings.Fields(fl.Form["events"]) {
+			f.Events = append(f.Events, ctf.WebhookEvent(e))
+		}
+	}
+	shown := r.PathValue("id")
 	hooks, err := h.svc.Webhooks.List(r.Context(), v)
 	if err != nil {
 		h.error(w, r, v, err)
@@ -59,13 +70,17 @@ func (h *Handler) webhooksPage(w http.ResponseWriter, r *http.Request, v ctf.Vie
 			return
 		}
 		d.Shown, d.Log = &hook, log
+		if fl.Form["created"] == hook.ID {
+			d.New.Created = &hook
+		}
 	}
 	p.Title, p.Viewer, p.Data = "Webhooks · Admin", v, d
 	h.render(w, r, "admin-webhooks", p)
 }
 
 // adminCreateWebhook adds a webhook; the page then shows it, with the
-// secret a json receiver needs.
+// secret a json receiver needs. A refusal goes back to the form as typed
+// (not the secret).
 func (h *Handler) adminCreateWebhook(w http.ResponseWriter, r *http.Request) {
 	v, ok := h.admin(w, r)
 	if !ok {
@@ -75,20 +90,18 @@ func (h *Handler) adminCreateWebhook(w http.ResponseWriter, r *http.Request) {
 		h.error(w, r, v, ctf.Errorf(ctf.Invalid, "the form could not be read"))
 		return
 	}
-	f := webhookForm{Name: strings.TrimSpace(r.PostFormValue("name")), Kind: ctf.WebhookKind(r.PostFormValue("kind")),
-		URL: strings.TrimSpace(r.PostFormValue("url")), Enabled: r.PostFormValue("enabled") == "1"}
+	in := platform.WebhookInput{Name: strings.TrimSpace(r.PostFormValue("name")), Kind: ctf.WebhookKind(r.PostFormValue("kind")),
+		URL: strings.TrimSpace(r.PostFormValue("url")), Secret: r.PostFormValue("secret"), Enabled: r.PostFormValue("enabled") == "1"}
 	for _, e := range r.PostForm["events"] {
-		f.Events = append(f.Events, ctf.WebhookEvent(e))
+		in.Events = append(in.Events, ctf.WebhookEvent(e))
 	}
-	hook, err := h.svc.Webhooks.Create(r.Context(), v, platform.WebhookInput{Name: f.Name, Kind: f.Kind, URL: f.URL,
-		Secret: r.PostFormValue("secret"), Events: f.Events, Enabled: f.Enabled})
+	hook, err := h.svc.Webhooks.Create(r.Context(), v, in)
 	if err != nil {
-		p := h.refused(w, r, err)
-		f.Error = p.Error
-		h.webhooksPage(w, r, v, page{Status: p.Status}, "", f)
+		h.redirectWith(w, r, v, "/admin/webhooks", flash{Error: h.refused(w, r, err).Error, Section: "new", Form: map[string]string{
+			"name": in.Name, "url": in.URL, "kind": string(in.Kind), "enabled": r.PostFormValue("enabled"), "events": strings.Join(r.PostForm["events"], " ")}})
 		return
 	}
-	h.webhooksPage(w, r, v, page{}, hook.ID, webhookForm{Kind: platform.WebhookDiscord, Enabled: true, Created: &hook})
+	h.redirectWith(w, r, v, "/admin/webhooks/"+url.PathEscape(hook.ID), flash{Form: map[string]string{"created": hook.ID}})
 }
 
 // adminWebhookAction enables, disables or deletes a webhook.
@@ -99,18 +112,19 @@ func (h *Handler) adminWebhookAction(w http.ResponseWriter, r *http.Request) {
 	}
 	id, action := r.PostFormValue("id"), r.PostFormValue("action")
 	var err error
-	shown := id
+	to, f := "/admin/webhooks/"+url.PathEscape(id), flash{}
 	switch action {
 	case "enable", "disable":
 		err = h.svc.Webhooks.SetEnabled(r.Context(), v, id, action == "enable")
+		f.Notice = "Webhook " + action + "d."
 	case "delete":
-		err, shown = h.svc.Webhooks.Delete(r.Context(), v, id), ""
+		err, to = h.svc.Webhooks.Delete(r.Context(), v, id), "/admin/webhooks"
+		f.Notice = "Webhook deleted."
 	default:
 		err = ctf.Errorf(ctf.Invalid, "unknown action %q", action)
 	}
-	p := page{Notice: "Done."}
 	if err != nil {
-		p, shown = h.refused(w, r, err), ""
+		to, f = "/admin/webhooks", flash{Error: h.refused(w, r, err).Error}
 	}
-	h.webhooksPage(w, r, v, p, shown, webhookForm{Kind: platform.WebhookDiscord, Enabled: true})
+	h.redirectWith(w, r, v, to, f)
 }

@@ -109,3 +109,41 @@ func TestFormsAsAPersonDoes(t *testing.T) {
 		t.Error("the rating is not shown")
 	}
 }
+
+// TestLogInAndSignUpAsAPersonDoes (issue 20, fix 1): a wrong password
+// lands on the log-in page (next kept, the username typed kept, the
+// password not), whose reload shows no error and whose theme switch works;
+// a refused sign-up lands on its form the same way. Axe checks both.
+func TestLogInAndSignUpAsAPersonDoes(t *testing.T) {
+	axe := axeScript(t)
+	s := apitest.Start(t, flowEvent)
+	ctx := newBrowser(t)
+	step(t, ctx, "a wrong password", append([]chromedp.Action[chromedp.Void]{chromedp.Navigate(s.URL + "/login?next=/scoreboard")},
+		fill(map[string]string{"username": "reader", "password": "not the password"}, `form[action="/login"] button[type=submit]`)...)...)
+	step(t, ctx, "the refusal", contains(".alert.error", "wrong username or password"))
+	if got := eval[string](t, ctx, `location.pathname + location.search`); got != "/login?next=%2Fscoreboard" {
+		t.Errorf("the refusal landed on %s", got)
+	}
+	if got := eval[string](t, ctx, `document.querySelector("[name=username]").value + "|" + document.querySelector("[name=password]").value`); got != "reader|" {
+		t.Errorf("the form after the refusal holds %q, want the username only", got)
+	}
+	axeCheck(t, ctx, axe, "the log-in page after a wrong password")
+	step(t, ctx, "a reload", chromedp.Reload(), chromedp.WaitVisible(chromedp.CSS(`form[action="/login"]`)))
+	if eval[bool](t, ctx, `!!document.querySelector(".alert.error")`) {
+		t.Error("the refusal shows again after a reload")
+	}
+	step(t, ctx, "the theme switch", chromedp.Click(chromedp.CSS(`form[action="/theme"] button`)),
+		chromedp.WaitVisible(chromedp.CSS(`html[data-theme="light"] form[action="/login"]`)))
+	step(t, ctx, "the right password", fill(map[string]string{"username": "reader", "password": "reader-password"}, `form[action="/login"] button[type=submit]`)...)
+	step(t, ctx, "lands on next", atURL("/scoreboard"), chromedp.WaitVisible(chromedp.CSS("a.who")))
+
+	other := newBrowser(t)
+	step(t, other, "a refused sign-up", append([]chromedp.Action[chromedp.Void]{chromedp.Navigate(s.URL + "/signup")},
+		fill(map[string]string{"username": "reader", "email": "new@example.com", "password": "long enough", "password2": "long enough"},
+			`form[action="/signup"] button[type=submit]`)...)...)
+	step(t, other, "the refusal", contains(".alert.error", "already taken"))
+	if got := eval[string](t, other, `location.pathname + "|" + document.querySelector("[name=email]").value + "|" + document.querySelector("[name=password]").value`); got != "/signup|new@example.com|" {
+		t.Errorf("the sign-up after the refusal: %q", got)
+	}
+	axeCheck(t, other, axe, "the sign-up page after a refusal")
+}
