@@ -32,15 +32,15 @@ func TestAdminCreatesAccounts(t *testing.T) {
 		status int
 		msg    string
 	}{
-		{"bad username", form("a b", "ab@example.com", "long enough", "long enough", ""), 400, "username must be 3 to 32 letters, digits, &#39;_&#39;, &#39;.&#39; or &#39;-&#39;"},
-		{"bad email", form("newone", "not an email", "long enough", "long enough", ""), 400, "email &#34;not an email&#34; is not an email address"},
-		{"short password", form("newone", "new@example.com", "short", "short", ""), 400, "password must be 8 to 128 characters"},
-		{"passwords differ", form("newone", "new@example.com", "long enough", "other one", ""), 400, "password and its repetition differ"},
-		{"taken username", form("pam", "other@example.com", "long enough", "long enough", ""), 409, "that username or email is already taken"},
+		{"bad username", form("a b", "ab@example.com", "long enough", "long enough", ""), 400, "Username must be 3 to 32 letters, digits, &#39;_&#39;, &#39;.&#39; or &#39;-&#39;"},
+		{"bad email", form("newone", "not an email", "long enough", "long enough", ""), 400, "Email &#34;not an email&#34; is not an email address"},
+		{"short password", form("newone", "new@example.com", "short", "short", ""), 400, "Password must be 8 to 128 characters"},
+		{"passwords differ", form("newone", "new@example.com", "long enough", "other one", ""), 400, "Password and its repetition differ"},
+		{"taken username", form("pam", "other@example.com", "long enough", "long enough", ""), 409, "That username or email is already taken"},
 	}
 	for _, tc := range refused {
 		p := root.post("/admin/users/new", tc.form)
-		want(t, tc.name, p, tc.status, `<p class="alert error" role="alert" id="new-error">`+tc.msg+`</p>`,
+		want(t, tc.name, p, tc.status, `<p class="alert error" role="alert" id="new-error">`+tc.msg+`.</p>`,
 			`value="`+tc.form.Get("username")+`"`, `value="New &lt;b&gt;One&lt;/b&gt;"`)
 		if strings.Contains(p.body, "long enough") {
 			t.Errorf("%s: the password is sent back in the page", tc.name)
@@ -68,7 +68,7 @@ func TestAdminCreatesAccounts(t *testing.T) {
 	// A player's post is refused and creates nothing.
 	pam := newBrowser(t, s)
 	pam.post("/login", url.Values{"username": {"pam"}, "password": {"pam-password"}})
-	want(t, "player posts", pam.post("/admin/users/new", form("sneaky", "sneaky@example.com", "long enough", "long enough", "1")), 403, "only admins")
+	want(t, "player posts", pam.post("/admin/users/new", form("sneaky", "sneaky@example.com", "long enough", "long enough", "1")), 403, "Only admins")
 	if _, err := s.Svc.Admin.UserByName(context.Background(), ctf.Operator, "sneaky"); err == nil {
 		t.Error("a player's form created an account")
 	}

@@ -35,8 +35,8 @@ func TestAnnouncements(t *testing.T) {
 		form url.Values
 		msg  string
 	}{
-		{"no title", url.Values{"title": {"  "}, "body": {"x"}}, "title is required"},
-		{"hidden challenge", url.Values{"title": {"T"}, "body": {"x"}, "challenge": {"draft"}}, "challenge no challenge has the slug &#34;draft&#34;"},
+		{"no title", url.Values{"title": {"  "}, "body": {"x"}}, "Title is required"},
+		{"hidden challenge", url.Values{"title": {"T"}, "body": {"x"}, "challenge": {"draft"}}, "Challenge no challenge has the slug &#34;draft&#34;"},
 	} {
 		want(t, tc.name, root.post("/admin/announcements", tc.form), 400, `id="post-error">`+tc.msg, `value="`+tc.form.Get("title")+`"`)
 	}

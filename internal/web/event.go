@@ -169,8 +169,10 @@ func (h *Handler) adminSaveEvent(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	f.Error, f.Field = h.refusal(w, r, err)
-	if rest, ok := strings.CutPrefix(f.Error, f.Field); ok && eventLabels[f.Field] != "" {
-		f.Error = eventLabels[f.Field] + rest
+	// The message is a sentence now (its first letter raised): the field
+	// it starts with is matched whatever its case.
+	if n := len(f.Field); eventLabels[f.Field] != "" && len(f.Error) >= n && strings.EqualFold(f.Error[:n], f.Field) {
+		f.Error = eventLabels[f.Field] + f.Error[n:]
 	}
 	h.eventPage(w, r, v, page{Status: httpx.Status(err)}, f)
 }

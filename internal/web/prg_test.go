@@ -66,7 +66,7 @@ func TestFormsRedirectAndShowOnce(t *testing.T) {
 			t.Fatalf("no secret after Set up:\n%.3000s", begun.body)
 		}
 		wrong := pam.send("/settings/2fa/confirm", url.Values{"code": {"000000"}})
-		want(t, "a wrong code", wrong, 200, `class="alert error"`, "code is wrong", `<code id="secret">`+secret[1]+`</code>`, `class="qr"`)
+		want(t, "a wrong code", wrong, 200, `class="alert error"`, "Code is wrong", `<code id="secret">`+secret[1]+`</code>`, `class="qr"`)
 		want(t, "a reload", pam.get("/settings"), 200, `<code id="secret">`+secret[1]+`</code>`)
 	})
 
@@ -79,8 +79,8 @@ func TestFormsRedirectAndShowOnce(t *testing.T) {
 		// The theme switch on the landing page goes back to the page, not the form.
 		want(t, "the theme's next", solved, 200, `name="next" value="/challenges/warmup"`)
 		refused := pam.send("/challenges/warmup/review", url.Values{"stars": {""}, "difficulty": {""}})
-		want(t, "Rate without choosing", refused, 200, "Choose the stars and the difficulty, then press Rate.", "★ unrated")
-		want(t, "half a choice", pam.send("/challenges/warmup/review", url.Values{"stars": {"3"}}), 200, "Choose the stars", "★ unrated")
-		want(t, "a choice", pam.send("/challenges/warmup/review", url.Values{"stars": {"3"}, "difficulty": {"4"}}), 200, "rating is saved", "★ 3.0")
+		want(t, "Rate without choosing", refused, 200, "Choose the stars and the difficulty, then press Rate.", "Rating:</span> unrated")
+		want(t, "half a choice", pam.send("/challenges/warmup/review", url.Values{"stars": {"3"}}), 200, "Choose the stars", "Rating:</span> unrated")
+		want(t, "a choice", pam.send("/challenges/warmup/review", url.Values{"stars": {"3"}, "difficulty": {"4"}}), 200, "rating is saved", "Rating:</span> 3.0")
 	})
 }

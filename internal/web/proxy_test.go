@@ -23,14 +23,14 @@ func TestLoginThrottleBehindTrustedProxy(t *testing.T) {
 	const attacker = "198.51.100.1"
 	for i := range 50 {
 		p := login(attacker, fmt.Sprintf("nobody%d", i), "wrong-password")
-		want(t, fmt.Sprintf("failure %d", i), p, http.StatusUnauthorized, "wrong username or password")
+		want(t, fmt.Sprintf("failure %d", i), p, http.StatusUnauthorized, "Wrong username or password")
 	}
 	// The attacker is refused without the password being checked, even
 	// the right one, and even when it writes another address to the left
 	// of what the proxy appended.
 	for _, from := range []string{attacker, "192.0.2.77, " + attacker} {
 		p := login(from, "pam", "pam-password")
-		want(t, "attacker past the limit from "+from, p, http.StatusTooManyRequests, "Wait")
+		want(t, "attacker past the limit from "+from, p, http.StatusTooManyRequests, "; wait ")
 		if p.header.Get("Retry-After") == "" {
 			t.Errorf("%s: no Retry-After", from)
 		}

@@ -211,7 +211,7 @@ func TestRegenerateRecoveryCodesInSettings(t *testing.T) {
 		t.Fatalf("%d recovery codes", len(old))
 	}
 	want(t, "settings with 2FA", b.get("/settings"), http.StatusOK, `action="/settings/2fa/recovery-codes"`)
-	want(t, "a wrong password", b.send("/settings/2fa/recovery-codes", url.Values{"password": {"nope"}}), http.StatusOK, "password is wrong")
+	want(t, "a wrong password", b.send("/settings/2fa/recovery-codes", url.Values{"password": {"nope"}}), http.StatusOK, "Password is wrong")
 	p := b.send("/settings/2fa/recovery-codes", url.Values{"password": {"pam-password"}})
 	want(t, "new codes", p, http.StatusOK, "the old ones no longer work", `id="recovery"`)
 	fresh := recoveryCodeRE.FindAllString(p.body, -1)

@@ -32,7 +32,7 @@ func TestSignUpLimitPerAddress(t *testing.T) {
 		}
 	}
 	over := signup(farm, 10)
-	want(t, "the eleventh sign-up", over, http.StatusTooManyRequests, "too many accounts", "Wait")
+	want(t, "the eleventh sign-up", over, http.StatusTooManyRequests, "Too many accounts", "; wait ")
 	if over.header.Get("Retry-After") == "" {
 		t.Error("no Retry-After")
 	}
@@ -43,5 +43,5 @@ func TestSignUpLimitPerAddress(t *testing.T) {
 	r := s.Replica(store.RateLimit{Max: 10, Window: time.Minute})
 	p := newBrowser(t, r).do("POST", "/signup", url.Values{"username": {"newbie12"}, "email": {"newbie12@example.com"},
 		"password": {"long enough"}, "password2": {"long enough"}}, "X-Forwarded-For: "+farm)
-	want(t, "the eleventh sign-up on another replica", p, http.StatusTooManyRequests, "too many accounts")
+	want(t, "the eleventh sign-up on another replica", p, http.StatusTooManyRequests, "Too many accounts")
 }

@@ -18,7 +18,7 @@ func TestSignUpPlayLogOut(t *testing.T) {
 	s := apitest.Start(t, event)
 	b := newBrowser(t, s)
 	bad := b.post("/signup", url.Values{"username": {"a b"}, "email": {"x@example.com"}, "password": {"long enough"}, "password2": {"long enough"}})
-	want(t, "bad username", bad, 400, "username must be")
+	want(t, "bad username", bad, 400, "Username must be")
 	differ := b.post("/signup", url.Values{"username": {"newbie"}, "email": {"n@example.com"}, "password": {"long enough"}, "password2": {"other one"}})
 	want(t, "passwords differ", differ, 400, "The two passwords differ")
 	ok := b.post("/signup", url.Values{"username": {"newbie"}, "email": {"n@example.com"}, "password": {"long enough"}, "password2": {"long enough"}})
@@ -59,7 +59,7 @@ func TestLogInWithTheThrottle(t *testing.T) {
 	t.Parallel()
 	s := apitest.Start(t, event)
 	b := newBrowser(t, s)
-	want(t, "wrong password", b.post("/login", url.Values{"username": {"pam"}, "password": {"nope"}}), 401, "wrong username or password")
+	want(t, "wrong password", b.post("/login", url.Values{"username": {"pam"}, "password": {"nope"}}), 401, "Wrong username or password")
 	ok := b.post("/login", url.Values{"username": {"pam"}, "password": {"pam-password"}, "next": {"/challenges/warmup"}})
 	if ok.status != http.StatusSeeOther || ok.header.Get("Location") != "/challenges/warmup" {
 		t.Fatalf("log in: %d %v", ok.status, ok.header)
@@ -72,7 +72,7 @@ func TestLogInWithTheThrottle(t *testing.T) {
 		newBrowser(t, s).post("/login", url.Values{"username": {"evil"}, "password": {"nope"}})
 	}
 	locked := newBrowser(t, s).post("/login", url.Values{"username": {"evil"}, "password": {"evil-password"}})
-	want(t, "throttled", locked, 429, "Wait")
+	want(t, "throttled", locked, 429, "; wait ")
 	if locked.header.Get("Retry-After") == "" {
 		t.Error("no Retry-After")
 	}
@@ -89,5 +89,5 @@ func TestClosedRegistration(t *testing.T) {
 	t.Cleanup(hs.Close)
 	b := &browser{t: t, base: hs.URL, c: newBrowser(t, s).c}
 	want(t, "closed page", b.get("/signup"), 200, "Registration is closed")
-	want(t, "closed form", b.post("/signup", url.Values{"username": {"late"}, "email": {"late@example.com"}, "password": {"long enough"}, "password2": {"long enough"}}), 403, "registration is closed")
+	want(t, "closed form", b.post("/signup", url.Values{"username": {"late"}, "email": {"late@example.com"}, "password": {"long enough"}, "password2": {"long enough"}}), 403, "Registration is closed")
 }

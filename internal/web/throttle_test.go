@@ -88,7 +88,7 @@ func TestLoginThrottleHoldsUnderParallelTries(t *testing.T) {
 		t.Fatalf("%d parallel wrong passwords were answered %v: want 5 checked (401) and %d refused (429)", n, got, n-5)
 	}
 	locked := newBrowser(t, s).post("/login", url.Values{"username": {"pam"}, "password": {"pam-password"}})
-	want(t, "the right password after the burst", locked, http.StatusTooManyRequests, "Wait")
+	want(t, "the right password after the burst", locked, http.StatusTooManyRequests, "; wait ")
 }
 
 // TestTwoFactorDisableThrottleHoldsUnderParallelTries: forty tries at once
@@ -160,13 +160,13 @@ users:
 		return newBrowser(t, s).post("/login", url.Values{"username": {name}, "password": {password}})
 	}
 	for _, name := range []string{"ſessions", "\u212aelvin", "sessions\u0000", "sess ions"} {
-		want(t, "the right password under "+name, login(name, "sessions-password"), http.StatusUnauthorized, "wrong username or password")
+		want(t, "the right password under "+name, login(name, "sessions-password"), http.StatusUnauthorized, "Wrong username or password")
 	}
 	if p := login("SESSIONS", "sessions-password"); p.status != http.StatusSeeOther {
 		t.Fatalf("the right password under SESSIONS: %d, want 303", p.status)
 	}
 	for i, name := range []string{"Sessions", "SESSIONS", "sessionS", "SESSIONS@example.com", "SeSsIoNs"} {
-		want(t, fmt.Sprintf("failure %d as %s", i, name), login(name, "not the password"), http.StatusUnauthorized, "wrong username or password")
+		want(t, fmt.Sprintf("failure %d as %s", i, name), login(name, "not the password"), http.StatusUnauthorized, "Wrong username or password")
 	}
-	want(t, "the right password after five failures spelled five ways", login("sessions", "sessions-password"), http.StatusTooManyRequests, "Wait")
+	want(t, "the right password after five failures spelled five ways", login("sessions", "sessions-password"), http.StatusTooManyRequests, "; wait ")
 }
