@@ -100,3 +100,27 @@ func flashOf(t *testing.T, h *Handler, rec *httptest.ResponseRecorder, session s
 	w := httptest.NewRecorder()
 	return h.takeFlash(w, req, h.viewer(w, req))
 }
+
+// TestRefusalsReadAsOneSentence (issue 20, fix 14): a refusal's message
+// (the API's words) reads on a page as one sentence: capitalised, with its
+// full stop, the wait folded into it, a field's or acronym's spelling kept.
+func TestRefusalsReadAsOneSentence(t *testing.T) {
+	for _, tc := range []struct {
+		msg  string
+		wait time.Duration
+		want string
+	}{
+		{"challenge is locked", 0, "Challenge is locked."},
+		{"wrong username or password.", 0, "Wrong username or password."},
+		{"too many wrong submissions for this challenge; try again later", 90 * time.Second, "Too many wrong submissions for this challenge; try again in a minute."},
+		{"too many failed logins; wait before trying again", 10 * time.Minute, "Too many failed logins; wait 10 minutes before trying again."},
+		{"three links were sent in the last 15 minutes; look for them", 30 * time.Second, "Three links were sent in the last 15 minutes; look for them; wait 30 seconds."},
+		{"url must name a public host", 0, "URL must name a public host."},
+		{"flags[0].content must not be empty", 0, "flags[0].content must not be empty."},
+		{"", 0, "Something went wrong."},
+	} {
+		if got := sentence(tc.msg, tc.wait); got != tc.want {
+			t.Errorf("sentence(%q, %v) = %q, want %q", tc.msg, tc.wait, got, tc.want)
+		}
+	}
+}
