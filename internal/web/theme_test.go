@@ -18,7 +18,7 @@ func TestThemeFollowsTheSystemUntilChosen(t *testing.T) {
 	s := apitest.Start(t, event)
 	b := newBrowser(t, s)
 	want(t, "no choice", b.get("/"), 200, `<html lang="en" data-theme="auto">`, `<form method="post" action="/theme" class="theme-switch" data-cookie="theme">`,
-		`name="theme" value="light"`, `name="theme" value="dark"`, `<span class="sr">Switch to the </span>Light<span class="sr"> theme</span>`)
+		`name="theme" value="light"`, `name="theme" value="dark"`, `Switch to the </span>Light<span class="sr"> theme</span>`)
 	for _, theme := range []string{"dark", "light", "dark"} {
 		p := b.post("/theme", url.Values{"theme": {theme}, "next": {"/scoreboard"}})
 		if p.status != 303 || p.header.Get("Location") != "/scoreboard" || !strings.Contains(p.header.Get("Set-Cookie"), "theme="+theme+";") {
