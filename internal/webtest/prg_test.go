@@ -82,7 +82,7 @@ func TestFormsAsAPersonDoes(t *testing.T) {
 	step(t, ctx, "2FA set-up", chromedp.Click(chromedp.CSS(`form[action="/settings/2fa/begin"] button`)), chromedp.WaitVisible(chromedp.CSS("img.qr")))
 	secret := text(t, ctx, "#secret")
 	step(t, ctx, "a mistyped code", chromedp.SendKeys(chromedp.CSS("#code-confirm"), "000000"),
-		chromedp.Click(chromedp.CSS(`form[action="/settings/2fa/confirm"] button`)), contains(".alert.error", "code is wrong"),
+		chromedp.Click(chromedp.CSS(`form[action="/settings/2fa/confirm"] button`)), contains(".alert.error", "Code is wrong"),
 		chromedp.WaitVisible(chromedp.CSS("img.qr")))
 	if got := text(t, ctx, "#secret"); got != secret {
 		t.Fatalf("the secret changed after a mistyped code: %q, then %q", secret, got)
@@ -107,7 +107,7 @@ func TestFormsAsAPersonDoes(t *testing.T) {
 	axeCheck(t, ctx, axe, "a solved challenge's rating form")
 	step(t, ctx, "rate", chromedp.SetValue(chromedp.CSS(`select[name=stars]`), "4"), chromedp.SetValue(chromedp.CSS(`select[name=difficulty]`), "2"),
 		chromedp.Click(chromedp.CSS(`form[action$="/review"] button`)), contains(".alert.notice", "rating is saved"))
-	if !strings.Contains(text(t, ctx, "p.meta"), "Rating: 4.0") {
-		t.Error("the rating is not shown")
+	if got := eval[string](t, ctx, `document.querySelector("p.meta").textContent`); !strings.Contains(got, "Rating: 4.0") {
+		t.Errorf("the rating is not shown: %q", got)
 	}
 }
