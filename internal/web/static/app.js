@@ -33,11 +33,15 @@ document.addEventListener("submit", async (e) => {
     form.submit(); // no network answer: fall back to the plain form
     return;
   }
+  if (!r.ok) {
+    form.submit(); // an error page (nothing was recorded): let the browser show it
+    return;
+  }
   const old = document.querySelector("article.challenge");
   const doc = new DOMParser().parseFromString(await r.text().catch(() => ""), "text/html");
   const fresh = doc.querySelector("article.challenge");
-  if (!r.ok || !old || !fresh || new URL(r.url).pathname !== location.pathname) {
-    location.assign(r.url); // another page (an error, the login): show it as is
+  if (!old || !fresh || new URL(r.url).pathname !== location.pathname) {
+    location.assign(r.url); // another page (the login): go there
     return;
   }
   const article = document.importNode(fresh, true);
