@@ -235,6 +235,7 @@ func (st *State) putWriteup(w ctf.Writeup) {
 // visibility: only its solvers' entries change, never the whole state.
 func (st *State) putChallenge(nc ctf.Challenge, dirty dirtySet) {
 	c := st.chals[nc.ID]
+	st.noteBadges(c, nc.Categories)
 	if c == nil {
 		c = &chal{Challenge: nc, reviews: map[string]ctf.Review{}}
 		st.chals[nc.ID] = c

@@ -84,6 +84,9 @@ func (st *State) advanceClock(now time.Time, dirty dirtySet) []store.StreamRow {
 		if pending != c.pending {
 			moved = true
 		}
+		if pending != c.pending {
+			st.noteBadges(c, nil) // a release (or a release moved back) changes its categories' badges
+		}
 		c.pending = pending
 		st.recountChallenge(c)
 		dirty[c] = true

@@ -85,6 +85,7 @@ func (st *State) deleteChallenge(id string, dirty dirtySet) {
 	if c == nil {
 		return
 	}
+	st.noteBadges(c, nil)
 	for _, x := range c.solves {
 		st.detach(x)
 		delete(x.user.solved, id)

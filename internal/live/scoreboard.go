@@ -1,6 +1,7 @@
 package live
 
 import (
+	"slices"
 	"sort"
 
 	"github.com/flagshipctf/flagship/internal/ctf"
@@ -351,4 +352,54 @@ func (a Accounts) Me(userID string) (MyProfile, bool) {
 		})
 	}
 	return me, true
+}
+
+// A badge is announced once. Badges follow the counted solves, so a
+// change of a challenge can take one away (hidden or deleted, its solves
+// count no more; a new challenge in a category, its badge is not complete)
+// and a later solve give it back: that solve does not announce it again.
+// Before such a change, the badges of the users it may touch are noted
+// (user.held); a solve announces only the badges not noted.
+
+// noteBadges notes the badges held now by the users a change of c (nil
+// for a new challenge) may take one from: its solvers, and those of the
+// challenges of its categories and of cats (its categories after the
+// change). The caller holds st.mu.
+func (st *State) noteBadges(c *chal, cats []string) {
+	seen := map[*user]bool{}
+	note := func(list []*solve) {
+		for _, x := range list {
+			u := x.user
+			if seen[u] {
+				continue
+			}
+			seen[u] = true
+			for _, a := range st.badges(u) {
+				if u.held == nil {
+					u.held = map[string]bool{}
+				}
+				u.held[a.ID] = true
+			}
+		}
+	}
+	if c != nil {
+		note(c.solves)
+		cats = append(slices.Clip(cats), c.Categories...)
+	}
+	for _, o := range st.visible {
+		if o != c && slices.ContainsFunc(o.Categories, func(x string) bool { return slices.Contains(cats, x) }) {
+			note(o.solves)
+		}
+	}
+}
+
+// unheld returns the awards of new whose badge u was not noted holding.
+func (u *user) unheld(awards []ctf.Award) []ctf.Award {
+	out := awards[:0:0]
+	for _, a := range awards {
+		if !u.held[a.ID] {
+			out = append(out, a)
+		}
+	}
+	return out
 }

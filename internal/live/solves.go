@@ -134,7 +134,7 @@ func (st *State) applySolves(own, others []ctf.Solve, now time.Time) []SolveKept
 			continue
 		}
 		st.changedChal(x.chal)
-		kept[i] = SolveKept{Awards: ctf.NewBadges(before, st.badges(u)), First: x.isFirstBlood()}
+		kept[i] = SolveKept{Awards: u.unheld(ctf.NewBadges(before, st.badges(u))), First: x.isFirstBlood()}
 	}
 	return kept
 }

@@ -90,6 +90,9 @@ type user struct {
 	keys     []*apiKey  // oldest first, revoked ones included
 	sessions []*session // active ones, oldest first
 	ver      uint64     // version of the leaderboard entry
+	// held are the badges the user was seen to hold before a change could
+	// take them away (noteBadges): one earned back is not announced again.
+	held map[string]bool
 }
 
 type solve struct {

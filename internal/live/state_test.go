@@ -2,6 +2,7 @@ package live
 
 import (
 	"encoding/json"
+	"slices"
 	"testing"
 	"time"
 
@@ -132,4 +133,41 @@ func TestStateCatchUpCountsEachRowOnce(t *testing.T) {
 // newState builds a state from snap with versions from the start.
 func newState(snap *store.Snapshot, publicURL string, now time.Time) *State {
 	return newStateAfter(snap, publicURL, now, 0)
+}
+
+// TestABadgeIsAnnouncedOnce (issue 20, fix 6): a badge a change took away
+// (a new challenge in its category) and a solve gave back is not announced
+// again; one never held is.
+func TestABadgeIsAnnouncedOnce(t *testing.T) {
+	st := testState()
+	awards := func(kept []SolveKept) []string {
+		var ids []string
+		for _, a := range kept[0].Awards {
+			ids = append(ids, a.ID)
+		}
+		return ids
+	}
+	// bob solves both shown web challenges: every web challenge solved.
+	got := awards(st.applySolves([]ctf.Solve{{Seq: 4, ID: "s4", UserID: "u2", ChallengeID: "c2", At: t0(7)}}, nil, t0(7)))
+	if !slices.Contains(got, "category-web") {
+		t.Fatalf("bob's awards = %v, want category-web among them", got)
+	}
+	// The hidden web challenge is shown: bob no longer holds the badge
+	// (two of three), and his solve of it gives it back, unannounced.
+	st.mu.Lock()
+	c3 := st.chals["c3"].Challenge
+	c3.Hidden = false
+	st.putChallenge(c3, dirtySet{})
+	held := slices.ContainsFunc(st.badges(st.users["u2"]), func(a ctf.Award) bool { return a.ID == "category-web" })
+	st.mu.Unlock()
+	if held {
+		t.Fatal("bob still holds category-web with a third web challenge shown")
+	}
+	got = awards(st.applySolves([]ctf.Solve{{Seq: 5, ID: "s5", UserID: "u2", ChallengeID: "c3", At: t0(8)}}, nil, t0(8)))
+	st.mu.RLock()
+	back := slices.ContainsFunc(st.badges(st.users["u2"]), func(a ctf.Award) bool { return a.ID == "category-web" })
+	st.mu.RUnlock()
+	if !back || len(got) != 0 {
+		t.Errorf("bob holds category-web again: %v; announced: %v, want none", back, got)
+	}
 }

@@ -89,6 +89,10 @@ type SubmitResult struct {
 	Success   bool         `json:"success"`
 	Points    int          `json:"points"`
 	NewBadges []BadgeAward `json:"newBadges"`
+	// Practice: a practice solve (after the end, in practice mode), which
+	// counts for no score; the web app says so (the API's answer does not
+	// carry it).
+	Practice bool `json:"-"`
 }
 
 // ProfileChallenge is a challenge as profiles show it.

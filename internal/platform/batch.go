@@ -189,7 +189,7 @@ func (s *core) commitBatch(batch []*pending) {
 				s.obs.Submitted("correct")
 				s.obs.SolveApplied(k.First, true, now.Sub(o.Solve.At))
 			}
-			p.res = live.SubmitResult{Success: true, Points: p.points, NewBadges: make([]live.BadgeAward, 0, len(k.Awards))}
+			p.res = live.SubmitResult{Success: true, Points: p.points, NewBadges: make([]live.BadgeAward, 0, len(k.Awards)), Practice: p.sub.Practice}
 			for _, a := range k.Awards {
 				p.res.NewBadges = append(p.res.NewBadges, live.BadgeAward{ID: a.ID, Title: a.Title, Icon: a.Icon, Image: a.Image})
 			}

@@ -85,13 +85,13 @@ func TestPasswordChangeIsThrottled(t *testing.T) {
 		return b.send("/settings/password", url.Values{"current": {current}, "new": {"a new password"}, "new2": {"a new password"}})
 	}
 	for i := range 5 {
-		want(t, fmt.Sprintf("wrong current password %d", i+1), change(fmt.Sprintf("guess number %d", i)), 200, "current password is wrong")
+		want(t, fmt.Sprintf("wrong current password %d", i+1), change(fmt.Sprintf("guess number %d", i)), 200, "Current password is wrong")
 	}
 	p := change("pam-password")
-	want(t, "the right current password after five wrong ones", p, 200, "Wait")
+	want(t, "the right current password after five wrong ones", p, 200, "; wait ")
 	if p.header.Get("Retry-After") == "" {
 		t.Error("no Retry-After")
 	}
 	want(t, "logging in after five wrong current passwords", newBrowser(t, s).send("/login", url.Values{"username": {"pam"}, "password": {"pam-password"}}),
-		200, "Wait")
+		200, "; wait ")
 }

@@ -31,7 +31,7 @@ func TestAdminDeletesChallenges(t *testing.T) {
 
 	ask := root.get("/admin/challenges/warmup/delete")
 	want(t, "with solves", ask, 200, "<strong>1 solve</strong>", "Hide it instead", `name="solves" value="1"`, `name="confirm" value="yes" required`)
-	want(t, "unticked", root.post("/admin/challenges/warmup/delete", url.Values{"solves": {"1"}}), 400, "tick the box")
+	want(t, "unticked", root.post("/admin/challenges/warmup/delete", url.Values{"solves": {"1"}}), 400, "Tick the box")
 	want(t, "stale count", root.post("/admin/challenges/warmup/delete", url.Values{"solves": {"0"}, "confirm": {"yes"}}), 409,
 		"1 solve now, not 0")
 	want(t, "no count", root.post("/admin/challenges/warmup/delete", url.Values{}), 400, "number of solves")

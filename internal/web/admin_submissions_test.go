@@ -48,7 +48,7 @@ func TestAdminSubmissionLog(t *testing.T) {
 	}
 	want(t, "unknown player", root.get("/admin/submissions?user=nobody"), 400, "no user is named", `value="nobody"`)
 	want(t, "bad result", root.get("/admin/submissions?result=maybe"), 400, "correct, wrong or empty")
-	want(t, "a player", pam.get("/admin/submissions"), http.StatusForbidden, "only admins")
+	want(t, "a player", pam.get("/admin/submissions"), http.StatusForbidden, "Only admins")
 	want(t, "a visitor", newBrowser(t, s).get("/admin/submissions"), http.StatusSeeOther)
 }
 
@@ -71,7 +71,7 @@ func TestAdminPlayerPage(t *testing.T) {
 	}
 	want(t, "from the users list", root.get("/admin/users"), 200, `<a href="/admin/players/pam">pam</a>`)
 	want(t, "unknown", root.get("/admin/players/nobody"), 404)
-	want(t, "a player", evil.get("/admin/players/pam"), http.StatusForbidden, "only admins")
+	want(t, "a player", evil.get("/admin/players/pam"), http.StatusForbidden, "Only admins")
 }
 
 // TestAdminAnonymisesAPlayer: from a player's admin page, an admin types

@@ -20,7 +20,7 @@ func TestAdminPagesRefusePlayers(t *testing.T) {
 	b.post("/login", url.Values{"username": {"pam"}, "password": {"pam-password"}})
 	for _, path := range []string{"/admin", "/admin/challenges", "/admin/challenges/new", "/admin/challenges/warmup", "/admin/writeups", "/admin/users", "/admin/audit", "/admin/instances",
 		"/admin/submissions", "/admin/players/pam"} {
-		want(t, "player on "+path, b.get(path), 403, "only admins")
+		want(t, "player on "+path, b.get(path), 403, "Only admins")
 	}
 	evilID := s.Svc.Scoreboard.Profile(mustUser(t, s, "evil")).ID
 	for path, form := range map[string]url.Values{

@@ -31,15 +31,15 @@ func TestAdminCreatesAccounts(t *testing.T) {
 		form url.Values
 		msg  string
 	}{
-		{"bad username", form("a b", "ab@example.com", "long enough", "long enough", ""), "username must be 3 to 32 letters, digits, &#39;_&#39;, &#39;.&#39; or &#39;-&#39;"},
-		{"bad email", form("newone", "not an email", "long enough", "long enough", ""), "email &#34;not an email&#34; is not an email address"},
-		{"short password", form("newone", "new@example.com", "short", "short", ""), "password must be 8 to 128 characters"},
-		{"passwords differ", form("newone", "new@example.com", "long enough", "other one", ""), "password and its repetition differ"},
-		{"taken username", form("pam", "other@example.com", "long enough", "long enough", ""), "that username or email is already taken"},
+		{"bad username", form("a b", "ab@example.com", "long enough", "long enough", ""), "Username must be 3 to 32 letters, digits, &#39;_&#39;, &#39;.&#39; or &#39;-&#39;"},
+		{"bad email", form("newone", "not an email", "long enough", "long enough", ""), "Email &#34;not an email&#34; is not an email address"},
+		{"short password", form("newone", "new@example.com", "short", "short", ""), "Password must be 8 to 128 characters"},
+		{"passwords differ", form("newone", "new@example.com", "long enough", "other one", ""), "Password and its repetition differ"},
+		{"taken username", form("pam", "other@example.com", "long enough", "long enough", ""), "That username or email is already taken"},
 	}
 	for _, tc := range refused {
 		p := root.send("/admin/users/new", tc.form)
-		want(t, tc.name, p, 200, `<p class="alert error" role="alert" id="new-error">`+tc.msg+`</p>`,
+		want(t, tc.name, p, 200, `<p class="alert error" role="alert" id="new-error">`+tc.msg+`.</p>`,
 			`value="`+tc.form.Get("username")+`"`, `value="New &lt;b&gt;One&lt;/b&gt;"`)
 		if strings.Contains(p.body, "long enough") {
 			t.Errorf("%s: the password is sent back in the page", tc.name)
@@ -65,12 +65,12 @@ func TestAdminCreatesAccounts(t *testing.T) {
 	// Without a password: made, and said so; nobody logs in to it.
 	want(t, "no password", root.send("/admin/users/new", form("author1", "author1@example.com", "", "", "")), 200,
 		"Created the player account", "without a password: nobody can log in to it")
-	want(t, "log in to it", newBrowser(t, s).send("/login", url.Values{"username": {"author1"}, "password": {""}}), 200, "wrong username or password")
+	want(t, "log in to it", newBrowser(t, s).send("/login", url.Values{"username": {"author1"}, "password": {""}}), 200, "Wrong username or password")
 
 	// A player's post is refused and creates nothing.
 	pam := newBrowser(t, s)
 	pam.post("/login", url.Values{"username": {"pam"}, "password": {"pam-password"}})
-	want(t, "player posts", pam.post("/admin/users/new", form("sneaky", "sneaky@example.com", "long enough", "long enough", "1")), 403, "only admins")
+	want(t, "player posts", pam.post("/admin/users/new", form("sneaky", "sneaky@example.com", "long enough", "long enough", "1")), 403, "Only admins")
 	if _, err := s.Svc.Admin.UserByName(context.Background(), ctf.Operator, "sneaky"); err == nil {
 		t.Error("a player's form created an account")
 	}

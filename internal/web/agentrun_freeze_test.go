@@ -48,7 +48,7 @@ func TestAgentRunKeepsTheFreeze(t *testing.T) {
 	} {
 		p := c.b.get(profile)
 		want(t, c.who, p, 200, `<h2 id="run-h">Run</h2>`)
-		if got := strings.Contains(p.body, "✓ yes"); got != c.sees {
+		if got := strings.Contains(p.body, "</svg> yes"); got != c.sees {
 			t.Errorf("%s sees the held solve as solved: %v, want %v", c.who, got, c.sees)
 		}
 		// The row of warmup: its tries (2, or 0 before the freeze) and time.
@@ -61,7 +61,7 @@ func TestAgentRunKeepsTheFreeze(t *testing.T) {
 	if err := s.Svc.Event.Unfreeze(ctx, ctf.Operator); err != nil {
 		t.Fatal(err)
 	}
-	want(t, "a visitor after the unfreeze", visitor.get(profile), 200, "✓ yes")
+	want(t, "a visitor after the unfreeze", visitor.get(profile), 200, "</svg> yes")
 }
 
 // warmupRow is the run table's row of warmup on an agent's page.

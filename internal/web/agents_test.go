@@ -23,7 +23,7 @@ func TestAgentsInTheWebApp(t *testing.T) {
 	want(t, "agents signed out", pam.get("/settings/agents"), http.StatusSeeOther)
 	pam.post("/login", url.Values{"username": {"pam"}, "password": {"pam-password"}})
 	want(t, "agents page", pam.get("/settings/agents"), 200, "New agent", "up to 10 agents")
-	want(t, "a model is required", pam.post("/settings/agents", url.Values{"username": {"pam-bot"}}), 400, "model is required", `value="pam-bot"`)
+	want(t, "a model is required", pam.post("/settings/agents", url.Values{"username": {"pam-bot"}}), 400, "Model is required", `value="pam-bot"`)
 	want(t, "a taken name", pam.post("/settings/agents", url.Values{"username": {"evil"}, "model": {"m"}}), 409, "already taken")
 	made := pam.send("/settings/agents", url.Values{"username": {"pam-bot"}, "name": {"<b>Bot</b>"}, "model": {"claude-sonnet-4-5"}, "harness": {"react"}})
 	want(t, "agent created", made, 200, "Agent pam-bot created", "model claude-sonnet-4-5", "harness react", "&lt;b&gt;Bot&lt;/b&gt;")
@@ -99,7 +99,7 @@ func TestAgentsInTheWebApp(t *testing.T) {
 
 	// The agent's profile shows its run beside the first person's time.
 	profile := pam.get("/users/" + mustUser(t, s, "pam-bot"))
-	want(t, "agent profile", profile, 200, "run by @pam", "model claude-sonnet-4-5", "<h2 id=\"run-h\">Run</h2>", "✓ yes")
+	want(t, "agent profile", profile, 200, "run by @pam", "model claude-sonnet-4-5", "<h2 id=\"run-h\">Run</h2>", "</svg> yes")
 	if p := pam.get("/users/" + mustUser(t, s, "evil")); strings.Contains(p.body, "run-h") {
 		t.Error("a person's profile shows an agent's run")
 	}

@@ -88,7 +88,7 @@ func TestBanCoversThePersonAndTheirAgents(t *testing.T) {
 	}
 	want(t, "banned login", newBrowser(t, a).send("/login", url.Values{"username": {"pam"}, "password": {"pam-password"}}),
 		200, "Your account is banned: shared flags.")
-	if p := newBrowser(t, a).send("/login", url.Values{"username": {"pam"}, "password": {"wrong-password"}}); !strings.Contains(p.body, "wrong username or password") ||
+	if p := newBrowser(t, a).send("/login", url.Values{"username": {"pam"}, "password": {"wrong-password"}}); !strings.Contains(p.body, "Wrong username or password") ||
 		strings.Contains(p.body, "banned") {
 		t.Errorf("a wrong password for a banned account must read as any wrong password:\n%.2000s", p.body)
 	}

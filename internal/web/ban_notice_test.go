@@ -31,11 +31,11 @@ func TestBanWithAReasonAndItsNotice(t *testing.T) {
 	want(t, "a player posts it", evil.post("/admin/users/pam/ban", url.Values{"reason": {"x"}}), http.StatusForbidden)
 	want(t, "an unknown account", root.get("/admin/users/nobody/ban"), http.StatusNotFound)
 	want(t, "a ban without its page", root.send("/admin/users", url.Values{"id": {mustUser(t, s, "pam")}, "action": {"ban"}}), 200,
-		"a ban is confirmed on its own page")
+		"A ban is confirmed on its own page")
 
 	long := strings.Repeat("x", 501)
 	tooLong := root.send("/admin/users/pam/ban", url.Values{"reason": {long}, "from": {"player"}})
-	want(t, "a reason too long", tooLong, 200, "<h1>Ban pam</h1>", `role="alert">reason must be at most 500 characters</p>`, ">"+long+"</textarea>",
+	want(t, "a reason too long", tooLong, 200, "<h1>Ban pam</h1>", `role="alert">Reason must be at most 500 characters.</p>`, ">"+long+"</textarea>",
 		`name="from" value="player"`)
 	want(t, "not banned by it", pam.get("/settings"), 200, "Settings")
 
@@ -76,7 +76,7 @@ func TestBanWithAReasonAndItsNotice(t *testing.T) {
 	want(t, "the log-in after the right password", login, 200, `role="alert">Your account is banned: Shared flags &lt;b&gt;with evil&lt;/b&gt;. You cannot submit flags or log in`,
 		`name="username" value="pam"`)
 	if wrong := fresh.send("/login", url.Values{"username": {"pam"}, "password": {"not hers"}}); strings.Contains(wrong.body, "Shared flags") ||
-		!strings.Contains(wrong.body, "wrong username or password") {
+		!strings.Contains(wrong.body, "Wrong username or password") {
 		t.Errorf("a wrong password reads the ban:\n%.2000s", wrong.body)
 	}
 

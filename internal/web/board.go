@@ -236,9 +236,13 @@ func (h *Handler) boardFor(w http.ResponseWriter, r *http.Request, v ctf.Viewer)
 type challengeData struct {
 	C        live.ChallengeDetail
 	Requires live.Requirements
-	Result   *live.SubmitResult
-	Flag     string // what was sent, kept in the form after a wrong flag
-	Connect  string // how to reach its service
+	// The flag form's answer, shown in its section: what a correct flag
+	// earned (Result), or why a flag was refused.
+	Result    *live.SubmitResult
+	Practice  bool // the correct flag was a practice solve: it counts for no score
+	FlagError string
+	Flag      string // what was sent, kept in the form after a wrong flag
+	Connect   string // how to reach its service
 	// After solving: the writeups to read, and the caller's own.
 	Writeups []live.WriteupView
 	Mine     *live.WriteupView
@@ -264,14 +268,24 @@ const maxSolversShown = 100
 func (h *Handler) challenge(w http.ResponseWriter, r *http.Request) {
 	v := h.viewer(w, r)
 	f := h.takeFlash(w, r, v)
+	if f.Section == flagSection {
+		// The flag form's answer is said in its section (app.js swaps the
+		// page in and points there).
+		h.challengePage(w, r, v, page{flashTaken: true}, f)
+		return
+	}
 	p := page{Notice: cmp.Or(f.Notice, instanceNotices[r.URL.Query().Get("done")]), Error: f.Error, flashTaken: true}
-	h.challengePage(w, r, v, p, f.Result, f.Flag)
+	h.challengePage(w, r, v, p, flash{})
 }
+
+// flagSection is the flag form's part of a challenge's page, where its
+// answer lands.
+const flagSection = "flag"
 
 // challengeURL is a challenge's page, where its forms go back to.
 func challengeURL(slug string) string { return "/challenges/" + url.PathEscape(slug) }
 
-func (h *Handler) challengePage(w http.ResponseWriter, r *http.Request, v ctf.Viewer, p page, res *live.SubmitResult, flag string) {
+func (h *Handler) challengePage(w http.ResponseWriter, r *http.Request, v ctf.Viewer, p page, answer flash) {
 	slug := r.PathValue("slug")
 	c, err := h.svc.Play.Challenge(slug, v)
 	preview := h.preview(slug, v)
@@ -283,7 +297,7 @@ func (h *Handler) challengePage(w http.ResponseWriter, r *http.Request, v ctf.Vi
 		return
 	}
 	reqs, _ := h.svc.Play.Prerequisites(slug, v)
-	d := challengeData{C: c, Requires: reqs, Result: res, Flag: flag, Connect: h.svc.Play.ConnectionInfo(r.Context(), slug),
+	d := challengeData{C: c, Requires: reqs, Result: answer.Result, Practice: answer.Practice, FlagError: answer.Error, Flag: answer.Flag, Connect: h.svc.Play.ConnectionInfo(r.Context(), slug),
 		Stars: []int{1, 2, 3, 4, 5}, Levels: []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}, Instance: h.instancePanelOf(r.Context(), v, slug)}
 	d.Format, _ = h.svc.Play.FlagFormat(slug, v)
 	d.Preview = preview
@@ -363,7 +377,7 @@ func (h *Handler) writeup(w http.ResponseWriter, r *http.Request) {
 	in := platform.WriteupInput{Title: r.PostFormValue("title"), Content: r.PostFormValue("content"),
 		Images: strings.Split(strings.ReplaceAll(r.PostFormValue("images"), "\r", ""), "\n")}
 	if r.PostFormValue("preview") != "" {
-		h.challengePage(w, r, v, page{Data: writeupForm{In: in, Preview: true}, Path: challengeURL(r.PathValue("slug"))}, nil, "")
+		h.challengePage(w, r, v, page{Data: writeupForm{In: in, Preview: true}, Path: challengeURL(r.PathValue("slug"))}, flash{})
 		return
 	}
 	if _, err := h.svc.Play.SaveWriteup(r.Context(), v, r.PathValue("slug"), in); err != nil {
@@ -384,7 +398,7 @@ func (h *Handler) challengeError(w http.ResponseWriter, r *http.Request, v ctf.V
 	q := h.refusedInWords(w, r, err)
 	p.Status, p.Error = q.Status, q.Error
 	p.Path = challengeURL(r.PathValue("slug")) // the theme switch goes back to the page, not the form
-	h.challengePage(w, r, v, p, nil, "")
+	h.challengePage(w, r, v, p, flash{})
 }
 
 // submit checks a flag and shows the answer on the challenge's page: the
@@ -410,8 +424,8 @@ func (h *Handler) submit(w http.ResponseWriter, r *http.Request) {
 		if errors.Is(err, platform.ErrWrongFlag) {
 			p.Error = "Wrong flag."
 		}
-		h.redirectWith(w, r, v, challengeURL(slug), flash{Error: p.Error, Flag: flag})
+		h.redirectWith(w, r, v, challengeURL(slug)+"#submit-flag", flash{Error: p.Error, Flag: flag, Section: flagSection})
 		return
 	}
-	h.redirectWith(w, r, v, challengeURL(slug), flash{Notice: "Correct!", Result: &res})
+	h.redirectWith(w, r, v, challengeURL(slug)+"#submit-flag", flash{Result: &res, Practice: res.Practice, Section: flagSection})
 }

@@ -85,5 +85,5 @@ func (h *Handler) tooLarge(w http.ResponseWriter, r *http.Request, lim bodyLimit
 		size = fmt.Sprintf("%d MiB", lim.bytes>>20)
 	}
 	h.render(w, r, "error", page{Title: "Form too large", Status: http.StatusRequestEntityTooLarge,
-		Error: "This form is too large: this page takes at most " + size + lim.note + ". Nothing was saved."})
+		Error: "This form is too large, so nothing was saved: this page takes at most " + size + lim.note + "."})
 }

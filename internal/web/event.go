@@ -170,8 +170,10 @@ func (h *Handler) adminSaveEvent(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	f.Error, f.Field = h.refusal(w, r, err)
-	if rest, ok := strings.CutPrefix(f.Error, f.Field); ok && eventLabels[f.Field] != "" {
-		f.Error = eventLabels[f.Field] + rest
+	// The message is a sentence now (its first letter raised): the field
+	// it starts with is matched whatever its case.
+	if n := len(f.Field); eventLabels[f.Field] != "" && len(f.Error) >= n && strings.EqualFold(f.Error[:n], f.Field) {
+		f.Error = eventLabels[f.Field] + f.Error[n:]
 	}
 	h.redirectWith(w, r, v, "/admin/event", flash{Error: f.Error, Section: "event", Form: map[string]string{"name": f.Name, "start": f.Start,
 		"end": f.End, "freeze": f.Freeze, "flagFormat": f.FlagFormat, "unfreezeAtEnd": r.PostFormValue("unfreezeAtEnd"),

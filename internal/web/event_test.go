@@ -40,7 +40,7 @@ func TestAdminSetsTheEvent(t *testing.T) {
 	}
 	want(t, "saved", saved, 200, "settings are saved", "Before the start.", "in 2 h 13 min",
 		`value="`+inputValue(start)+`"`, `value="`+inputValue(end)+`"`, `datetime="`+ctf.FormatTime(start)+`"`,
-		start.UTC().Format("2 Jan 2006, 15:04")+" UTC", "<title>Event · Admin · Winter CTF</title>", "⚑ Winter CTF", "WCTF{...}")
+		start.UTC().Format("2 Jan 2006, 15:04")+" UTC", "<title>Event · Admin · Winter CTF</title>", "</svg> Winter CTF", "WCTF{...}")
 
 	refused := []struct {
 		name   string
@@ -93,7 +93,7 @@ func TestPlayersCannotRunTheClock(t *testing.T) {
 	before := s.Svc.Event.Current().Event
 	pam := logIn(t, s, "pam")
 	for _, path := range []string{"/admin/event", "/admin/announcements"} {
-		want(t, "player on "+path, pam.get(path), 403, "only admins")
+		want(t, "player on "+path, pam.get(path), 403, "Only admins")
 	}
 	for path, form := range map[string]url.Values{
 		"/admin/event":          {"name": {"Pwned"}, "start": {inputValue(clk.now())}},
@@ -173,7 +173,7 @@ func TestTheClockAcrossTheWebApp(t *testing.T) {
 	if strings.Contains(after.body, "Unfreeze the scoreboard now") {
 		t.Error("the unfreeze button outlives the freeze")
 	}
-	want(t, "unfreeze again", root.send("/admin/event/unfreeze", url.Values{}), 200, `class="alert error"`, "the scoreboard is not frozen")
+	want(t, "unfreeze again", root.send("/admin/event/unfreeze", url.Values{}), 200, `class="alert error"`, "The scoreboard is not frozen")
 	sb = anon.get("/scoreboard")
 	want(t, "the live board for all", sb, 200, ">pam</a>")
 	if strings.Contains(sb.body, "frozen since") {

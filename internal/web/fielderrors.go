@@ -7,7 +7,6 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
-	"unicode/utf8"
 
 	"github.com/flagshipctf/flagship/internal/ctf"
 )
@@ -78,7 +77,7 @@ func fieldSentence(e *ctf.Error) string {
 			}
 		}
 	}
-	return sentence(msg)
+	return sentence(msg, 0)
 }
 
 // predicates are the words a field's refusal starts with when it says
@@ -110,21 +109,6 @@ func camelWords(name string) string {
 		b.WriteRune(unicode.ToLower(r))
 	}
 	return b.String()
-}
-
-// sentence starts s with a capital and ends it with a full stop (unless
-// it ends with one, a question or an exclamation mark already).
-func sentence(s string) string {
-	s = strings.TrimSpace(s)
-	if s == "" {
-		return s
-	}
-	r, n := utf8.DecodeRuneInString(s)
-	s = string(unicode.ToUpper(r)) + s[n:]
-	if !strings.HasSuffix(s, ".") && !strings.HasSuffix(s, "?") && !strings.HasSuffix(s, "!") {
-		s += "."
-	}
-	return s
 }
 
 // fieldOf is the input field err is about, "" for none.

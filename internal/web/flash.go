@@ -29,6 +29,7 @@ type flash struct {
 	Error    string             `json:"e,omitempty"`
 	Flag     string             `json:"f,omitempty"` // a refused flag, kept in its form
 	Result   *live.SubmitResult `json:"r,omitempty"` // a correct flag's points and badges
+	Practice bool               `json:"p,omitempty"` // the correct flag was a practice solve
 	Key      string             `json:"k,omitempty"` // a key just made: shown this once
 	Agent    string             `json:"a,omitempty"` // the agent the key is for, "" for the user's own
 	Recovery []string           `json:"c,omitempty"` // recovery codes just made: shown this once

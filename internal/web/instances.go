@@ -37,7 +37,7 @@ func (h *Handler) instancePanelOf(ctx context.Context, v ctf.Viewer, slug string
 		return nil
 	}
 	h.log.Warn("read a player's instance", "challenge", slug, "err", err)
-	return &instancePanel{Error: ctf.ErrorMessage(err)}
+	return &instancePanel{Error: sentence(ctf.ErrorMessage(err), 0)}
 }
 
 // instanceNotices are what the challenge's page says after each action,

@@ -112,7 +112,7 @@ func TestInstancesFromTheChallengePage(t *testing.T) {
 	if _, err := engine.Inspect(t.Context(), pamID); err == nil {
 		t.Error("pam's container still runs after the stop")
 	}
-	want(t, "extend with none", pam.send("/challenges/pwnme/instance/extend", url.Values{}), 200, "no instance of yours")
+	want(t, "extend with none", pam.send("/challenges/pwnme/instance/extend", url.Values{}), 200, "No instance of yours")
 
 	// The admin page lists evil's instance and stops it.
 	want(t, "evil starts", evil.post("/challenges/pwnme/instance", url.Values{}), http.StatusSeeOther)
@@ -126,7 +126,7 @@ func TestInstancesFromTheChallengePage(t *testing.T) {
 	want(t, "a player on the admin page", evil.get("/admin/instances"), http.StatusForbidden)
 	want(t, "a player stops by id", evil.post("/admin/instances/stop", url.Values{"id": {rows[0].ID}}), http.StatusForbidden)
 	want(t, "after the admin's stop", root.send("/admin/instances/stop", url.Values{"id": {rows[0].ID}}), 200, "The instance is stopped.", "No instance runs.")
-	want(t, "a stopped one again", root.send("/admin/instances/stop", url.Values{"id": {rows[0].ID}}), 200, `class="alert error"`, "no instance")
+	want(t, "a stopped one again", root.send("/admin/instances/stop", url.Values{"id": {rows[0].ID}}), 200, `class="alert error"`, "No instance")
 	// The entry names the instance by its challenge and player, not its id.
 	audit := root.get("/admin/audit")
 	want(t, "the audit log", audit, 200, `<code class="nowrap">instance.stop</code>`, "an instance of Pwn Me for evil")

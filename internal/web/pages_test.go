@@ -49,7 +49,7 @@ func TestBoardAndChallengeEscapeEverything(t *testing.T) {
 	s := apitest.Start(t, event)
 	b := newBrowser(t, s)
 	board := b.get("/")
-	want(t, "board", board, 200, "Warmup", "Next", "misc", "web", "🔒 locked")
+	want(t, "board", board, 200, "Warmup", "Next", "misc", "web", "</svg> locked")
 	if strings.Contains(board.body, "Secret Draft") {
 		t.Error("the board shows a hidden challenge")
 	}

@@ -60,11 +60,11 @@ users:
 	for _, h := range hashes {
 		for _, pw := range []string{"the-password", "anything"} {
 			p := newBrowser(t, s).send("/login", url.Values{"username": {h.name}, "password": {pw}})
-			want(t, h.name+" logs in with "+pw, p, 200, "wrong username or password")
+			want(t, h.name+" logs in with "+pw, p, 200, "Wrong username or password")
 		}
 	}
 	p := b.send("/settings/password", url.Values{"current": {"the-password"}, "new": {"a new password"}, "new2": {"a new password"}})
-	want(t, "zero-passes changes the password", p, 200, "current password is wrong")
+	want(t, "zero-passes changes the password", p, 200, "Current password is wrong")
 	if strings.Contains(p.body, "argon2") {
 		t.Errorf("the page tells of argon2:\n%.2000s", p.body)
 	}

@@ -66,7 +66,7 @@ func TestFormsRedirectAndShowOnce(t *testing.T) {
 			t.Fatalf("no secret after Set up:\n%.3000s", begun.body)
 		}
 		wrong := pam.send("/settings/2fa/confirm", url.Values{"code": {"000000"}})
-		want(t, "a wrong code", wrong, 200, `class="alert error"`, "code is wrong", `<code id="secret">`+secret[1]+`</code>`, `class="qr"`)
+		want(t, "a wrong code", wrong, 200, `class="alert error"`, "Code is wrong", `<code id="secret">`+secret[1]+`</code>`, `class="qr"`)
 		want(t, "a reload", pam.get("/settings"), 200, `<code id="secret">`+secret[1]+`</code>`)
 	})
 
@@ -79,9 +79,9 @@ func TestFormsRedirectAndShowOnce(t *testing.T) {
 		// The theme switch on the landing page goes back to the page, not the form.
 		want(t, "the theme's next", solved, 200, `name="next" value="/challenges/warmup"`)
 		refused := pam.send("/challenges/warmup/review", url.Values{"stars": {""}, "difficulty": {""}})
-		want(t, "Rate without choosing", refused, 200, "Choose the stars and the difficulty, then press Rate.", "★ unrated")
-		want(t, "half a choice", pam.send("/challenges/warmup/review", url.Values{"stars": {"3"}}), 200, "Choose the stars", "★ unrated")
-		want(t, "a choice", pam.send("/challenges/warmup/review", url.Values{"stars": {"3"}, "difficulty": {"4"}}), 200, "rating is saved", "★ 3.0")
+		want(t, "Rate without choosing", refused, 200, "Choose the stars and the difficulty, then press Rate.", "Rating:</span> unrated")
+		want(t, "half a choice", pam.send("/challenges/warmup/review", url.Values{"stars": {"3"}}), 200, "Choose the stars", "Rating:</span> unrated")
+		want(t, "a choice", pam.send("/challenges/warmup/review", url.Values{"stars": {"3"}, "difficulty": {"4"}}), 200, "rating is saved", "Rating:</span> 3.0")
 	})
 }
 
@@ -100,23 +100,23 @@ func TestLoginAndAdminFormsRedirect(t *testing.T) {
 		form       url.Values
 		to, landed string
 	}{
-		{newBrowser(t, s), "/login", url.Values{"username": {"pam"}, "password": {"wrong"}, "next": {"/scoreboard"}}, "/login?next=%2Fscoreboard", "wrong username or password"},
-		{newBrowser(t, s), "/signup", url.Values{"username": {"x"}, "email": {"x@example.com"}, "password": {"long enough"}, "password2": {"long enough"}}, "/signup", "username must be"},
+		{newBrowser(t, s), "/login", url.Values{"username": {"pam"}, "password": {"wrong"}, "next": {"/scoreboard"}}, "/login?next=%2Fscoreboard", "Wrong username or password"},
+		{newBrowser(t, s), "/signup", url.Values{"username": {"x"}, "email": {"x@example.com"}, "password": {"long enough"}, "password2": {"long enough"}}, "/signup", "Username must be"},
 		{newBrowser(t, s), "/forgot", url.Values{"name": {"pam"}}, "/forgot", "ask the organisers"},
 		{newBrowser(t, s), "/reset", url.Values{"token": {"nope"}, "password": {"long enough"}, "password2": {"long enough"}}, "/reset?token=nope", "Ask for a new link"},
 		{pam, "/verify/resend", url.Values{}, "/verify", "confirmed already"},
 		{root, "/admin/users", url.Values{"id": {pamID}, "action": {"promote"}, "q": {"pam"}}, "/admin/users?q=pam", "pam is an admin now."},
 		{root, "/admin/users", url.Values{"id": {pamID}, "action": {"demote"}}, "/admin/users", "pam is a player now."},
-		{root, "/admin/users", url.Values{"id": {pamID}, "action": {"explode"}}, "/admin/users", "unknown action"},
-		{root, "/admin/users/new", url.Values{"username": {"x"}, "email": {"x@example.com"}}, "/admin/users", "username must be"},
+		{root, "/admin/users", url.Values{"id": {pamID}, "action": {"explode"}}, "/admin/users", "Unknown action"},
+		{root, "/admin/users/new", url.Values{"username": {"x"}, "email": {"x@example.com"}}, "/admin/users", "Username must be"},
 		{root, "/admin/users/pam/ban", url.Values{"reason": {"spam"}}, "/admin/users", "Banned pam"},
 		{root, "/admin/users", url.Values{"id": {pamID}, "action": {"unban"}}, "/admin/users", "Unbanned pam"},
 		{root, "/admin/writeups", url.Values{"id": {"nope"}, "decision": {"approve"}}, "/admin/writeups", `class="alert error"`},
-		{root, "/admin/webhooks/new", url.Values{"name": {"w"}, "kind": {"json"}, "url": {"ftp://x"}}, "/admin/webhooks", "url must be"},
-		{root, "/admin/webhooks", url.Values{"id": {"nope"}, "action": {"delete"}}, "/admin/webhooks", "no such webhook"},
-		{root, "/admin/instances/stop", url.Values{"id": {"nope"}}, "/admin/instances", "no instance"},
+		{root, "/admin/webhooks/new", url.Values{"name": {"w"}, "kind": {"json"}, "url": {"ftp://x"}}, "/admin/webhooks", "URL must be"},
+		{root, "/admin/webhooks", url.Values{"id": {"nope"}, "action": {"delete"}}, "/admin/webhooks", "No such webhook"},
+		{root, "/admin/instances/stop", url.Values{"id": {"nope"}}, "/admin/instances", "No instance"},
 		{root, "/admin/event", url.Values{"start": {"tuesday"}}, "/admin/event", "Start must be a date and time"},
-		{root, "/admin/event/unfreeze", url.Values{}, "/admin/event", "the scoreboard is not frozen"},
+		{root, "/admin/event/unfreeze", url.Values{}, "/admin/event", "The scoreboard is not frozen"},
 		{root, "/admin/users/pam/recovery", url.Values{"action": {"disable-2fa"}}, "/admin/users/pam/recovery", "off already"},
 		{root, "/admin/players/pam/anonymise", url.Values{"confirm": {"nope"}}, "/admin/players/pam", "to confirm"},
 	}

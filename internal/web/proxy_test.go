@@ -26,14 +26,14 @@ func TestLoginThrottleBehindTrustedProxy(t *testing.T) {
 	const attacker = "198.51.100.1"
 	for i := range 50 {
 		p := refused(attacker, fmt.Sprintf("nobody%d", i), "wrong-password")
-		want(t, fmt.Sprintf("failure %d", i), p, 200, "wrong username or password")
+		want(t, fmt.Sprintf("failure %d", i), p, 200, "Wrong username or password")
 	}
 	// The attacker is refused without the password being checked, even
 	// the right one, and even when it writes another address to the left
 	// of what the proxy appended.
 	for _, from := range []string{attacker, "192.0.2.77, " + attacker} {
 		p := refused(from, "pam", "pam-password")
-		want(t, "attacker past the limit from "+from, p, 200, "Wait")
+		want(t, "attacker past the limit from "+from, p, 200, "; wait ")
 		if p.header.Get("Retry-After") == "" {
 			t.Errorf("%s: no Retry-After", from)
 		}
@@ -53,10 +53,10 @@ func TestForwardedForIgnoredFromUntrustedPeers(t *testing.T) {
 	for i := range 50 {
 		p := newBrowser(t, s).send("/login", url.Values{"username": {fmt.Sprintf("nobody%d", i)}, "password": {"wrong-password"}},
 			fmt.Sprintf("X-Forwarded-For: 198.51.100.%d", i))
-		want(t, fmt.Sprintf("failure %d", i), p, 200, "wrong username or password")
+		want(t, fmt.Sprintf("failure %d", i), p, 200, "Wrong username or password")
 	}
 	p := newBrowser(t, s).send("/login", url.Values{"username": {"pam"}, "password": {"pam-password"}}, "X-Forwarded-For: 203.0.113.200")
-	want(t, "a fresh X-Forwarded-For from an untrusted peer", p, 200, "Wait")
+	want(t, "a fresh X-Forwarded-For from an untrusted peer", p, 200, "; wait ")
 	if p.header.Get("Retry-After") == "" {
 		t.Error("no Retry-After")
 	}
@@ -75,9 +75,9 @@ func TestLoginThrottleCountsAnIPv6Slash64(t *testing.T) {
 	}
 	for i := range 50 {
 		p := refused(fmt.Sprintf("2001:db8:1:2::%x", i+1), fmt.Sprintf("nobody%d", i), "wrong-password")
-		want(t, fmt.Sprintf("failure %d", i), p, 200, "wrong username or password")
+		want(t, fmt.Sprintf("failure %d", i), p, 200, "Wrong username or password")
 	}
-	want(t, "another address of the same /64", refused("2001:db8:1:2:ffff::9", "pam", "pam-password"), 200, "Wait")
+	want(t, "another address of the same /64", refused("2001:db8:1:2:ffff::9", "pam", "pam-password"), 200, "; wait ")
 	if p := login("2001:db8:1:3::1", "pam", "pam-password"); p.status != http.StatusSeeOther {
 		t.Fatalf("the next /64: %d, want 303", p.status)
 	}

@@ -100,7 +100,7 @@ func TestForgotPasswordByEmail(t *testing.T) {
 		t.Errorf("the reset page after a refusal: Referrer-Policy = %q", differ.header.Get("Referrer-Policy"))
 	}
 	want(t, "too short", b.send("/reset", url.Values{"token": {token}, "password": {"short"}, "password2": {"short"}}),
-		http.StatusOK, "password must be 8 to 128 characters")
+		http.StatusOK, "Password must be 8 to 128 characters")
 	p = b.post("/reset", url.Values{"token": {token}, "password": {"new-password-1"}, "password2": {"new-password-1"}})
 	if p.status != http.StatusSeeOther || p.header.Get("Location") != "/login?reset=1" {
 		t.Fatalf("reset: %d %s\n%.1000s", p.status, p.header.Get("Location"), p.body)
@@ -110,7 +110,7 @@ func TestForgotPasswordByEmail(t *testing.T) {
 	if p := old.get("/settings"); p.status == http.StatusOK {
 		t.Error("the session from before the reset still opens settings")
 	}
-	want(t, "the old password", b.send("/login", url.Values{"username": {"pam"}, "password": {"pam-password"}}), http.StatusOK, "wrong username or password")
+	want(t, "the old password", b.send("/login", url.Values{"username": {"pam"}, "password": {"pam-password"}}), http.StatusOK, "Wrong username or password")
 	if p := b.post("/login", url.Values{"username": {"pam"}, "password": {"new-password-1"}}); p.status != http.StatusSeeOther || p.header.Get("Location") != "/" {
 		t.Errorf("the new password: %d %s", p.status, p.header.Get("Location"))
 	}
@@ -212,7 +212,7 @@ func TestRegenerateRecoveryCodesInSettings(t *testing.T) {
 		t.Fatalf("%d recovery codes", len(old))
 	}
 	want(t, "settings with 2FA", b.get("/settings"), http.StatusOK, `action="/settings/2fa/recovery-codes"`)
-	want(t, "a wrong password", b.send("/settings/2fa/recovery-codes", url.Values{"password": {"nope"}}), http.StatusOK, "password is wrong")
+	want(t, "a wrong password", b.send("/settings/2fa/recovery-codes", url.Values{"password": {"nope"}}), http.StatusOK, "Password is wrong")
 	p := b.send("/settings/2fa/recovery-codes", url.Values{"password": {"pam-password"}})
 	want(t, "new codes", p, http.StatusOK, "the old ones no longer work", `id="recovery"`)
 	fresh := recoveryCodeRE.FindAllString(p.body, -1)
@@ -223,7 +223,7 @@ func TestRegenerateRecoveryCodesInSettings(t *testing.T) {
 		t.Error("the codes are shown again")
 	}
 	other := newBrowser(t, s)
-	want(t, "an old code", other.send("/login", url.Values{"username": {"pam"}, "password": {"pam-password"}, "code": {old[2]}}), http.StatusOK, "wrong or already used code")
+	want(t, "an old code", other.send("/login", url.Values{"username": {"pam"}, "password": {"pam-password"}, "code": {old[2]}}), http.StatusOK, "Wrong or already used code")
 	if p := other.post("/login", url.Values{"username": {"pam"}, "password": {"pam-password"}, "code": {fresh[2]}}); p.status != http.StatusSeeOther {
 		t.Errorf("a new code: %d", p.status)
 	}

@@ -29,7 +29,7 @@ import (
 type page struct {
 	Title   string
 	Viewer  ctf.Viewer
-	Theme   string // dark (default) or light
+	Theme   string // light, dark, or auto (no choice yet: the system's preference)
 	Path    string // the page's path, for "next" after logging in
 	Data    any
 	Error   string
@@ -102,6 +102,11 @@ func (h *Handler) funcs() template.FuncMap {
 		"add":       func(a, b int) int { return a + b },
 		"plural":    plural,
 		"fileSize":  fileSize,
+		"icon":      icon,
+		// themeCookie names the theme's cookie, for app.js to set it
+		// as the server does.
+		"themeCookie": func() string { return h.themeCookie },
+		"badgeIcon":   badgeIcon,
 		// liveAfter is the live stream's position a page is rendered at, so
 		// that live.js resumes from it (data-live-after).
 		"liveAfter": h.svc.Stream.LastEvent,
@@ -208,36 +213,45 @@ func (h *Handler) formError(w http.ResponseWriter, r *http.Request, name string,
 	h.render(w, r, name, p)
 }
 
-// refused is err as a page shows it: its status, and its message with the
-// wait when it comes with one (a throttle; every password hash busy),
+// refused is err as a page shows it: its status, and its message as one
+// sentence, with the wait in it when it comes with one (a throttle; every password hash busy),
 // which goes out as Retry-After too. An internal error is logged; its
 // message says nothing more. Every page that shows an error gets it here,
 // so none forgets the wait or the log.
 func (h *Handler) refused(w http.ResponseWriter, r *http.Request, err error) page {
-	p := page{Status: httpx.Status(err), Error: ctf.ErrorMessage(err)}
+	p := page{Status: httpx.Status(err)}
 	if p.Status == http.StatusInternalServerError {
 		h.log.Error("web request failed", "path", r.URL.Path, "err", err)
 	}
-	if d := httpx.Wait(err); d > 0 {
+	d := httpx.Wait(err)
+	if d > 0 {
 		httpx.SetRetryAfter(w.Header(), d)
-		p.Error += " Wait " + waitText(d) + "."
 	}
+	p.Error = sentence(ctf.ErrorMessage(err), d)
 	return p
 }
 
+// themeOf is the theme the user chose (the cookie): light or dark, or
+// auto before any choice, which follows the system's preference
+// (prefers-color-scheme, in app.css).
 func (h *Handler) themeOf(r *http.Request) string {
-	if c, err := r.Cookie(h.themeCookie); err == nil && c.Value == "light" {
-		return "light"
+	if c, err := r.Cookie(h.themeCookie); err == nil && (c.Value == "light" || c.Value == "dark") {
+		return c.Value
 	}
-	return "dark"
+	return "auto"
 }
 
-// theme switches between the dark and the light theme (a form: no
-// script needed), and goes back where it came from.
+// theme sets the theme the switch's button names (a form: no script
+// needed; app.js sets the same cookie itself, without posting the page),
+// and goes back where it came from. A post naming none flips the theme
+// shown to those who never chose (dark).
 func (h *Handler) theme(w http.ResponseWriter, r *http.Request) {
-	next := "light"
-	if h.themeOf(r) == "light" {
-		next = "dark"
+	next := r.PostFormValue("theme")
+	if next != "light" && next != "dark" {
+		next = "light"
+		if h.themeOf(r) == "light" {
+			next = "dark"
+		}
 	}
 	http.SetCookie(w, &http.Cookie{Name: h.themeCookie, Value: next, Path: "/", MaxAge: 365 * 24 * 3600, SameSite: http.SameSiteLaxMode,
 		Secure: h.opts.SecureCookies})

@@ -21,8 +21,8 @@ func TestRateAndWriteUp(t *testing.T) {
 	want(t, "before solving", pam.get("/challenges/warmup"), 200, "Solve it to read the writeups")
 	want(t, "rate before solving", pam.send("/challenges/warmup/review", url.Values{"stars": {"5"}, "difficulty": {"2"}}), 200)
 	pam.send("/challenges/warmup/submit", url.Values{"flag": {"flag{warm}"}})
-	want(t, "rate", pam.send("/challenges/warmup/review", url.Values{"stars": {"4"}, "difficulty": {"3"}}), 200, "rating is saved", "★ 4.0", `<option value="4" selected>`)
-	want(t, "rate out of bounds", pam.send("/challenges/warmup/review", url.Values{"stars": {"9"}, "difficulty": {"3"}}), 200, "stars must be")
+	want(t, "rate", pam.send("/challenges/warmup/review", url.Values{"stars": {"4"}, "difficulty": {"3"}}), 200, "rating is saved", "Rating:</span> 4.0", `<option value="4" selected>`)
+	want(t, "rate out of bounds", pam.send("/challenges/warmup/review", url.Values{"stars": {"9"}, "difficulty": {"3"}}), 200, "Stars must be")
 	hostile := "# How\n<script>alert('wu')</script> [click](javascript:alert(1))"
 	saved := pam.send("/challenges/warmup/writeup", url.Values{"title": {"My <b>way</b>"}, "content": {hostile}, "images": {"https://example.com/a.png\r\n"}})
 	want(t, "writeup", saved, 200, "awaits moderation", `<span class="status pending">pending</span>`, "My &lt;b&gt;way&lt;/b&gt;")

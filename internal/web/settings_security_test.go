@@ -19,7 +19,7 @@ func TestSettingsTwoFactorKeysAndSessions(t *testing.T) {
 	want(t, "settings signed out", b.get("/settings"), http.StatusSeeOther)
 	b.post("/login", url.Values{"username": {"pam"}, "password": {"pam-password"}})
 	want(t, "settings", b.get("/settings"), 200, "Profile", "Two-factor", "Off.", "Sessions", "API keys")
-	want(t, "javascript avatar", b.send("/settings/profile", url.Values{"name": {"Pam"}, "image": {"javascript:alert(1)"}}), 200, "image must be an http or https URL")
+	want(t, "javascript avatar", b.send("/settings/profile", url.Values{"name": {"Pam"}, "image": {"javascript:alert(1)"}}), 200, "Image must be an http or https URL")
 	want(t, "profile", b.send("/settings/profile", url.Values{"name": {"Pam P."}, "image": {"https://example.com/p.png"}}), 200, "Profile saved", `value="Pam P."`)
 
 	// An API key: shown once with a curl line, works, then revoked.

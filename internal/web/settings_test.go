@@ -67,10 +67,10 @@ func TestAvatarHintRuleAndPolicyAgree(t *testing.T) {
 	}{
 		{"http://avatars.example/pam.png", 200, "Profile saved"},
 		{"https://avatars.example/pam.png", 200, "Profile saved"},
-		{"javascript:alert(1)", 200, "image must be an http or https URL"},
-		{"data:image/png;base64,iVBORw0KGgo=", 200, "image must be an http or https URL"},
-		{"ftp://avatars.example/pam.png", 200, "image must be an http or https URL"},
-		{"//avatars.example/pam.png", 200, "image must be an http or https URL"},
+		{"javascript:alert(1)", 200, "Image must be an http or https URL"},
+		{"data:image/png;base64,iVBORw0KGgo=", 200, "Image must be an http or https URL"},
+		{"ftp://avatars.example/pam.png", 200, "Image must be an http or https URL"},
+		{"//avatars.example/pam.png", 200, "Image must be an http or https URL"},
 	} {
 		want(t, tc.image, b.send("/settings/profile", url.Values{"name": {"Pam Beesly"}, "image": {tc.image}}), tc.status, tc.msg)
 		if tc.msg != "Profile saved" {
@@ -126,7 +126,7 @@ func TestDisableTwoFactor(t *testing.T) {
 			want(t, "settings with 2FA", b.get("/settings"), 200, "On. 10 recovery codes left.", `action="/settings/2fa/disable"`)
 
 			for _, bad := range []string{"000000", used, "nope-nope"} {
-				want(t, "turn off with "+bad, b.send("/settings/2fa/disable", url.Values{"password": {"pam-password"}, "code": {bad}}), 200, "wrong password or code", "On. 10 recovery codes left.")
+				want(t, "turn off with "+bad, b.send("/settings/2fa/disable", url.Values{"password": {"pam-password"}, "code": {bad}}), 200, "Wrong password or code", "On. 10 recovery codes left.")
 			}
 			skew.Add(int64(31 * time.Second))
 			code := recovery[3]

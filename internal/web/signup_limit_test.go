@@ -33,7 +33,7 @@ func TestSignUpLimitPerAddress(t *testing.T) {
 	}
 	over := newBrowser(t, s).send("/signup", url.Values{"username": {"newbie10"}, "email": {"newbie10@example.com"},
 		"password": {"long enough"}, "password2": {"long enough"}}, "X-Forwarded-For: "+farm)
-	want(t, "the eleventh sign-up", over, 200, "too many accounts", "Wait", `value="newbie10"`)
+	want(t, "the eleventh sign-up", over, 200, "Too many accounts", "; wait ", `value="newbie10"`)
 	if over.header.Get("Retry-After") == "" {
 		t.Error("no Retry-After")
 	}
@@ -44,5 +44,5 @@ func TestSignUpLimitPerAddress(t *testing.T) {
 	r := s.Replica(store.RateLimit{Max: 10, Window: time.Minute})
 	p := newBrowser(t, r).send("/signup", url.Values{"username": {"newbie12"}, "email": {"newbie12@example.com"},
 		"password": {"long enough"}, "password2": {"long enough"}}, "X-Forwarded-For: "+farm)
-	want(t, "the eleventh sign-up on another replica", p, 200, "too many accounts")
+	want(t, "the eleventh sign-up on another replica", p, 200, "Too many accounts")
 }

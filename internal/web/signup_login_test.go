@@ -18,11 +18,11 @@ func TestSignUpPlayLogOut(t *testing.T) {
 	s := apitest.Start(t, event)
 	b := newBrowser(t, s)
 	bad := b.send("/signup", url.Values{"username": {"a b"}, "email": {"x@example.com"}, "name": {"Newbie <b>"}, "password": {"long enough"}, "password2": {"long enough"}})
-	want(t, "bad username", bad, 200, "username must be", `value="a b"`, `value="x@example.com"`, `value="Newbie &lt;b&gt;"`)
+	want(t, "bad username", bad, 200, "Username must be", `value="a b"`, `value="x@example.com"`, `value="Newbie &lt;b&gt;"`)
 	if strings.Contains(bad.body, "long enough") {
 		t.Error("a refused sign-up sends the password back")
 	}
-	if again := b.get("/signup"); strings.Contains(again.body, "username must be") || strings.Contains(again.body, `value="a b"`) {
+	if again := b.get("/signup"); strings.Contains(again.body, "Username must be") || strings.Contains(again.body, `value="a b"`) {
 		t.Error("a reload of the sign-up page shows the refusal again")
 	}
 	differ := b.send("/signup", url.Values{"username": {"newbie"}, "email": {"n@example.com"}, "password": {"long enough"}, "password2": {"other one"}})
@@ -70,11 +70,11 @@ func TestLogInWithTheThrottle(t *testing.T) {
 		t.Fatalf("a wrong password: %d %s, want 303 back to the log-in page keeping next", wrong.status, wrong.header.Get("Location"))
 	}
 	landed := b.get(wrong.header.Get("Location"))
-	want(t, "wrong password", landed, 200, "wrong username or password", `name="username" value="pam"`, `name="next" value="/challenges/warmup"`)
+	want(t, "wrong password", landed, 200, "Wrong username or password", `name="username" value="pam"`, `name="next" value="/challenges/warmup"`)
 	if strings.Contains(landed.body, "nope") {
 		t.Error("the log-in page sends the password back")
 	}
-	if again := b.get("/login"); strings.Contains(again.body, "wrong username or password") {
+	if again := b.get("/login"); strings.Contains(again.body, "Wrong username or password") {
 		t.Error("a reload of the log-in page shows the refusal again")
 	}
 	ok := b.post("/login", url.Values{"username": {"pam"}, "password": {"pam-password"}, "next": {"/challenges/warmup"}})
@@ -89,7 +89,7 @@ func TestLogInWithTheThrottle(t *testing.T) {
 		newBrowser(t, s).post("/login", url.Values{"username": {"evil"}, "password": {"nope"}})
 	}
 	locked := newBrowser(t, s).send("/login", url.Values{"username": {"evil"}, "password": {"evil-password"}})
-	want(t, "throttled", locked, 200, "Wait")
+	want(t, "throttled", locked, 200, "; wait ")
 	if locked.header.Get("Retry-After") == "" {
 		t.Error("no Retry-After")
 	}
@@ -106,5 +106,5 @@ func TestClosedRegistration(t *testing.T) {
 	t.Cleanup(hs.Close)
 	b := &browser{t: t, base: hs.URL, c: newBrowser(t, s).c}
 	want(t, "closed page", b.get("/signup"), 200, "Registration is closed")
-	want(t, "closed form", b.send("/signup", url.Values{"username": {"late"}, "email": {"late@example.com"}, "password": {"long enough"}, "password2": {"long enough"}}), 200, "registration is closed")
+	want(t, "closed form", b.send("/signup", url.Values{"username": {"late"}, "email": {"late@example.com"}, "password": {"long enough"}, "password2": {"long enough"}}), 200, "Registration is closed")
 }

@@ -191,7 +191,7 @@ func (h *Handler) adminSaveLogo(w http.ResponseWriter, r *http.Request) {
 		_, err = h.svc.Event.SetLogo(r.Context(), v, data)
 	}
 	if err != nil {
-		h.redirectWith(w, r, v, "/admin/pages#logo", flash{Error: sentence(h.refusedInWords(w, r, err).Error)})
+		h.redirectWith(w, r, v, "/admin/pages#logo", flash{Error: h.refusedInWords(w, r, err).Error})
 		return
 	}
 	h.redirectWith(w, r, v, "/admin/pages#logo", flash{Notice: "Logo saved: it shows beside the event's name in the top bar."})
@@ -203,7 +203,7 @@ func (h *Handler) adminRemoveLogo(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if err := h.svc.Event.RemoveLogo(r.Context(), v); err != nil {
-		h.redirectWith(w, r, v, "/admin/pages#logo", flash{Error: sentence(h.refusedInWords(w, r, err).Error)})
+		h.redirectWith(w, r, v, "/admin/pages#logo", flash{Error: h.refusedInWords(w, r, err).Error})
 		return
 	}
 	h.redirectWith(w, r, v, "/admin/pages#logo", flash{Notice: "Logo removed."})

@@ -88,7 +88,7 @@ func TestLoginThrottleHoldsUnderParallelTries(t *testing.T) {
 		t.Fatalf("%d parallel wrong passwords were answered %v: want 5 checked (303, no wait) and %d refused (303 with Retry-After)", n, got, n-5)
 	}
 	locked := newBrowser(t, s).send("/login", url.Values{"username": {"pam"}, "password": {"pam-password"}})
-	want(t, "the right password after the burst", locked, 200, "Wait")
+	want(t, "the right password after the burst", locked, 200, "; wait ")
 }
 
 // TestTwoFactorDisableThrottleHoldsUnderParallelTries: forty tries at once
@@ -163,13 +163,13 @@ users:
 		return newBrowser(t, s).send("/login", url.Values{"username": {name}, "password": {password}})
 	}
 	for _, name := range []string{"ſessions", "\u212aelvin", "sessions\u0000", "sess ions"} {
-		want(t, "the right password under "+name, refused(name, "sessions-password"), 200, "wrong username or password")
+		want(t, "the right password under "+name, refused(name, "sessions-password"), 200, "Wrong username or password")
 	}
 	if p := login("SESSIONS", "sessions-password"); p.status != http.StatusSeeOther {
 		t.Fatalf("the right password under SESSIONS: %d, want 303", p.status)
 	}
 	for i, name := range []string{"Sessions", "SESSIONS", "sessionS", "SESSIONS@example.com", "SeSsIoNs"} {
-		want(t, fmt.Sprintf("failure %d as %s", i, name), refused(name, "not the password"), 200, "wrong username or password")
+		want(t, fmt.Sprintf("failure %d as %s", i, name), refused(name, "not the password"), 200, "Wrong username or password")
 	}
-	want(t, "the right password after five failures spelled five ways", refused("sessions", "sessions-password"), 200, "Wait")
+	want(t, "the right password after five failures spelled five ways", refused("sessions", "sessions-password"), 200, "; wait ")
 }

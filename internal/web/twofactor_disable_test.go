@@ -82,9 +82,9 @@ func TestDisableTwoFactorPasswordTriesCountOnTheLogin(t *testing.T) {
 		want(t, fmt.Sprintf("wrong password %d", i+1), p, 200, "On. 10 recovery codes left.")
 	}
 	p := newBrowser(t, s).send("/login", url.Values{"username": {"pam"}, "password": {"pam-password"}})
-	want(t, "logging in after five wrong passwords through the form", p, 200, "Wait")
+	want(t, "logging in after five wrong passwords through the form", p, 200, "; wait ")
 	want(t, "the form after five wrong passwords", b.send("/settings/2fa/disable", url.Values{"password": {"pam-password"}, "code": {good}}),
-		200, "Wait", "On. 10 recovery codes left.")
+		200, "; wait ", "On. 10 recovery codes left.")
 }
 
 // TestAccountChangesOutliveASessionReadError: once turning two-factor on

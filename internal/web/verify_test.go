@@ -26,7 +26,7 @@ func TestEmailVerificationByLink(t *testing.T) {
 	if p.status != http.StatusSeeOther || p.header.Get("Location") != "/verify" {
 		t.Fatalf("sign up: %d %s\n%.1000s", p.status, p.header.Get("Location"), p.body)
 	}
-	want(t, "an unconfirmed flag", b.send("/challenges/warmup/submit", url.Values{"flag": {"flag{warm}"}}), http.StatusOK, "confirm your email address first")
+	want(t, "an unconfirmed flag", b.send("/challenges/warmup/submit", url.Values{"flag": {"flag{warm}"}}), http.StatusOK, "Confirm your email address first")
 	want(t, "verify page", b.get("/verify"), http.StatusOK, "cannot submit flags until", "newbie@example.com", "Send the link again")
 	if p := b.post("/verify/resend", url.Values{}); p.status != http.StatusSeeOther || p.header.Get("Location") != "/verify?sent=1" {
 		t.Fatalf("send again: %d %s", p.status, p.header.Get("Location"))

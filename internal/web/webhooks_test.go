@@ -29,7 +29,7 @@ func TestAdminWebhooksPage(t *testing.T) {
 
 	form := url.Values{"name": {"Receiver <b>"}, "kind": {"json"}, "url": {"ftp://example.com/hook"}, "events": {"firstBlood", "frozen"}, "enabled": {"1"}}
 	want(t, "bad URL", root.send("/admin/webhooks/new", form), 200,
-		`<p class="alert error" role="alert" id="new-error">url must be an absolute http or https URL</p>`,
+		`<p class="alert error" role="alert" id="new-error">URL must be an absolute http or https URL.</p>`,
 		`value="Receiver &lt;b&gt;"`, `value="ftp://example.com/hook"`, `value="frozen" checked`)
 
 	form.Set("url", "https://example.com/hook")
@@ -66,7 +66,7 @@ func TestAdminWebhooksPage(t *testing.T) {
 	pam := newBrowser(t, s)
 	pam.post("/login", url.Values{"username": {"pam"}, "password": {"pam-password"}})
 	for _, path := range []string{"/admin/webhooks", "/admin/webhooks/" + hook.ID} {
-		want(t, "player on "+path, pam.get(path), http.StatusForbidden, "only admins")
+		want(t, "player on "+path, pam.get(path), http.StatusForbidden, "Only admins")
 	}
 	want(t, "player creates", pam.post("/admin/webhooks/new", form), http.StatusForbidden)
 	want(t, "player deletes", pam.post("/admin/webhooks", url.Values{"id": {hook.ID}, "action": {"delete"}}), http.StatusForbidden)
@@ -77,9 +77,9 @@ func TestAdminWebhooksPage(t *testing.T) {
 	// Disable, enable, delete: each done and audited.
 	want(t, "disable", root.send("/admin/webhooks", url.Values{"id": {hook.ID}, "action": {"disable"}}), 200, "Webhook disabled.", `<span class="mark lock">disabled</span>`)
 	want(t, "enable", root.send("/admin/webhooks", url.Values{"id": {hook.ID}, "action": {"enable"}}), 200, "Webhook enabled.", `value="disable"`)
-	want(t, "bad action", root.send("/admin/webhooks", url.Values{"id": {hook.ID}, "action": {"explode"}}), 200, "unknown action")
+	want(t, "bad action", root.send("/admin/webhooks", url.Values{"id": {hook.ID}, "action": {"explode"}}), 200, "Unknown action")
 	want(t, "delete", root.send("/admin/webhooks", url.Values{"id": {hook.ID}, "action": {"delete"}}), 200, "Webhook deleted.", "No webhook yet.")
-	want(t, "delete again", root.send("/admin/webhooks", url.Values{"id": {hook.ID}, "action": {"delete"}}), 200, "no such webhook")
+	want(t, "delete again", root.send("/admin/webhooks", url.Values{"id": {hook.ID}, "action": {"delete"}}), 200, "No such webhook")
 	log, _ := s.Svc.Admin.AuditLog(ctx, ctf.Operator, 0, 10)
 	var actions []string
 	for _, a := range log {
@@ -122,7 +122,7 @@ func TestAdminWebhookFormRefusesPrivateURLs(t *testing.T) {
 		"http://0x7f.0.0.1/hook",
 	} {
 		form := url.Values{"name": {"internal"}, "kind": {"json"}, "url": {u}, "enabled": {"1"}}
-		want(t, u, root.send("/admin/webhooks/new", form), 200, `id="new-error">url must name a public host`)
+		want(t, u, root.send("/admin/webhooks/new", form), 200, `id="new-error">URL must name a public host`)
 	}
 	if hooks, _ := s.Svc.Webhooks.List(context.Background(), ctf.Operator); len(hooks) != 0 {
 		t.Fatalf("refused URLs stored %d webhooks", len(hooks))

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
 	"github.com/flagshipctf/flagship/internal/store/storetest"
 )
@@ -131,5 +133,24 @@ func contains(sel, want string) chromedp.Action[chromedp.Void] {
 			case <-time.After(50 * time.Millisecond):
 			}
 		}
+	})
+}
+
+// chooseTheme switches the page to theme with its theme switch, whichever
+// theme it shows now (the button for the theme shown is hidden: clicked
+// by script), and waits for it. app.js sets the cookie; nothing is posted.
+func chooseTheme(theme string) chromedp.Action[chromedp.Void] {
+	return chromedp.Steps(
+		chromedp.Evaluate[chromedp.Void](fmt.Sprintf(`document.querySelector('form.theme-switch button[value=%q]').click()`, theme)),
+		chromedp.WaitVisible(chromedp.CSS(`html[data-theme="`+theme+`"] main`)))
+}
+
+// prefersColorScheme makes the tab's system theme scheme (light or dark),
+// as CSS's prefers-color-scheme and matchMedia see it.
+func prefersColorScheme(scheme string) chromedp.Action[chromedp.Void] {
+	return chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		_, err := cdp.Call(ctx, t, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{
+			Features: []*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: scheme}}})
+		return err
 	})
 }

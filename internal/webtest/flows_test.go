@@ -72,7 +72,7 @@ func TestPlayerJourney(t *testing.T) {
 		fill(map[string]string{"username": "newbie", "password": "a long password", "code": code}, `form[action="/login"] button[type=submit]`)...)...)
 	step(t, ctx, "logged in", chromedp.WaitVisible(chromedp.CSS(`a.who`)))
 
-	// The flag form answers without a reload (app.js, through the API).
+	// The flag form answers without a reload (app.js swaps in the page it lands on).
 	step(t, ctx, "wrong flag", chromedp.Navigate(s.URL+"/challenges/warmup"), chromedp.SendKeys(chromedp.CSS("#flag"), "flag{nope}"),
 		chromedp.Click(chromedp.CSS(`form[data-submit] button`)), contains(".flag-result", "Wrong flag."))
 	step(t, ctx, "solve", chromedp.SetValue(chromedp.CSS("#flag"), "flag{warm}"),

@@ -27,6 +27,7 @@ func TestScreenshots(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := newBrowser(t)
+	step(t, ctx, "a dark system", prefersColorScheme("dark")) // the pictures of the README are dark, but one
 	step(t, ctx, "log in", append([]chromedp.Action[chromedp.Void]{chromedp.Navigate(s.URL + "/login")},
 		fill(map[string]string{"username": "demo", "password": demo.DemoPassword}, `form[action="/login"] button[type=submit]`)...)...)
 	step(t, ctx, "board", chromedp.WaitVisible(chromedp.CSS(".cards")))
@@ -35,8 +36,7 @@ func TestScreenshots(t *testing.T) {
 	screenshot(t, ctx, "challenge")
 	step(t, ctx, "scoreboard", chromedp.Navigate(s.URL+"/scoreboard"), chromedp.WaitVisible(chromedp.CSS("svg.graph polyline")))
 	screenshot(t, ctx, "scoreboard")
-	step(t, ctx, "settings", chromedp.Navigate(s.URL+"/settings"), chromedp.Click(chromedp.CSS(`form[action="/theme"] button`)),
-		chromedp.WaitVisible(chromedp.CSS(`html[data-theme="light"] #keys`)))
+	step(t, ctx, "settings", chromedp.Navigate(s.URL+"/settings"), chromedp.WaitVisible(chromedp.CSS("#keys")), chooseTheme("light"))
 	screenshot(t, ctx, "settings-light-theme")
 
 	admin := newBrowser(t)

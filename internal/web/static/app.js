@@ -13,98 +13,113 @@ document.addEventListener("click", (e) => {
   }
 });
 
-// Flag forms: submit without a reload, through the public API (the session
-// cookie authenticates it), and say plainly what happened. Without this
-// script the form posts and the page answers the same.
+// Flag forms: send the form without a reload and swap in the challenge's
+// page it lands on (post/redirect/get: fetch follows the redirect, and the
+// page says the answer in the flag's section), so the solved mark, the
+// counts, the rating and the writeups appear at once and the answer is
+// the server's own words. Without this script the form posts and the
+// browser lands on the same page.
 document.addEventListener("submit", async (e) => {
   const form = e.target.closest("form[data-submit]");
   if (!form) return;
   e.preventDefault();
-  const input = form.querySelector("input[name=flag]");
   const button = form.querySelector("button");
-  let out = form.parentElement.querySelector(".flag-result");
-  if (!out) {
-    out = document.createElement("p");
-    out.className = "flag-result alert";
-    out.setAttribute("role", "status");
-    form.after(out);
-  }
   button.disabled = true;
+  let r;
   try {
-    const path = new URL(form.action).pathname; // /challenges/{slug}/submit
-    const r = await fetch("/api/public" + path, {
-      method: "POST", credentials: "same-origin",
-      headers: {"Content-Type": "application/json"},
-      body: JSON.stringify({flag: input.value}),
-    });
-    const body = await r.json().catch(() => ({}));
-    if (r.ok) {
-      const badges = (body.result.newBadges || []).map((b) => b.icon + " " + b.title).join(", ");
-      out.className = "flag-result alert notice";
-      out.textContent = "Correct! +" + body.result.points + (body.result.points === 1 ? " point." : " points.") + (badges ? " New badges: " + badges + "." : "");
-      const more = document.createElement("a");
-      more.href = location.pathname;
-      more.textContent = " Rate it and read the writeups.";
-      out.append(more);
-      form.remove();
-      return;
-    }
-    out.className = "flag-result alert error";
-    if (r.status === 429) {
-      const wait = parseInt(r.headers.get("Retry-After"), 10);
-      out.textContent = "Too many wrong flags: wait " + (wait > 0 ? waitText(wait) : "a little") + " before the next try.";
-    } else if (r.status === 400 && body.error === "wrong flag") {
-      out.textContent = "Wrong flag.";
-    } else {
-      out.textContent = body.error || "Something went wrong; try again.";
-    }
+    r = await fetch(form.action, {method: "POST", credentials: "same-origin", body: new URLSearchParams(new FormData(form))});
   } catch {
-    form.submit(); // no network answer: fall back to the plain form
-  } finally {
     button.disabled = false;
+    form.submit(); // no network answer: fall back to the plain form
+    return;
+  }
+  if (!r.ok) {
+    form.submit(); // an error page (nothing was recorded): let the browser show it
+    return;
+  }
+  const old = document.querySelector("article.challenge");
+  const doc = new DOMParser().parseFromString(await r.text().catch(() => ""), "text/html");
+  const fresh = doc.querySelector("article.challenge");
+  if (!old || !fresh || new URL(r.url).pathname !== location.pathname) {
+    location.assign(r.url); // another page (the login): go there
+    return;
+  }
+  const article = document.importNode(fresh, true);
+  old.replaceWith(article);
+  document.title = doc.title;
+  enhance(article);
+  const result = article.querySelector("#flag-result");
+  const input = article.querySelector("form[data-submit] input[name=flag]");
+  if (result && result.classList.contains("error") && input) {
+    input.focus(); // try again at once; the error is the field's description
+  } else if (result) {
+    result.focus();
   }
 });
 
-// waitText says a wait in seconds as the pages do (web.waitText).
-function waitText(s) {
-  if (s < 60) return s + " seconds";
-  if (s < 120) return "a minute";
-  return Math.ceil(s / 60) + " minutes";
+// The theme switch: the button names the theme to go to; the choice is
+// the same cookie the server sets (its name on the form), and the page
+// stays as it is, with whatever was typed in its forms. Without this
+// script the form posts and the server sets the cookie.
+document.addEventListener("submit", (e) => {
+  const form = e.target.closest("form.theme-switch");
+  if (!form || !form.dataset.cookie) return;
+  const button = e.submitter && e.submitter.closest("button[name=theme]");
+  if (!button) return;
+  e.preventDefault();
+  const theme = button.value;
+  const name = form.dataset.cookie;
+  document.cookie = name + "=" + theme + "; Path=/; Max-Age=31536000; SameSite=Lax" + (name.startsWith("__Host-") ? "; Secure" : "");
+  document.documentElement.dataset.theme = theme;
+  // The pressed button is hidden now: the other one, shown, takes the focus.
+  const other = form.querySelector("button[name=theme]:not([value=" + theme + "])");
+  if (other) other.focus();
+});
+
+// enhance adds this script's comforts to root: the page at load, and what
+// a form swapped in.
+function enhance(root) {
+  localTimes(root);
+  for (const el of root.querySelectorAll("[data-countdown]")) startCountdown(el);
 }
 
 // Times: a <time datetime data-local> written in UTC ("26 Nov 2026, 14:05
 // UTC", web.readableTime) is said in the viewer's own time zone, which only
 // the browser knows, in the same shape; the UTC text stays as its title.
-for (const el of document.querySelectorAll("time[data-local]")) {
-  const t = new Date(el.getAttribute("datetime"));
-  if (isNaN(t)) continue;
-  const opts = {day: "numeric", month: "short", year: "numeric", hour: "2-digit", minute: "2-digit", hourCycle: "h23", timeZoneName: "short"};
-  if (/:\d\d:\d\d UTC$/.test(el.textContent)) opts.second = "2-digit";
-  const p = {};
-  for (const part of new Intl.DateTimeFormat("en-US", opts).formatToParts(t)) p[part.type] = part.value;
-  el.title = el.textContent;
-  el.textContent = p.day + " " + p.month + " " + p.year + ", " + p.hour + ":" + p.minute + (opts.second ? ":" + p.second : "") + " " + p.timeZoneName;
+function localTimes(root) {
+  for (const el of root.querySelectorAll("time[data-local]")) {
+    const t = new Date(el.getAttribute("datetime"));
+    if (isNaN(t)) continue;
+    const opts = {day: "numeric", month: "short", year: "numeric", hour: "2-digit", minute: "2-digit", hourCycle: "h23", timeZoneName: "short"};
+    if (/:\d\d:\d\d UTC$/.test(el.textContent)) opts.second = "2-digit";
+    const p = {};
+    for (const part of new Intl.DateTimeFormat("en-US", opts).formatToParts(t)) p[part.type] = part.value;
+    el.title = el.textContent;
+    el.textContent = p.day + " " + p.month + " " + p.year + ", " + p.hour + ":" + p.minute + (opts.second ? ":" + p.second : "") + " " + p.timeZoneName;
+  }
 }
 
 // Countdowns: <span data-countdown="seconds left when the page was
 // made"> ticks every second, said as the server says it (web.countdown).
 // It counts from the server's figure, not the browser's clock, which may be
 // wrong; at zero the page is reloaded once to show what the start opened.
-const countdowns = document.querySelectorAll("[data-countdown]");
-if (countdowns.length) {
-  const began = performance.now();
-  const tick = () => {
+const countdowns = new Map(); // element -> when it started counting
+let ticking = 0;
+function startCountdown(el) {
+  countdowns.set(el, performance.now());
+  if (!ticking) ticking = setInterval(tick, 1000);
+}
+function tick() {
+  for (const [el, began] of countdowns) {
+    if (!el.isConnected) { countdowns.delete(el); continue; }
     const gone = Math.floor((performance.now() - began) / 1000);
-    for (const el of countdowns) {
-      const left = Math.max(0, parseInt(el.dataset.countdown, 10) - gone);
-      el.textContent = countdownText(left);
-      if (left === 0 && !el.dataset.done) {
-        el.dataset.done = "1";
-        setTimeout(() => location.reload(), 1500);
-      }
+    const left = Math.max(0, parseInt(el.dataset.countdown, 10) - gone);
+    el.textContent = countdownText(left);
+    if (left === 0 && !el.dataset.done) {
+      el.dataset.done = "1";
+      setTimeout(() => location.reload(), 1500);
     }
-  };
-  setInterval(tick, 1000);
+  }
 }
 
 function countdownText(s) {
@@ -114,3 +129,5 @@ function countdownText(s) {
   if (m > 0) return m + " min " + (s % 60) + " s";
   return (s % 60) + " s";
 }
+
+enhance(document);
