@@ -154,3 +154,17 @@ func prefersColorScheme(scheme string) chromedp.Action[chromedp.Void] {
 		return err
 	})
 }
+
+// sideways fails the test when the page is wider than the 390 px screen.
+func sideways(t *testing.T, ctx context.Context, label string) {
+	t.Helper()
+	tctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	width, err := chromedp.Run(tctx, chromedp.Evaluate[int](`document.documentElement.scrollWidth`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if width > 390 {
+		t.Errorf("%s is %d px wide on a 390 px screen: it scrolls sideways", label, width)
+	}
+}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/chromedp/chromedp"
 	"github.com/flagshipctf/flagship/internal/apitest"
@@ -22,20 +21,6 @@ func logInAs(t *testing.T, ctx context.Context, base, username string) {
 // inTheme sets the theme cookie (the page shown must be of the site).
 func inTheme(theme string) chromedp.Action[chromedp.Void] {
 	return chromedp.Evaluate[chromedp.Void](`document.cookie = "theme=` + theme + `; path=/"`)
-}
-
-// sideways fails the test when the page is wider than the 390 px screen.
-func sideways(t *testing.T, ctx context.Context, label string) {
-	t.Helper()
-	tctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
-	width, err := chromedp.Run(tctx, chromedp.Evaluate[int](`document.documentElement.scrollWidth`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if width > 390 {
-		t.Errorf("%s is %d px wide on a 390 px screen: it scrolls sideways", label, width)
-	}
 }
 
 // TestEditorAndPreviewsInABrowser: an admin creates a hidden challenge with

@@ -199,15 +199,7 @@ func TestReadableOnAPhone(t *testing.T) {
 	step(t, ctx, "signed in", chromedp.WaitVisible(chromedp.CSS("a.who")))
 	for _, p := range []string{"/", "/challenges/crypto-one", "/challenges/warmup", "/scoreboard", "/settings", "/me", "/login", "/signup"} {
 		step(t, ctx, "open "+p, chromedp.Navigate(s.URL+p), chromedp.WaitVisible(chromedp.CSS("main")))
-		tctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-		width, err := chromedp.Run(tctx, chromedp.Evaluate[int](`document.documentElement.scrollWidth`))
-		cancel()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if width > 390 {
-			t.Errorf("%s is %d px wide on a 390 px screen: it scrolls sideways", p, width)
-		}
+		sideways(t, ctx, p)
 	}
 	screenshot(t, ctx, "phone-scoreboard")
 }

@@ -122,7 +122,7 @@ func TestLogInAndSignUpAsAPersonDoes(t *testing.T) {
 	ctx := newBrowser(t)
 	step(t, ctx, "a wrong password", append([]chromedp.Action[chromedp.Void]{chromedp.Navigate(s.URL + "/login?next=/scoreboard")},
 		fill(map[string]string{"username": "reader", "password": "not the password"}, `form[action="/login"] button[type=submit]`)...)...)
-	step(t, ctx, "the refusal", contains(".alert.error", "wrong username or password"))
+	step(t, ctx, "the refusal", contains(".alert.error", "Wrong username or password"))
 	if got := eval[string](t, ctx, `location.pathname + location.search`); got != "/login?next=%2Fscoreboard" {
 		t.Errorf("the refusal landed on %s", got)
 	}
@@ -134,8 +134,7 @@ func TestLogInAndSignUpAsAPersonDoes(t *testing.T) {
 	if eval[bool](t, ctx, `!!document.querySelector(".alert.error")`) {
 		t.Error("the refusal shows again after a reload")
 	}
-	step(t, ctx, "the theme switch", chromedp.Click(chromedp.CSS(`form[action="/theme"] button`)),
-		chromedp.WaitVisible(chromedp.CSS(`html[data-theme="light"] form[action="/login"]`)))
+	step(t, ctx, "the theme switch", chooseTheme("light"), chromedp.WaitVisible(chromedp.CSS(`html[data-theme="light"] form[action="/login"]`)))
 	step(t, ctx, "the right password", fill(map[string]string{"username": "reader", "password": "reader-password"}, `form[action="/login"] button[type=submit]`)...)
 	step(t, ctx, "lands on next", atURL("/scoreboard"), chromedp.WaitVisible(chromedp.CSS("a.who")))
 

@@ -12,6 +12,7 @@ import (
 	"github.com/flagshipctf/flagship/internal/apitest"
 	"github.com/flagshipctf/flagship/internal/mail"
 	"github.com/flagshipctf/flagship/internal/mail/mailtest"
+	"github.com/pquerna/otp/totp"
 )
 
 // axeBothThemes checks the page in the dark and the light theme (the
@@ -26,16 +27,10 @@ func axeBothThemes(t *testing.T, ctx context.Context, axe, label string) {
 	}
 }
 
-var mailLinkRE = regexp.MustCompile(`https?://\S+/reset\?token=[A-Za-z0-9_-]+`)
-
-// TestForgotPasswordInABrowser: a player who forgot their password follows
-// "Forgot your password?" from the login page, asks for a link, opens the
-// email the SMTP server received, follows its link, chooses a new password
-// and logs in with it; axe finds nothing serious on the new pages in
-// either theme.
-func TestForgotPasswordInABrowser(t *testing.T) {
-	axe := axeScript(t)
-	s := apitest.Start(t, flowEvent, apitest.Options{Mail: true})
+// startMail starts a real SMTP server (with STARTTLS and a password) and
+// the worker that sends s's outbox to it, as serve --smtp-url does.
+func startMail(t *testing.T, s *apitest.Server) *mailtest.Server {
+	t.Helper()
 	smtp := mailtest.Start(t, mailtest.Options{User: "ctf", Password: "pw"})
 	c, err := mail.ParseURL(smtp.URL())
 	if err != nil {
@@ -50,6 +45,20 @@ func TestForgotPasswordInABrowser(t *testing.T) {
 		close(done)
 	}()
 	t.Cleanup(func() { stop(); <-done })
+	return smtp
+}
+
+var mailLinkRE = regexp.MustCompile(`https?://\S+/reset\?token=[A-Za-z0-9_-]+`)
+
+// TestForgotPasswordInABrowser: a player who forgot their password follows
+// "Forgot your password?" from the login page, asks for a link, opens the
+// email the SMTP server received, follows its link, chooses a new password
+// and logs in with it; axe finds nothing serious on the new pages in
+// either theme.
+func TestForgotPasswordInABrowser(t *testing.T) {
+	axe := axeScript(t)
+	s := apitest.Start(t, flowEvent, apitest.Options{Mail: true})
+	smtp := startMail(t, s)
 
 	ctx := newBrowser(t)
 	step(t, ctx, "login page", chromedp.Navigate(s.URL+"/login"), chromedp.WaitVisible(chromedp.CSS(`a[href="/forgot"]`)),
@@ -100,4 +109,78 @@ func TestForgotPasswordInABrowser(t *testing.T) {
 	}
 	axeCheck(t, ctx, axe, "the recovery page with a link")
 	screenshot(t, ctx, "admin-recovery")
+}
+
+var verifyLinkRE = regexp.MustCompile(`https?://\S+/verify\?token=[A-Za-z0-9_-]+`)
+
+// TestEmailVerificationInABrowser: under --require-email-verification a
+// person signs up, lands on /verify, is refused a flag, opens the email the
+// SMTP server received, follows its link and then submits, on a phone:
+// axe finds nothing serious on /verify before and after, in both themes,
+// and neither scrolls sideways at 390 px.
+func TestEmailVerificationInABrowser(t *testing.T) {
+	axe := axeScript(t)
+	s := apitest.Start(t, flowEvent, apitest.Options{Mail: true, RequireEmailVerification: true})
+	smtp := startMail(t, s)
+	ctx := newBrowser(t)
+	step(t, ctx, "phone", chromedp.EmulateViewport(390, 844, chromedp.EmulateScale(2)))
+	step(t, ctx, "sign up", append([]chromedp.Action[chromedp.Void]{chromedp.Navigate(s.URL + "/signup")},
+		fill(map[string]string{"username": "newbie", "email": "newbie@example.com", "password": "a long password",
+			"password2": "a long password"}, `form[action="/signup"] button[type=submit]`)...)...)
+	step(t, ctx, "told to confirm", atURL("/verify"), contains("main", "newbie@example.com"))
+	axeBothThemes(t, ctx, axe, "/verify (390 px)")
+	sideways(t, ctx, "/verify")
+	step(t, ctx, "a flag before confirming", chromedp.Navigate(s.URL+"/challenges/warmup"), chromedp.SendKeys(chromedp.CSS("#flag"), "flag{warm}"),
+		chromedp.Click(chromedp.CSS(`form[data-submit] button`)), contains("main", "Confirm your email address first"))
+
+	msgs := smtp.Wait(t, 1, 15*time.Second)
+	link := verifyLinkRE.FindString(mailtest.Parse(t, msgs[0].Raw).Parts["text/plain"])
+	if link == "" || msgs[0].To[0] != "newbie@example.com" {
+		t.Fatalf("no link in the message to %v:\n%s", msgs[0].To, msgs[0].Raw)
+	}
+	step(t, ctx, "follow the link", chromedp.Navigate(link), atURL("/verify?done=1"), contains("main", "Your email address is confirmed"))
+	axeBothThemes(t, ctx, axe, "/verify?done=1 (390 px)")
+	sideways(t, ctx, "/verify?done=1")
+	screenshot(t, ctx, "verified")
+	step(t, ctx, "a flag once confirmed", chromedp.Navigate(s.URL+"/challenges/warmup"), chromedp.SendKeys(chromedp.CSS("#flag"), "flag{warm}"),
+		chromedp.Click(chromedp.CSS(`form[data-submit] button`)), contains("main", "Correct!"))
+}
+
+// TestNewRecoveryCodesInABrowser: a player turns two-factor authentication
+// on with a code of the secret shown, then asks for new recovery codes with
+// their password; the ten new codes show once; axe finds nothing serious on
+// the page showing them, in both themes and at 390 px.
+func TestNewRecoveryCodesInABrowser(t *testing.T) {
+	axe := axeScript(t)
+	s := apitest.Start(t, flowEvent)
+	ctx := newBrowser(t)
+	step(t, ctx, "log in", append([]chromedp.Action[chromedp.Void]{chromedp.Navigate(s.URL + "/login")},
+		fill(map[string]string{"username": "reader", "password": "reader-password"}, `form[action="/login"] button[type=submit]`)...)...)
+	step(t, ctx, "set up 2FA", chromedp.WaitVisible(chromedp.CSS("a.who")), chromedp.Navigate(s.URL+"/settings"),
+		chromedp.Click(chromedp.CSS(`form[action="/settings/2fa/begin"] button`)), chromedp.WaitVisible(chromedp.CSS("#secret")))
+	code, err := totp.GenerateCode(text(t, ctx, "#secret"), time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	step(t, ctx, "turn it on", chromedp.SendKeys(chromedp.CSS("#code-confirm"), code),
+		chromedp.Click(chromedp.CSS(`form[action="/settings/2fa/confirm"] button`)), chromedp.WaitVisible(chromedp.CSS("#recovery")))
+	first := strings.Fields(text(t, ctx, "#recovery"))
+	step(t, ctx, "new codes", chromedp.Navigate(s.URL+"/settings"), chromedp.SendKeys(chromedp.CSS("#password-codes"), "reader-password"),
+		chromedp.Click(chromedp.CSS(`form[action="/settings/2fa/recovery-codes"] button`)), chromedp.WaitVisible(chromedp.CSS("#recovery")))
+	fresh := strings.Fields(text(t, ctx, "#recovery"))
+	if len(first) != 10 || len(fresh) != 10 || first[0] == fresh[0] {
+		t.Fatalf("codes at set-up %v, new codes %v", first, fresh)
+	}
+	for _, theme := range []string{"dark", "light"} {
+		step(t, ctx, theme+" theme", chooseTheme(theme))
+		axeCheck(t, ctx, axe, "settings with new recovery codes ("+theme+")")
+	}
+	step(t, ctx, "phone", chromedp.EmulateViewport(390, 844, chromedp.EmulateScale(2)))
+	axeCheck(t, ctx, axe, "settings with new recovery codes (390 px)")
+	sideways(t, ctx, "settings with new recovery codes")
+	screenshot(t, ctx, "new-recovery-codes")
+	step(t, ctx, "shown once", chromedp.Navigate(s.URL+"/settings"), chromedp.WaitVisible(chromedp.CSS("#password-codes")))
+	if strings.Contains(text(t, ctx, "main"), fresh[0]) {
+		t.Error("the new codes are shown again")
+	}
 }

@@ -131,3 +131,27 @@ function countdownText(s) {
 }
 
 enhance(document);
+
+// On a phone a wide table scrolls in its own box (app.css); a box that
+// scrolls takes the keyboard's focus, so that it can be scrolled without a
+// pointer. Only boxes that do scroll get the tab stop, checked again when
+// the window's size or the page (a live region) changes.
+(() => {
+  let queued = false;
+  function mark() {
+    queued = false;
+    for (const t of document.querySelectorAll("table.board")) {
+      if (t.scrollWidth > t.clientWidth + 1) {
+        if (!t.hasAttribute("tabindex")) t.setAttribute("tabindex", "0");
+      } else if (t.getAttribute("tabindex") === "0") {
+        t.removeAttribute("tabindex");
+      }
+    }
+  }
+  function queue() {
+    if (!queued) { queued = true; requestAnimationFrame(mark); }
+  }
+  addEventListener("resize", queue);
+  new MutationObserver(queue).observe(document.body, { childList: true, subtree: true });
+  queue();
+})();
