@@ -43,7 +43,8 @@ type axeResult struct {
 // as an admin, including the states forms lead to (a challenge solved, with
 // its rating and writeup forms; settings showing the 2FA set-up step or a
 // key just made; the admin's account form with a refusal and a success):
-// no serious or critical violation.
+// no serious or critical violation; and every page again at a phone's
+// width (390 px), where none scrolls sideways either.
 func TestAccessibility(t *testing.T) {
 	axe := axeScript(t)
 	s := apitest.Start(t, string(demo.Dataset))
@@ -76,14 +77,16 @@ func TestAccessibility(t *testing.T) {
 	ctx := newBrowser(t)
 	// Everyone's pages; a profile here is seen by whoever is signed in (no
 	// one, a player, an admin), and /nope is the 404 page.
-	pages := []string{"/", "/?category=crypto", "/challenges/baby-rsa", "/scoreboard", "/users/" + other.ID, "/nope", "/announcements"}
+	pages := []string{"/", "/challenges", "/?category=crypto", "/challenges?q=rsa&tag=crypto", "/challenges/baby-rsa", "/scoreboard", "/users/" + other.ID, "/nope", "/announcements"}
 	visitor := []string{"/login", "/signup"}
 	// The demo player solved sanity-check and cookie-monster: their pages
 	// show the rating and writeup forms, and others' writeups.
 	player := []string{"/?unsolved=1", "/challenges/axe-instance", "/challenges/cookie-monster", "/challenges/sanity-check", "/settings", "/me",
 		"/settings/agents", "/scoreboard?who=agents", "/scoreboard?who=people"}
 	admin := []string{"/settings", "/me", "/admin", "/admin/challenges", "/admin/challenges/baby-rsa", "/admin/challenges/new",
-		"/admin/writeups", "/admin/users", "/admin/audit", "/admin/event", "/admin/announcements", "/admin/instances", "/admin/data", "/admin/pages"}
+		"/admin/writeups", "/admin/users", "/admin/audit", "/admin/event", "/admin/announcements", "/admin/instances", "/admin/data", "/admin/pages",
+		"/admin/submissions", "/admin/players/n0ps1ed", "/admin/webhooks", "/admin/users/n0ps1ed/recovery", "/admin/users/n0ps1ed/ban",
+		"/admin/challenges/baby-rsa/delete"}
 	// run checks the page the tab shows.
 	run := func(label, theme string) {
 		t.Helper()
@@ -139,12 +142,25 @@ func TestAccessibility(t *testing.T) {
 			chromedp.WaitVisible(chromedp.CSS(`a[href="/signup"]`)))
 	}
 
+	// onPhone checks the paths again at a phone's width (390 px) in the
+	// theme shown: axe, and no sideways scroll.
+	onPhone := func(paths []string) {
+		t.Helper()
+		step(t, ctx, "phone", chromedp.EmulateViewport(390, 844, chromedp.EmulateScale(2)))
+		for _, p := range paths {
+			check(p, "390 px")
+			sideways(t, ctx, p)
+		}
+		step(t, ctx, "desktop", chromedp.EmulateViewport(1280, 900))
+	}
+
 	for _, theme := range []string{"dark", "light"} {
 		toTheme(theme)
 		for _, p := range append(pages, visitor...) {
 			check(p, theme)
 		}
 	}
+	onPhone(append(pages, visitor...))
 
 	logIn(demo.DemoUsername, demo.DemoPassword)
 	for i, theme := range []string{"light", "dark"} {
@@ -177,6 +193,7 @@ func TestAccessibility(t *testing.T) {
 			run("a challenge with a wrong flag's answer", theme)
 		}
 	}
+	onPhone(append(pages, player...))
 	logOut()
 
 	logIn("auditor", "auditor-password")
@@ -196,6 +213,8 @@ func TestAccessibility(t *testing.T) {
 			chromedp.Click(chromedp.CSS(`form[action="/admin/users/new"] button`)), contains(".alert.notice", "Created the player account"))
 		run("the users page with an account made", theme)
 	}
+
+	onPhone(admin)
 
 	// Before the start: the board's countdown, and the event page saying so.
 	starts := time.Now().Add(2 * time.Hour)
