@@ -102,16 +102,19 @@ type Source struct {
 
 // User is a player or an admin. Username is the natural key.
 type User struct {
-	ID           string     `json:"id,omitempty" yaml:"id,omitempty"`
-	Username     string     `json:"username" yaml:"username"`
-	Name         string     `json:"name,omitempty" yaml:"name,omitempty"`
-	Email        string     `json:"email,omitempty" yaml:"email,omitempty"`
-	Password     string     `json:"password,omitempty" yaml:"password,omitempty"`         // plaintext, hashed on load
-	PasswordHash string     `json:"passwordHash,omitempty" yaml:"passwordHash,omitempty"` // as written by dump
-	Role         ctf.Role   `json:"role,omitempty" yaml:"role,omitempty"`                 // player (default) | admin
-	Banned       bool       `json:"banned,omitempty" yaml:"banned,omitempty"`
-	BanReason    string     `json:"banReason,omitempty" yaml:"banReason,omitempty"` // with banned
-	CreatedAt    *time.Time `json:"createdAt,omitempty" yaml:"createdAt,omitempty"`
+	ID           string   `json:"id,omitempty" yaml:"id,omitempty"`
+	Username     string   `json:"username" yaml:"username"`
+	Name         string   `json:"name,omitempty" yaml:"name,omitempty"`
+	Email        string   `json:"email,omitempty" yaml:"email,omitempty"`
+	Password     string   `json:"password,omitempty" yaml:"password,omitempty"`         // plaintext, hashed on load
+	PasswordHash string   `json:"passwordHash,omitempty" yaml:"passwordHash,omitempty"` // as written by dump
+	Role         ctf.Role `json:"role,omitempty" yaml:"role,omitempty"`                 // player (default) | admin
+	Banned       bool     `json:"banned,omitempty" yaml:"banned,omitempty"`
+	BanReason    string   `json:"banReason,omitempty" yaml:"banReason,omitempty"` // with banned
+	// EmailUnverified: signed up under --require-email-verification and
+	// not confirmed yet (cannot submit until they are).
+	EmailUnverified bool       `json:"emailUnverified,omitempty" yaml:"emailUnverified,omitempty"`
+	CreatedAt       *time.Time `json:"createdAt,omitempty" yaml:"createdAt,omitempty"`
 	// An agent account: kind agent, the username of the person who owns
 	// it (listed before it, or in the database), the model and harness.
 	Kind    ctf.AccountKind `json:"kind,omitempty" yaml:"kind,omitempty"` // human (default) | agent

@@ -49,7 +49,8 @@ func dump(tx *store.DumpTx) (*dataset.Dataset, error) {
 	for _, u := range users {
 		index[u.ID] = len(d.Users)
 		du := dataset.User{ID: u.ID, Username: u.Username, Name: u.Name, Email: u.Email,
-			PasswordHash: u.PasswordHash, Role: u.Role, Banned: u.Banned, BanReason: u.BanReason, CreatedAt: tp(u.CreatedAt)}
+			PasswordHash: u.PasswordHash, Role: u.Role, Banned: u.Banned, BanReason: u.BanReason,
+			EmailUnverified: u.EmailUnverified, CreatedAt: tp(u.CreatedAt)}
 		if u.IsAgent() {
 			du.Kind, du.Model, du.Harness = ctf.KindAgent, u.Model, u.Harness
 			du.Owner = names[u.OwnerID]

@@ -166,7 +166,7 @@ func (l *loader) loadUsers() error {
 		} else if u.CreatedAt != nil {
 			nu.CreatedAt = ctf.Millis(*u.CreatedAt)
 		}
-		nu.Name, nu.Email, nu.Banned, nu.BanReason = u.Name, u.Email, u.Banned, u.BanReason
+		nu.Name, nu.Email, nu.Banned, nu.BanReason, nu.EmailUnverified = u.Name, u.Email, u.Banned, u.BanReason, u.EmailUnverified
 		if u.Role != "" {
 			nu.Role = u.Role
 		}

@@ -153,3 +153,36 @@ challenges:
 		t.Errorf("challenges after the load: %v", got)
 	}
 }
+
+// TestEmailUnverifiedRoundTrip: an account that has not confirmed its
+// address yet is dumped so (emailUnverified: true), and a load of that dump
+// keeps it unable to submit until it confirms; the others stay confirmed.
+func TestEmailUnverifiedRoundTrip(t *testing.T) {
+	const event = `
+users:
+  - {username: fresh, email: fresh@example.com, emailUnverified: true}
+  - {username: known, email: known@example.com}
+`
+	db := openDB(t)
+	mustLoad(t, db, writeFile(t, t.TempDir(), "event.yaml", event))
+	first := dump(t, db)
+	var out bytes.Buffer
+	if err := dataset.Encode(&out, first, "yaml"); err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(out.String(), "emailUnverified: true"); n != 1 {
+		t.Errorf("the dump says emailUnverified %d times, want once:\n%s", n, out.String())
+	}
+	copyDB := openDB(t)
+	mustLoad(t, copyDB, writeFile(t, t.TempDir(), "dump.yaml", out.String()))
+	snap, err := copyDB.Snapshot(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, u := range snap.Users {
+		if want := u.Username == "fresh"; u.EmailUnverified != want {
+			t.Errorf("%s: emailUnverified %v after dump and load, want %v", u.Username, u.EmailUnverified, want)
+		}
+	}
+	sameDump(t, first, dump(t, copyDB))
+}
