@@ -2,13 +2,10 @@ package webtest
 
 import (
 	"context"
-	"encoding/json"
 	"os"
-	"strings"
 	"testing"
 	"time"
 
-	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 	"github.com/flagshipctf/flagship/internal/apitest"
 	"github.com/flagshipctf/flagship/internal/ctf"
@@ -91,31 +88,7 @@ func TestAccessibility(t *testing.T) {
 	run := func(label, theme string) {
 		t.Helper()
 		step(t, ctx, "wait for "+label, chromedp.WaitVisible(chromedp.CSS("main")))
-		tctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-		defer cancel()
-		if _, err := chromedp.Run(tctx, chromedp.Evaluate[chromedp.Void](axe)); err != nil {
-			t.Fatalf("inject axe on %s: %v", label, err)
-		}
-		raw, err := chromedp.Run(tctx, chromedp.Evaluate[json.RawMessage](
-			`axe.run(document, {runOnly: {type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]}}).then(r => ({violations: r.violations}))`,
-			func(p *runtime.EvaluateParams) { p.AwaitPromise = new(true) }))
-		if err != nil {
-			t.Fatalf("axe on %s: %v", label, err)
-		}
-		var res axeResult
-		if err := json.Unmarshal(raw, &res); err != nil {
-			t.Fatal(err)
-		}
-		for _, v := range res.Violations {
-			if v.Impact != "serious" && v.Impact != "critical" {
-				continue
-			}
-			var where []string
-			for _, n := range v.Nodes {
-				where = append(where, strings.TrimSpace(n.HTML))
-			}
-			t.Errorf("%s (%s theme): %s (%s): %s\n  %s", label, theme, v.ID, v.Impact, v.Help, strings.Join(where, "\n  "))
-		}
+		axeCheck(t, ctx, axe, label+" ("+theme+" theme)")
 	}
 	check := func(path, theme string) {
 		t.Helper()
