@@ -16,7 +16,7 @@ func TestKnownKeys(t *testing.T) {
 	}{
 		{"top", topKeys, nil, []string{"event", "secrets", "users", "challenges", "solves", "attempts", "writeups", "reviews", "announcements", "sharing", "webhooks", "pages", "logo"}},
 		{"user", userFields.keys, userFields.ignored, []string{"id", "username", "name", "email", "password", "passwordHash", "role",
-			"banned", "banReason", "createdAt", "kind", "owner", "model", "harness", "apiKeys", "twoFactor"}},
+			"banned", "banReason", "emailUnverified", "createdAt", "kind", "owner", "model", "harness", "apiKeys", "twoFactor"}},
 		{"apiKey", apiKeyFields.keys, apiKeyFields.ignored, []string{"id", "name", "keyPrefix", "keyHash", "createdAt", "lastUsedAt", "revokedAt", "readOnly"}},
 		{"twoFactor", twoFactorFields.keys, twoFactorFields.ignored, []string{"secret", "recoveryCodes", "lastStep"}},
 		{"webhook", webhookFields.keys, webhookFields.ignored, []string{"id", "name", "kind", "url", "secret", "events", "enabled", "createdAt"}},
