@@ -119,8 +119,23 @@ func (h *Handler) adminImport(w http.ResponseWriter, r *http.Request) {
 		}
 		return n
 	}
-	h.redirectWith(w, r, v, "/admin/data", flash{Notice: fmt.Sprintf("Imported: %d created, %d updated, %d unchanged.",
-		sum(rep.Created), sum(rep.Updated), sum(rep.Unchanged))})
+	notice := fmt.Sprintf("Imported: %d created, %d updated, %d unchanged.", sum(rep.Created), sum(rep.Updated), sum(rep.Unchanged))
+	h.redirectWith(w, r, v, "/admin/data", flash{Notice: notice + importWarnings(rep.Warnings)})
+}
+
+// importWarnings says, after an import, what loaded but will not work as
+// it is (platform.ImportReport.Warnings), the first few.
+func importWarnings(warnings []string) string {
+	if len(warnings) == 0 {
+		return ""
+	}
+	const shown = 5
+	more := ""
+	if len(warnings) > shown {
+		more = fmt.Sprintf(" (and %d more)", len(warnings)-shown)
+		warnings = warnings[:shown]
+	}
+	return " Check: " + strings.Join(warnings, "; ") + more + "."
 }
 
 // importErrors is a refused dataset's problems, the first few, one a

@@ -49,6 +49,13 @@ func TestAdminImportExport(t *testing.T) {
 	want(t, "after import", root.get(r.header.Get("Location")), 200, "Imported: 1 created, 0 updated, 0 unchanged.")
 	want(t, "imported challenge", pam.get("/challenges/uploaded"), 200, "Uploaded", "a.txt")
 
+	// What loads but will not work is named on the page: a webhook to a
+	// private host (this server refuses to deliver there).
+	hook := "webhooks:\n  - {name: Local, kind: json, url: 'http://127.0.0.1:9/hook'}\n"
+	r = root.multipartPost("/admin/data/import", nil, "dataset", "hook.yaml", []byte(hook))
+	want(t, "after a warned import", root.get(r.header.Get("Location")), 200, "Imported: 1 created",
+		"Check: hook.yaml: webhooks[0]", "names a private host")
+
 	// A path names a file of the server's: refused, nothing changes.
 	for name, doc := range map[string]string{
 		"path.yaml": "challenges:\n  - {slug: sneaky, title: Sneaky, categories: [misc], points: 1, flags: ['f'], file: {name: db, path: flagship.db}}\n",
@@ -83,7 +90,7 @@ func TestAdminImportExport(t *testing.T) {
 	for _, e := range log {
 		actions = append(actions, e.Action)
 	}
-	if got := strings.Join(actions, " "); strings.Count(got, "event.dump") != 2 || strings.Count(got, "event.load") != 1 {
-		t.Errorf("audit log: %s; want two dumps and one load", got)
+	if got := strings.Join(actions, " "); strings.Count(got, "event.dump") != 2 || strings.Count(got, "event.load") != 2 {
+		t.Errorf("audit log: %s; want two dumps and two loads", got)
 	}
 }
