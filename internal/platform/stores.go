@@ -78,6 +78,7 @@ type accountStore interface {
 	CreateUserToVerify(ctx context.Context, u ctf.User, v store.EmailVerification, msg store.OutMail) ([]int64, error)
 	AddEmailVerification(ctx context.Context, v store.EmailVerification, msg store.OutMail) error
 	VerifyEmail(ctx context.Context, tokenHash string, now time.Time) (ctf.User, []int64, error)
+	Outbox(ctx context.Context, limit int) ([]store.QueuedMail, error)
 }
 
 // keyStore is what Keys needs.
@@ -153,10 +154,12 @@ type dbStores struct {
 	store.Content
 	store.Hooks
 	store.Instances
+	store.Mail
 }
 
 func storesOf(db *store.DB) dbStores {
-	return dbStores{DB: db, Accounts: db.Accounts(), Play: db.Play(), Content: db.Content(), Hooks: db.Hooks(), Instances: db.Instances()}
+	return dbStores{DB: db, Accounts: db.Accounts(), Play: db.Play(), Content: db.Content(), Hooks: db.Hooks(), Instances: db.Instances(),
+		Mail: db.Mail()}
 }
 
 var _ Store = dbStores{}

@@ -497,6 +497,27 @@ func (h *Handler) adminCreateUser(w http.ResponseWriter, r *http.Request) {
 		flash{Created: &createdUser{ID: u.ID, Username: u.Username, Role: u.Role, NoPassword: u.PasswordHash == ""}})
 }
 
+type mailData struct {
+	Configured bool
+	Mail       []platform.MailEntry
+	Max        int
+}
+
+// adminMail lists the outbox: what was mailed to whom, and whether it went.
+func (h *Handler) adminMail(w http.ResponseWriter, r *http.Request) {
+	v, ok := h.admin(w, r)
+	if !ok {
+		return
+	}
+	box, err := h.svc.Admin.MailLog(r.Context(), v)
+	if err != nil {
+		h.error(w, r, v, err)
+		return
+	}
+	h.render(w, r, "admin-mail", page{Title: "Mail · Admin", Viewer: v,
+		Data: mailData{Configured: h.svc.Admin.MailConfigured(), Mail: box, Max: platform.MailLogSize}})
+}
+
 func (h *Handler) adminAudit(w http.ResponseWriter, r *http.Request) {
 	v, ok := h.admin(w, r)
 	if !ok {

@@ -14,6 +14,7 @@ import (
 	"github.com/flagshipctf/flagship/internal/apitest"
 	"github.com/flagshipctf/flagship/internal/mail"
 	"github.com/flagshipctf/flagship/internal/mail/mailtest"
+	"github.com/flagshipctf/flagship/internal/testtime"
 	"github.com/pquerna/otp/totp"
 )
 
@@ -227,4 +228,36 @@ func TestRegenerateRecoveryCodesInSettings(t *testing.T) {
 	if p := other.post("/login", url.Values{"username": {"pam"}, "password": {"pam-password"}, "code": {fresh[2]}}); p.status != http.StatusSeeOther {
 		t.Errorf("a new code: %d", p.status)
 	}
+}
+
+// TestAdminMailLog: Admin → Mail lists what was mailed (to whom, the
+// subject, sent or not) but never a message's text, whose link is its
+// recipient's alone; it says when no mail server is configured; players
+// do not get it.
+func TestAdminMailLog(t *testing.T) {
+	t.Parallel()
+	s := apitest.Start(t, adminEvent, apitest.Options{Mail: true})
+	smtp := startMail(t, s)
+	root := logIn(t, s, "root")
+	want(t, "empty", root.get("/admin/mail"), http.StatusOK, "Nothing was mailed yet.", "The server sends mail")
+	if p := newBrowser(t, s).post("/forgot", url.Values{"name": {"pam"}}); p.status != http.StatusSeeOther {
+		t.Fatalf("forgot: %d", p.status)
+	}
+	link := linkIn(t, smtp.Wait(t, 1, 10*time.Second)[0])
+	token := link[strings.Index(link, "token=")+len("token="):]
+	// The worker records the send just after the server took it.
+	var p page
+	for deadline := time.Now().Add(testtime.Scale(10 * time.Second)); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		if p = root.get("/admin/mail"); strings.Contains(p.body, "<td>sent ") {
+			break
+		}
+	}
+	want(t, "after a reset link", p, http.StatusOK, "<td>pam@example.com</td>", "<td>Reset your password</td>", "<td>sent ")
+	if strings.Contains(p.body, token) {
+		t.Error("the mail log shows the reset link")
+	}
+	want(t, "a player", logIn(t, s, "pam").get("/admin/mail"), http.StatusForbidden)
+
+	off := apitest.Start(t, adminEvent)
+	want(t, "without mail", logIn(t, off, "root").get("/admin/mail"), http.StatusOK, "No mail server is configured")
 }

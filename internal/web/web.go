@@ -140,6 +140,7 @@ func (h *Handler) routes() {
 	h.mux.HandleFunc("GET /admin/users/{username}/recovery", h.adminRecovery)
 	h.mux.HandleFunc("POST /admin/users/{username}/recovery", h.adminRecoveryAction)
 	h.mux.HandleFunc("GET /admin/audit", h.adminAudit)
+	h.mux.HandleFunc("GET /admin/mail", h.adminMail)
 	h.mux.HandleFunc("GET /admin/submissions", h.adminSubmissions)
 	h.mux.HandleFunc("GET /admin/players/{username}", h.adminPlayer)
 	h.mux.HandleFunc("POST /admin/players/{username}/anonymise", h.adminAnonymise)

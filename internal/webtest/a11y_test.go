@@ -83,7 +83,7 @@ func TestAccessibility(t *testing.T) {
 	admin := []string{"/settings", "/me", "/admin", "/admin/challenges", "/admin/challenges/baby-rsa", "/admin/challenges/new",
 		"/admin/writeups", "/admin/users", "/admin/audit", "/admin/event", "/admin/announcements", "/admin/instances", "/admin/data", "/admin/pages",
 		"/admin/submissions", "/admin/players/n0ps1ed", "/admin/webhooks", "/admin/users/n0ps1ed/recovery", "/admin/users/n0ps1ed/ban",
-		"/admin/challenges/baby-rsa/delete"}
+		"/admin/challenges/baby-rsa/delete", "/admin/mail"}
 	// run checks the page the tab shows.
 	run := func(label, theme string) {
 		t.Helper()

@@ -31,7 +31,7 @@ func TestNothingScrollsSidewaysAt390(t *testing.T) {
 		fill(map[string]string{"username": "root", "password": "root-password"}, `form[action="/login"] button[type=submit]`)...)...)
 	step(t, ctx, "signed in", chromedp.WaitVisible(chromedp.CSS("a.who")))
 	for _, p := range []string{"/challenges/long-link", "/admin", "/admin/challenges", "/admin/challenges/new", "/admin/challenges/long-link",
-		"/admin/event", "/admin/users", "/admin/audit", "/admin/webhooks", "/admin/announcements", "/admin/writeups", "/admin/instances", "/admin/pages", "/settings"} {
+		"/admin/event", "/admin/users", "/admin/audit", "/admin/webhooks", "/admin/announcements", "/admin/writeups", "/admin/instances", "/admin/pages", "/admin/mail", "/settings"} {
 		step(t, ctx, "open "+p, chromedp.Navigate(s.URL+p), chromedp.WaitVisible(chromedp.CSS("main")))
 		tctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 		width, err := chromedp.Run(tctx, chromedp.Evaluate[int](`document.documentElement.scrollWidth`))
