@@ -1,8 +1,6 @@
 package web_test
 
 import (
-	"context"
-	"crypto/tls"
 	"html"
 	"net/http"
 	"net/url"
@@ -12,30 +10,15 @@ import (
 	"time"
 
 	"github.com/flagshipctf/flagship/internal/apitest"
-	"github.com/flagshipctf/flagship/internal/mail"
 	"github.com/flagshipctf/flagship/internal/mail/mailtest"
 	"github.com/flagshipctf/flagship/internal/testtime"
 	"github.com/pquerna/otp/totp"
 )
 
 // startMail runs serve's mail worker over s's outbox, sending to a test
-// SMTP server (STARTTLS and AUTH, as a real relay asks), until the test
-// ends.
+// SMTP server, until the test ends.
 func startMail(t *testing.T, s *apitest.Server) *mailtest.Server {
-	t.Helper()
-	srv := mailtest.Start(t, mailtest.Options{User: "ctf", Password: "s3cret"})
-	c, err := mail.ParseURL(srv.URL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	c.TLS = &tls.Config{RootCAs: srv.Roots}
-	from, _ := mail.ParseFrom("Flagship <ctf@example.org>")
-	ctx, cancel := context.WithCancel(context.Background())
-	w := mail.NewWorker(s.DB.Mail(), mail.NewSender(c, from), mail.Options{Tick: 20 * time.Millisecond})
-	done := make(chan struct{})
-	go func() { w.Run(ctx); close(done) }()
-	t.Cleanup(func() { cancel(); <-done })
-	return srv
+	return mailtest.Relay(t, s.DB.Mail())
 }
 
 var resetLinkRE = regexp.MustCompile(`(https?://[^\s"<>]+/reset\?token=[A-Za-z0-9_-]+)`)

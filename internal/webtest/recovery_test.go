@@ -2,7 +2,6 @@ package webtest
 
 import (
 	"context"
-	"crypto/tls"
 	"regexp"
 	"strings"
 	"testing"
@@ -10,7 +9,6 @@ import (
 
 	"github.com/chromedp/chromedp"
 	"github.com/flagshipctf/flagship/internal/apitest"
-	"github.com/flagshipctf/flagship/internal/mail"
 	"github.com/flagshipctf/flagship/internal/mail/mailtest"
 	"github.com/pquerna/otp/totp"
 )
@@ -27,25 +25,10 @@ func axeBothThemes(t *testing.T, ctx context.Context, axe, label string) {
 	}
 }
 
-// startMail starts a real SMTP server (with STARTTLS and a password) and
-// the worker that sends s's outbox to it, as serve --smtp-url does.
+// startMail runs serve's mail worker over s's outbox, sending to a test
+// SMTP server (STARTTLS and a password), until the test ends.
 func startMail(t *testing.T, s *apitest.Server) *mailtest.Server {
-	t.Helper()
-	smtp := mailtest.Start(t, mailtest.Options{User: "ctf", Password: "pw"})
-	c, err := mail.ParseURL(smtp.URL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	c.TLS = &tls.Config{RootCAs: smtp.Roots}
-	from, _ := mail.ParseFrom("Flagship <ctf@example.org>")
-	wctx, stop := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() {
-		mail.NewWorker(s.DB.Mail(), mail.NewSender(c, from), mail.Options{Tick: 50 * time.Millisecond}).Run(wctx)
-		close(done)
-	}()
-	t.Cleanup(func() { stop(); <-done })
-	return smtp
+	return mailtest.Relay(t, s.DB.Mail())
 }
 
 var mailLinkRE = regexp.MustCompile(`https?://\S+/reset\?token=[A-Za-z0-9_-]+`)

@@ -6,6 +6,7 @@
 package mailtest
 
 import (
+	"context"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
@@ -25,6 +26,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	flagmail "github.com/flagshipctf/flagship/internal/mail"
 )
 
 // Message is a message the server accepted.
@@ -311,4 +314,28 @@ func selfSigned(t testing.TB) (tls.Certificate, *x509.CertPool) {
 	pool := x509.NewCertPool()
 	pool.AddCert(leaf)
 	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key, Leaf: leaf}, pool
+}
+
+// Relay runs serve's mail worker over box (a database's outbox) until the
+// test ends, sending to a new test server that asks for STARTTLS and a
+// password, as a real relay does; the server is returned to read what
+// arrived.
+func Relay(t *testing.T, box flagmail.Store) *Server {
+	t.Helper()
+	srv := Start(t, Options{User: "ctf", Password: "s3cret"})
+	c, err := flagmail.ParseURL(srv.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.TLS = &tls.Config{RootCAs: srv.Roots}
+	from, err := flagmail.ParseFrom("Flagship <ctf@example.org>")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	w := flagmail.NewWorker(box, flagmail.NewSender(c, from), flagmail.Options{Tick: 20 * time.Millisecond})
+	done := make(chan struct{})
+	go func() { w.Run(ctx); close(done) }()
+	t.Cleanup(func() { cancel(); <-done })
+	return srv
 }
