@@ -15,7 +15,17 @@ type UserView struct {
 	Role                      ctf.Role
 	Banned, TwoFactor         bool
 	BanReason                 string // while banned: the reason the admin gave, "" for none
-	CreatedAt                 string
+	// OwnerBanned: an agent not banned itself whose owner is, and so is
+	// treated as banned (docs/product.md#banning).
+	OwnerBanned bool
+	CreatedAt   string
+}
+
+// userView is u as the admin pages list it; st.mu is held.
+func (st *State) userView(u *user) UserView {
+	return UserView{ID: u.ID, Username: u.Username, Name: u.Name, Email: u.Email, Role: u.Role, Banned: u.Banned,
+		BanReason: u.BanReason, OwnerBanned: !u.Banned && st.banned(&u.User), TwoFactor: u.TwoFactor,
+		CreatedAt: ctf.FormatTime(u.CreatedAt)}
 }
 
 // Users lists the accounts whose username, name or email contains query
@@ -31,8 +41,7 @@ func (a Accounts) Users(ctx context.Context, v ctf.Viewer, query string) ([]User
 	for _, u := range st.users {
 		if q == "" || strings.Contains(strings.ToLower(u.Username), q) || strings.Contains(strings.ToLower(u.Name), q) ||
 			strings.Contains(strings.ToLower(u.Email), q) {
-			out = append(out, UserView{ID: u.ID, Username: u.Username, Name: u.Name, Email: u.Email, Role: u.Role,
-				Banned: u.Banned, BanReason: u.BanReason, TwoFactor: u.TwoFactor, CreatedAt: ctf.FormatTime(u.CreatedAt)})
+			out = append(out, st.userView(u))
 		}
 	}
 	st.mu.RUnlock()
@@ -58,8 +67,7 @@ func (a Accounts) UserByName(ctx context.Context, v ctf.Viewer, username string)
 	if u == nil {
 		return UserView{}, ctf.Errorf(ctf.NotFound, "no user %q", username)
 	}
-	return UserView{ID: u.ID, Username: u.Username, Name: u.Name, Email: u.Email, Role: u.Role, Banned: u.Banned,
-		BanReason: u.BanReason, TwoFactor: u.TwoFactor, CreatedAt: ctf.FormatTime(u.CreatedAt)}, nil
+	return st.userView(u), nil
 }
 
 // Overview is the event at a glance, for its organisers.

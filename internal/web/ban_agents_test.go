@@ -56,6 +56,10 @@ func TestBanCoversThePersonAndTheirAgents(t *testing.T) {
 
 	want(t, "ban", root.send("/admin/users/pam/ban", url.Values{"reason": {"shared flags"}}), 200, "Banned pam", "shared flags")
 	b.Sync()
+	// The admin pages say the agent is banned with its owner (its own row
+	// is not).
+	want(t, "the users list", root.get("/admin/users?q=pam-bot"), 200, `<span class="mark lock">banned</span> <span class="hint">with its owner</span>`)
+	want(t, "the agent's page", root.get("/admin/players/pam-bot"), 200, `<span class="mark lock">banned</span> with its owner`)
 	for _, s := range []*apitest.Server{a, b} {
 		r := s.Do("POST", "/api/public/challenges/next/submit", []byte(`{"flag":"flag{next}"}`), apitest.Bearer(bot), "Content-Type: application/json")
 		if r.Status != 403 || !strings.Contains(string(r.Body), "banned") {
