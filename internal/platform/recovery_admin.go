@@ -48,14 +48,11 @@ func (s *Admin) DisableTwoFactor(ctx context.Context, v ctf.Viewer, userID strin
 		return ctf.User{}, ctf.Errorf(ctf.Conflict, "two-factor authentication is off already for %s", u.Username)
 	}
 	defer s.live.Write()()
-	nu, seqs, err := s.accounts.db.DisableTwoFactor(ctx, u.ID, "")
+	nu, seqs, err := s.accounts.db.DisableTwoFactor(ctx, u.ID, "", s.audit(v, "user.disable-2fa", u.Username, nil))
 	if err != nil {
 		return ctf.User{}, err
 	}
 	s.accounts.applyOwnWithSessions(ctx, nu, seqs)
-	if err := s.db.AddAudit(context.WithoutCancel(ctx), *s.audit(v, "user.disable-2fa", u.Username, nil)); err != nil {
-		s.log.Warn("audit turning 2FA off", "user", u.Username, "err", err)
-	}
 	return nu, nil
 }
 

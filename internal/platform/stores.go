@@ -60,7 +60,7 @@ type accountStore interface {
 	TwoFactorOf(ctx context.Context, userID string) (store.TwoFactor, error)
 	BeginTwoFactor(ctx context.Context, userID, secret string) error
 	EnableTwoFactor(ctx context.Context, userID, secret string, step int64, codeHashes []string, keepSession string) (ctf.User, []int64, error)
-	DisableTwoFactor(ctx context.Context, userID, keepSession string) (ctf.User, []int64, error)
+	DisableTwoFactor(ctx context.Context, userID, keepSession string, audit *ctf.AuditEntry) (ctf.User, []int64, error)
 	UseTOTPStep(ctx context.Context, userID string, step int64) (bool, error)
 	UseRecoveryCode(ctx context.Context, userID, codeHash string, at time.Time) (bool, error)
 	RecoveryCodesLeft(ctx context.Context, userID string) (int, error)

@@ -178,7 +178,7 @@ func (s *Accounts) DisableTwoFactor(ctx context.Context, v ctf.Viewer, password,
 	pw.succeed(ctx)
 	t.succeed(ctx)
 	defer s.live.Write()()
-	nu, seqs, err := s.db.DisableTwoFactor(ctx, u.ID, v.Session)
+	nu, seqs, err := s.db.DisableTwoFactor(ctx, u.ID, v.Session, nil)
 	if err != nil {
 		return err
 	}

@@ -79,9 +79,9 @@ func (a Accounts) EnableTwoFactor(ctx context.Context, userID, secret string, st
 
 // DisableTwoFactor turns TOTP off, forgets the recovery codes and revokes
 // every session of the user but keepSession.
-func (a Accounts) DisableTwoFactor(ctx context.Context, userID, keepSession string) (ctf.User, []int64, error) {
+func (a Accounts) DisableTwoFactor(ctx context.Context, userID, keepSession string, audit *ctf.AuditEntry) (ctf.User, []int64, error) {
 	var u ctf.User
-	seqs, err := a.db.write(ctx, nil, func(tx *sqlTx) ([]ChangeRef, error) {
+	seqs, err := a.db.write(ctx, audit, func(tx *sqlTx) ([]ChangeRef, error) {
 		var err error
 		u, err = scanUser(tx.QueryRowContext(ctx, `UPDATE users SET two_factor = ?, totp_secret = '', totp_pending = ''
 			WHERE id = ? RETURNING `+userColumns, false, userID))
