@@ -1,9 +1,14 @@
 package webtest
 
 import (
+	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 	"github.com/flagshipctf/flagship/internal/apitest"
 	"github.com/flagshipctf/flagship/internal/ctf"
@@ -77,4 +82,44 @@ func TestOrganiserPagesInABrowser(t *testing.T) {
 		t.Error("warmup is still there after the delete")
 	}
 	screenshot(t, ctx, "admin-deleted")
+}
+
+// TestImportAndAnonymiseInABrowser: an admin imports a dataset file with
+// the upload form and finds its challenge on the board and in the export;
+// then anonymises a player by typing their name to confirm, and the
+// player's page and the scoreboard no longer name them.
+func TestImportAndAnonymiseInABrowser(t *testing.T) {
+	axe := axeScript(t)
+	s := apitest.Start(t, organiserEvent)
+	ctx := newBrowser(t)
+	step(t, ctx, "log in", append([]chromedp.Action[chromedp.Void]{chromedp.Navigate(s.URL + "/login")},
+		fill(map[string]string{"username": "root", "password": "root-password"}, `form[action="/login"] button[type=submit]`)...)...)
+	step(t, ctx, "signed in", chromedp.WaitVisible(chromedp.CSS("a.who")))
+
+	file := filepath.Join(t.TempDir(), "more.yaml")
+	if err := os.WriteFile(file, []byte("challenges:\n  - {slug: imported, title: Imported One, categories: [misc], points: 20, flags: ['flag{i}']}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	step(t, ctx, "import", chromedp.Navigate(s.URL+"/admin/data"), chromedp.SetUploadFiles(chromedp.CSS(`input[name=dataset]`), []string{file}),
+		chromedp.Click(chromedp.CSS(`form[action="/admin/data/import"] button`)), contains(".alert.notice", "Imported: 1 created"))
+	axeCheck(t, ctx, axe, "/admin/data after an import")
+	step(t, ctx, "on the board", chromedp.Navigate(s.URL+"/challenges"), contains("main", "Imported One"))
+	tctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	exp, err := chromedp.Run(tctx, chromedp.Evaluate[string](`fetch("/admin/data/export").then(r => r.text())`,
+		func(p *runtime.EvaluateParams) { p.AwaitPromise = new(true) }))
+	cancel()
+	if err != nil || !strings.Contains(exp, "slug: imported") {
+		t.Errorf("the export lacks the imported challenge (%v):\n%.500s", err, exp)
+	}
+
+	step(t, ctx, "the player's page", chromedp.Navigate(s.URL+"/admin/players/reader"), chromedp.WaitVisible(chromedp.CSS("#anon-h")))
+	step(t, ctx, "a wrong confirmation", chromedp.SendKeys(chromedp.CSS(`input[name=confirm]`), "someone"),
+		chromedp.Click(chromedp.CSS(`form[action$="/anonymise"] button`)), contains(".alert.error", "reader"))
+	step(t, ctx, "anonymise", chromedp.Navigate(s.URL+"/admin/players/reader"), chromedp.SendKeys(chromedp.CSS(`input[name=confirm]`), "reader"),
+		chromedp.Click(chromedp.CSS(`form[action$="/anonymise"] button`)), chromedp.WaitVisible(chromedp.CSS(".alert.notice")))
+	axeCheck(t, ctx, axe, "after anonymising")
+	step(t, ctx, "the scoreboard", chromedp.Navigate(s.URL+"/scoreboard"), chromedp.WaitVisible(chromedp.CSS("main table")))
+	if board := text(t, ctx, "main table"); strings.Contains(board, "reader") {
+		t.Errorf("the scoreboard still names the anonymised player:\n%s", board)
+	}
 }
