@@ -129,13 +129,7 @@ func importWarnings(warnings []string) string {
 	if len(warnings) == 0 {
 		return ""
 	}
-	const shown = 5
-	more := ""
-	if len(warnings) > shown {
-		more = fmt.Sprintf(" (and %d more)", len(warnings)-shown)
-		warnings = warnings[:shown]
-	}
-	return " Check: " + strings.Join(warnings, "; ") + more + "."
+	return " Check: " + firstFew(warnings, "warnings") + "."
 }
 
 // importErrors is a refused dataset's problems, the first few, one a
@@ -149,11 +143,15 @@ func importErrors(err error) string {
 	} else {
 		msgs = []string{err.Error()}
 	}
+	return "Nothing was imported: " + firstFew(msgs, "problems") + "."
+}
+
+// firstFew joins the first five of msgs, and says how many more there
+// are (of what).
+func firstFew(msgs []string, what string) string {
 	const shown = 5
-	more := ""
-	if len(msgs) > shown {
-		more = fmt.Sprintf(" (and %d more problems)", len(msgs)-shown)
-		msgs = msgs[:shown]
+	if len(msgs) <= shown {
+		return strings.Join(msgs, "; ")
 	}
-	return "Nothing was imported: " + strings.Join(msgs, "; ") + more + "."
+	return strings.Join(msgs[:shown], "; ") + fmt.Sprintf(" (and %d more %s)", len(msgs)-shown, what)
 }

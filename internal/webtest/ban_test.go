@@ -45,17 +45,6 @@ func TestBanAsAnAdminDoes(t *testing.T) {
 	phoneWidth(t, player, "a page with the ban's notice", "banned-notice-390")
 }
 
-// loggedIn is a new browser logged in to the site at base as username
-// (whose password is username-password), through the log-in form.
-func loggedIn(t *testing.T, base, username string) context.Context {
-	t.Helper()
-	ctx := newBrowser(t)
-	step(t, ctx, username+" logs in", append([]chromedp.Action[chromedp.Void]{chromedp.Navigate(base + "/login")},
-		fill(map[string]string{"username": username, "password": username + "-password"}, `form[action="/login"] button[type=submit]`)...)...)
-	step(t, ctx, username+" is signed in", chromedp.WaitVisible(chromedp.CSS("a.who")))
-	return ctx
-}
-
 // phoneWidth checks at 390 px that the tab's page does not scroll
 // sideways, takes its screenshot shot, then goes back to the desktop size.
 func phoneWidth(t *testing.T, ctx context.Context, label, shot string) {

@@ -168,3 +168,14 @@ func sideways(t *testing.T, ctx context.Context, label string) {
 		t.Errorf("%s is %d px wide on a 390 px screen: it scrolls sideways", label, width)
 	}
 }
+
+// loggedIn is a new browser logged in to the site at base as username
+// (whose password is username-password), through the log-in form.
+func loggedIn(t *testing.T, base, username string) context.Context {
+	t.Helper()
+	ctx := newBrowser(t)
+	step(t, ctx, username+" logs in", append([]chromedp.Action[chromedp.Void]{chromedp.Navigate(base + "/login")},
+		fill(map[string]string{"username": username, "password": username + "-password"}, `form[action="/login"] button[type=submit]`)...)...)
+	step(t, ctx, username+" is signed in", chromedp.WaitVisible(chromedp.CSS("a.who")))
+	return ctx
+}

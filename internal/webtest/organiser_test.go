@@ -91,10 +91,7 @@ func TestOrganiserPagesInABrowser(t *testing.T) {
 func TestImportAndAnonymiseInABrowser(t *testing.T) {
 	axe := axeScript(t)
 	s := apitest.Start(t, organiserEvent)
-	ctx := newBrowser(t)
-	step(t, ctx, "log in", append([]chromedp.Action[chromedp.Void]{chromedp.Navigate(s.URL + "/login")},
-		fill(map[string]string{"username": "root", "password": "root-password"}, `form[action="/login"] button[type=submit]`)...)...)
-	step(t, ctx, "signed in", chromedp.WaitVisible(chromedp.CSS("a.who")))
+	ctx := loggedIn(t, s.URL, "root")
 
 	file := filepath.Join(t.TempDir(), "more.yaml")
 	if err := os.WriteFile(file, []byte("challenges:\n  - {slug: imported, title: Imported One, categories: [misc], points: 20, flags: ['flag{i}']}\n"), 0o644); err != nil {

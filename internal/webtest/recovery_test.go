@@ -136,10 +136,8 @@ func TestEmailVerificationInABrowser(t *testing.T) {
 func TestNewRecoveryCodesInABrowser(t *testing.T) {
 	axe := axeScript(t)
 	s := apitest.Start(t, flowEvent)
-	ctx := newBrowser(t)
-	step(t, ctx, "log in", append([]chromedp.Action[chromedp.Void]{chromedp.Navigate(s.URL + "/login")},
-		fill(map[string]string{"username": "reader", "password": "reader-password"}, `form[action="/login"] button[type=submit]`)...)...)
-	step(t, ctx, "set up 2FA", chromedp.WaitVisible(chromedp.CSS("a.who")), chromedp.Navigate(s.URL+"/settings"),
+	ctx := loggedIn(t, s.URL, "reader")
+	step(t, ctx, "set up 2FA", chromedp.Navigate(s.URL+"/settings"),
 		chromedp.Click(chromedp.CSS(`form[action="/settings/2fa/begin"] button`)), chromedp.WaitVisible(chromedp.CSS("#secret")))
 	code, err := totp.GenerateCode(text(t, ctx, "#secret"), time.Now())
 	if err != nil {
