@@ -36,7 +36,9 @@ func (h *Handler) viewer(w http.ResponseWriter, r *http.Request, required bool) 
 		if ctf.ErrorCode(err) != ctf.Unauthorized {
 			return ctf.Viewer{}, err
 		}
-		session.Clear(w)
+		if h.svc.Accounts.DropCookie(r.Context(), token) {
+			session.Clear(w)
+		}
 		if required {
 			return ctf.Viewer{}, err
 		}

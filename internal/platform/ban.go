@@ -53,6 +53,15 @@ func (s *Accounts) SessionBanNotice(ctx context.Context, token string) (string, 
 	return BanNotice(reason), true
 }
 
+// DropCookie reports whether a session cookie that did not authenticate
+// should be cleared by whichever door read it: yes for an unknown or ended
+// session, no for a banned user's, which is kept (an unban brings it back,
+// and the web app tells its holder of the ban meanwhile).
+func (s *Accounts) DropCookie(ctx context.Context, token string) bool {
+	_, banned := s.SessionBanNotice(ctx, token)
+	return !banned
+}
+
 // LogoutBanned ends the session whose secret is token when it is a banned
 // user's: it authenticates nobody, but its holder may still log out (the
 // ban's notice offers it), and logging out ends the session.

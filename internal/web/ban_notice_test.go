@@ -64,6 +64,12 @@ func TestBanWithAReasonAndItsNotice(t *testing.T) {
 	}
 	want(t, "settings send her to log in", pam.send("/settings/keys", url.Values{"name": {"k"}}), 200, notice, "<h1>Log in</h1>")
 	want(t, "a flag", pam.send("/challenges/warmup/submit", url.Values{"flag": {"flag{warm}"}}), 200, notice)
+	// The API reads the session as expired but keeps its cookie too: the
+	// notice outlives a visit to the API.
+	if me := pam.get("/api/public/me"); me.status != http.StatusUnauthorized || strings.Contains(me.header.Get("Set-Cookie"), "flagship_session") {
+		t.Errorf("the API on a banned session: %d, Set-Cookie %q; want 401 keeping the cookie", me.status, me.header.Get("Set-Cookie"))
+	}
+	want(t, "after the API", pam.get("/"), 200, notice)
 	forged := newBrowser(t, s)
 	u, _ := url.Parse(s.URL)
 	forged.c.Jar.SetCookies(u, []*http.Cookie{{Name: "flagship_session", Value: strings.Repeat("A", 43), Path: "/"}})

@@ -270,7 +270,7 @@ func (h *Handler) viewer(w http.ResponseWriter, r *http.Request) ctf.Viewer {
 		// A banned user's session is kept (it works again after an
 		// unban): meanwhile its pages say why they read as a visitor's
 		// (render, banNotice).
-		if _, banned := h.svc.Accounts.SessionBanNotice(r.Context(), token); !banned {
+		if h.svc.Accounts.DropCookie(r.Context(), token) {
 			h.session.Clear(w)
 		}
 		return ctf.Viewer{}
