@@ -120,16 +120,26 @@ func (s *Accounts) takenName(username, email string) bool {
 	return st != nil && st.Accounts().NameTaken(username, email)
 }
 
+// caller is the signed-in person's own account as the hot state holds it:
+// a use case on one's own account asks for a signed-in user.
+func (s *core) caller(v ctf.Viewer) (*ctf.User, error) {
+	if v.User == nil {
+		return nil, ctf.ErrAuthRequired
+	}
+	u, ok := s.userByID(v.User.ID)
+	if !ok {
+		return nil, ctf.ErrAuthRequired
+	}
+	return u, nil
+}
+
 // ChangePassword sets a new password after checking the current one, and
 // ends every other session of the caller. The check is throttled as a
 // log-in is, on the account's counter.
 func (s *Accounts) ChangePassword(ctx context.Context, v ctf.Viewer, current, next string) error {
-	if v.User == nil {
-		return ctf.ErrAuthRequired
-	}
-	u, ok := s.userByID(v.User.ID)
-	if !ok {
-		return ctf.ErrAuthRequired
+	u, err := s.caller(v)
+	if err != nil {
+		return err
 	}
 	if err := ctf.ValidatePassword(next, u.Username); err != nil {
 		return err

@@ -225,12 +225,9 @@ func (s *Accounts) ResetPassword(ctx context.Context, in PasswordReset) (ctf.Use
 // throttled as a password change's): the old ones, used or not, stop
 // working. Two-factor authentication off is a Conflict, before any check.
 func (s *Accounts) RegenerateRecoveryCodes(ctx context.Context, v ctf.Viewer, password string) ([]string, error) {
-	if v.User == nil {
-		return nil, ctf.ErrAuthRequired
-	}
-	u, ok := s.userByID(v.User.ID)
-	if !ok {
-		return nil, ctf.ErrAuthRequired
+	u, err := s.caller(v)
+	if err != nil {
+		return nil, err
 	}
 	if !u.TwoFactor {
 		return nil, ctf.Errorf(ctf.Conflict, "two-factor authentication is off: there are no recovery codes to replace")
@@ -239,7 +236,7 @@ func (s *Accounts) RegenerateRecoveryCodes(ctx context.Context, v ctf.Viewer, pa
 	if err != nil {
 		return nil, err
 	}
-	ok, err = s.checkPassword(ctx, u.PasswordHash, password)
+	ok, err := s.checkPassword(ctx, u.PasswordHash, password)
 	if err != nil {
 		t.forgive(ctx)
 		return nil, err

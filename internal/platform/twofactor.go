@@ -129,12 +129,9 @@ func (s *Accounts) ConfirmTwoFactor(ctx context.Context, v ctf.Viewer, code stri
 // on the caller's code throttle: the form is no better a password oracle
 // for a stolen session than the login form.
 func (s *Accounts) DisableTwoFactor(ctx context.Context, v ctf.Viewer, password, code string) error {
-	if v.User == nil {
-		return ctf.ErrAuthRequired
-	}
-	u, ok := s.userByID(v.User.ID)
-	if !ok {
-		return ctf.ErrAuthRequired
+	u, err := s.caller(v)
+	if err != nil {
+		return err
 	}
 	if !u.TwoFactor {
 		return ctf.Errorf(ctf.Conflict, "two-factor authentication is off already")
@@ -163,7 +160,7 @@ func (s *Accounts) DisableTwoFactor(ctx context.Context, v ctf.Viewer, password,
 			return errWrongPasswordOrCode
 		}
 	}
-	ok, err = s.checkSecondFactor(ctx, u.ID, code)
+	ok, err := s.checkSecondFactor(ctx, u.ID, code)
 	if err != nil {
 		pw.forgive(ctx)
 		t.forgive(ctx)

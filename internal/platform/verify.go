@@ -89,12 +89,9 @@ func (s *Accounts) VerifyEmail(ctx context.Context, token string) (ctf.User, err
 // ResendVerification mails the caller a new confirmation link (3 per 15
 // minutes); a verified account is a Conflict.
 func (s *Accounts) ResendVerification(ctx context.Context, v ctf.Viewer) error {
-	if v.User == nil {
-		return ctf.ErrAuthRequired
-	}
-	u, ok := s.userByID(v.User.ID)
-	if !ok {
-		return ctf.ErrAuthRequired
+	u, err := s.caller(v)
+	if err != nil {
+		return err
 	}
 	if !u.EmailUnverified {
 		return ctf.Errorf(ctf.Conflict, "your email address is confirmed already")
