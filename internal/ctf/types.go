@@ -145,7 +145,12 @@ type Challenge struct {
 	FlagFormat string
 	// Origin is where a benchmark task was loaded from; zero for the
 	// organiser's own challenges.
-	Origin    Origin
+	Origin Origin
+	// Scoring is how the value follows the solves (static: Points); a
+	// dynamic challenge's Points is its scoring's initial value.
+	Scoring Scoring
+	// Hints are the challenge's hints, in the order players see them.
+	Hints     []Hint
 	CreatedAt time.Time
 }
 

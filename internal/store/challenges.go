@@ -15,7 +15,8 @@ import (
 // challengeValues and scanChallenge.
 var challengeColumns = []string{"id", "slug", "title", "description", "categories", "difficulty", "points", "type",
 	"author_id", "file_name", "file_sha256", "file_url", "has_instance", "docker_port", "hidden", "tags", "connection_info",
-	"created_at", "release_at", "instance", "flag_format", "origin", "origin_path", "origin_name"}
+	"created_at", "release_at", "instance", "flag_format", "origin", "origin_path", "origin_name",
+	"scoring", "hints"}
 
 // flagColumns are a flag row's columns (a challenge's flags in order of
 // position), prerequisiteColumns a prerequisite's.
@@ -56,20 +57,40 @@ func challengeValues(c ctf.Challenge) []any {
 	}
 	return []any{c.ID, c.Slug, c.Title, c.Description, string(cats), c.Difficulty, int64(c.Points), c.Type, nullString(c.AuthorID),
 		c.FileName, nullString(c.FileSHA256), c.FileURL, c.HasInstance, port, c.Hidden, string(tj), c.ConnectionInfo,
-		ms(c.CreatedAt), nullMs(c.ReleaseAt), inst, c.FlagFormat, c.Origin.Benchmark, c.Origin.Path, c.Origin.Name}
+		ms(c.CreatedAt), nullMs(c.ReleaseAt), inst, c.FlagFormat, c.Origin.Benchmark, c.Origin.Path, c.Origin.Name,
+		scoringValue(c.Scoring), hintsValue(c.Hints)}
+}
+
+// scoringValue is a scoring as stored: "" for static, else its JSON.
+func scoringValue(s ctf.Scoring) string {
+	if !s.IsDynamic() {
+		return ""
+	}
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
+// hintsValue is a challenge's hints as stored: "" for none, else their JSON.
+func hintsValue(hints []ctf.Hint) string {
+	if len(hints) == 0 {
+		return ""
+	}
+	b, _ := json.Marshal(hints)
+	return string(b)
 }
 
 // scanChallenge reads a row of selectChallenges (flags and prerequisites
 // are read apart).
 func scanChallenge(sc scanner) (ctf.Challenge, error) {
 	var c ctf.Challenge
-	var cats, tags string
+	var cats, tags, scoring, hints string
 	var author, sha, inst sql.NullString
 	var port, release sql.NullInt64
 	var created int64
 	if err := sc.Scan(&c.ID, &c.Slug, &c.Title, &c.Description, &cats, &c.Difficulty, &c.Points, &c.Type,
 		&author, &c.FileName, &sha, &c.FileURL, &c.HasInstance, &port, &c.Hidden,
-		&tags, &c.ConnectionInfo, &created, &release, &inst, &c.FlagFormat, &c.Origin.Benchmark, &c.Origin.Path, &c.Origin.Name); err != nil {
+		&tags, &c.ConnectionInfo, &created, &release, &inst, &c.FlagFormat, &c.Origin.Benchmark, &c.Origin.Path, &c.Origin.Name,
+		&scoring, &hints); err != nil {
 		return c, fmt.Errorf("scan challenge: %w", err)
 	}
 	c.AuthorID, c.FileSHA256 = author.String, sha.String
@@ -87,6 +108,16 @@ func scanChallenge(sc scanner) (ctf.Challenge, error) {
 		c.Instance = new(ctf.InstanceSpec)
 		if err := json.Unmarshal([]byte(inst.String), c.Instance); err != nil {
 			return c, fmt.Errorf("challenge %s instance: %w", c.Slug, err)
+		}
+	}
+	if scoring != "" {
+		if err := json.Unmarshal([]byte(scoring), &c.Scoring); err != nil {
+			return c, fmt.Errorf("challenge %s scoring: %w", c.Slug, err)
+		}
+	}
+	if hints != "" {
+		if err := json.Unmarshal([]byte(hints), &c.Hints); err != nil {
+			return c, fmt.Errorf("challenge %s hints: %w", c.Slug, err)
 		}
 	}
 	c.CreatedAt = fromMs(created)

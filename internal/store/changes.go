@@ -198,6 +198,9 @@ type Entities struct {
 	Logo        *ctf.Logo
 	// DeletedChallenges are the ids of challenges deleted: no row to read.
 	DeletedChallenges []string
+	// HintUnlocks are the unlocks of the users and challenges whose
+	// unlocks changed (unlocks are only ever added).
+	HintUnlocks []ctf.HintUnlock
 }
 
 // Entities reads the current rows of the entities refs name.
@@ -216,6 +219,11 @@ func (db *DB) Entities(ctx context.Context, refs []ChangeRef) (Entities, error) 
 	var err error
 	if in := ids[ChangeUser]; len(in) > 0 {
 		if e.Users, err = queryUsers(ctx, q, "WHERE id IN ("+marks(len(in))+")", anys(in)...); err != nil {
+			return e, err
+		}
+	}
+	if in := ids[ChangeHints]; len(in) > 0 {
+		if e.HintUnlocks, err = hintUnlocksOf(ctx, q, in); err != nil {
 			return e, err
 		}
 	}

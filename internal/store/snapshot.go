@@ -17,9 +17,11 @@ type Snapshot struct {
 	Challenges []ctf.Challenge // hidden ones included; flags compiled
 	Solves     []ctf.Solve     // in (time, seq) order
 	Reviews    []ctf.Review
-	Writeups   []ctf.Writeup // oldest first
-	APIKeys    []ctf.APIKey  // revoked ones included
-	Sessions   []ctf.Session // active ones
+	// HintUnlocks are every unlock of a hint, oldest first.
+	HintUnlocks []ctf.HintUnlock
+	Writeups    []ctf.Writeup // oldest first
+	APIKeys     []ctf.APIKey  // revoked ones included
+	Sessions    []ctf.Session // active ones
 	// WrongAttempts counts players' wrong submissions per challenge id.
 	// (A user's own counts, which a ban or a promotion moves in or out of
 	// these, are read when needed: WrongBaseline.)
@@ -67,6 +69,9 @@ func (db *DB) Snapshot(ctx context.Context) (*Snapshot, error) {
 		return nil, err
 	}
 	if s.Reviews, err = queryReviews(ctx, tx); err != nil {
+		return nil, err
+	}
+	if s.HintUnlocks, err = queryHintUnlocks(ctx, tx, ""); err != nil {
 		return nil, err
 	}
 	if s.Writeups, err = queryWriteups(ctx, tx, ""); err != nil {

@@ -32,6 +32,9 @@ type Submission struct {
 	// CheckSharing: a wrong flag of a challenge with per-player flags, to
 	// be recorded as suspected sharing when it is another player's.
 	CheckSharing bool
+	// Hints: the challenge has hints with a cost; a solve reads which of
+	// them the user unlocked before it (Recorded.ChargedHints).
+	Hints bool
 }
 
 // Recorded is a recorded submission: the row's sequence number in its
@@ -39,6 +42,9 @@ type Submission struct {
 type Recorded struct {
 	Seq   int64
 	Solve *ctf.Solve
+	// ChargedHints are the hints the user unlocked on the challenge before
+	// this solve (only read when Submission.Hints).
+	ChargedHints []int
 }
 
 // SubmitOutcome is what became of one submission of a batch: recorded, or
@@ -227,6 +233,11 @@ func (p Play) recordOne(ctx context.Context, tx *sqlTx, st submitStatements, s S
 			s.Door, nullString(s.KeyID), s.Practice, s.UserID, s.ChallengeID, s.UserID, s.ChallengeID, since, limit.bound()).Scan(&solve.Seq, &at)
 		solve.At = fromMs(at)
 		rec = Recorded{Seq: solve.Seq, Solve: solve}
+		if err == nil && s.Hints {
+			if rec.ChargedHints, err = chargedHints(ctx, tx, s.UserID, s.ChallengeID); err != nil {
+				return Recorded{}, nil, err
+			}
+		}
 	}
 	if errors.Is(err, sql.ErrNoRows) {
 		refused, err := refusal(ctx, tx, s, limit, since)
