@@ -85,3 +85,13 @@ func (c *Challenge) Value(solvers int) int { return c.Scoring.Value(c.Points, so
 // player whose charged hints cost cost: the value less the cost, never
 // below 0.
 func Worth(value, cost int) int { return max(value-cost, 0) }
+
+// HasCostlyHints reports whether a hint of c costs points.
+func (c *Challenge) HasCostlyHints() bool {
+	for _, h := range c.Hints {
+		if h.Cost > 0 {
+			return true
+		}
+	}
+	return false
+}

@@ -107,3 +107,25 @@ func (s Scoring) Value(points, solvers int) int {
 	}
 	return max(v, s.Minimum)
 }
+
+// NormalizeScoring checks c's scoring and hints and puts the scoring in
+// its one form: static is the zero value; a dynamic one names its
+// function (logarithmic when left out), and c's points are its initial
+// value (what the challenge is worth before its second solver).
+func NormalizeScoring(c *Challenge) error {
+	if err := ValidateScoring(c.Scoring); err != nil {
+		return err
+	}
+	if err := ValidateHints(c.Hints); err != nil {
+		return err
+	}
+	if !c.Scoring.IsDynamic() {
+		c.Scoring = Scoring{}
+		return nil
+	}
+	if c.Scoring.Function == "" {
+		c.Scoring.Function = Logarithmic
+	}
+	c.Points = c.Scoring.Initial
+	return nil
+}

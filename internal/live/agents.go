@@ -127,7 +127,7 @@ func (a Accounts) Run(username string, v ctf.Viewer, submissions func(agentID st
 	}
 	index := map[string]int{}
 	for _, c := range st.visible {
-		rc := RunChallenge{Slug: c.Slug, Title: c.Title, Categories: slices.Clone(c.Categories), Origin: c.Origin, Points: c.Points, ReleasedAt: c.CreatedAt}
+		rc := RunChallenge{Slug: c.Slug, Title: c.Title, Categories: slices.Clone(c.Categories), Origin: c.Origin, Points: c.value, ReleasedAt: c.CreatedAt}
 		if t, ok := st.firstHumanSolve(c); ok {
 			rc.FirstHumanSolveAt = &t
 			d := t.Sub(c.CreatedAt)

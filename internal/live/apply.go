@@ -102,6 +102,7 @@ func (st *State) setPlayer(u *user, player bool, dirty dirtySet) {
 		} else {
 			c.playerSolves = removeSolve(c.playerSolves, x)
 		}
+		st.revalue(c, false)
 		dirty[c] = true
 	}
 	// u.base was read before (needsBaseline): what the snapshot counted
@@ -237,7 +238,7 @@ func (st *State) putChallenge(nc ctf.Challenge, dirty dirtySet) {
 	c := st.chals[nc.ID]
 	st.noteBadges(c, nc.Categories)
 	if c == nil {
-		c = &chal{Challenge: nc, reviews: map[string]ctf.Review{}}
+		c = &chal{Challenge: nc, reviews: map[string]ctf.Review{}, value: nc.Value(0)}
 		st.chals[nc.ID] = c
 	} else {
 		for _, x := range c.solves {
@@ -283,6 +284,7 @@ func (st *State) applyEntities(e store.Entities, dirty dirtySet) {
 	for _, w := range e.Writeups {
 		st.putWriteup(w)
 	}
+	st.putHintUnlocks(e.HintUnlocks)
 	for _, a := range e.Announcements {
 		st.putAnnouncement(a)
 	}

@@ -206,7 +206,7 @@ func (st *State) Writeups(ctx context.Context, slug string, v ctf.Viewer) (Write
 		return Writeups{}, ctf.Errorf(ctf.Forbidden, "solve the challenge before reading its writeups")
 	}
 	out := Writeups{
-		Challenge: WriteupChallenge{ID: c.ID, Title: c.Title, Categories: c.Categories, Difficulty: c.Difficulty, Points: c.Points},
+		Challenge: WriteupChallenge{ID: c.ID, Title: c.Title, Categories: c.Categories, Difficulty: c.Difficulty, Points: c.value},
 		Writeups:  []WriteupView{},
 	}
 	if out.Challenge.Categories == nil {

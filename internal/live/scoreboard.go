@@ -148,7 +148,7 @@ func (u *user) leaderboardEntry() *LeaderboardEntry {
 	e := &LeaderboardEntry{ID: u.ID, Name: displayName(u), Username: u.Username, Image: u.Image, TotalPoints: u.points,
 		Solves: make([]LeaderboardSolve, len(u.solves))}
 	for i, sv := range u.solves {
-		e.Solves[i] = LeaderboardSolve{SolvedAt: sv.At, Points: sv.chal.Points}
+		e.Solves[i] = LeaderboardSolve{SolvedAt: sv.At, Points: sv.worth}
 	}
 	if last, ok := u.lastSolvedAt(); ok {
 		e.LastSolvedAt = last.At
@@ -173,8 +173,16 @@ func profileChallenge(c *chal) ProfileChallenge {
 	if cats == nil {
 		cats = []string{}
 	}
-	return ProfileChallenge{ID: c.ID, Slug: c.Slug, Title: c.Title, Points: c.Points, Categories: cats,
+	return ProfileChallenge{ID: c.ID, Slug: c.Slug, Title: c.Title, Points: c.value, Categories: cats,
 		Difficulty: c.Difficulty, CreatedAt: ctf.FormatTime(c.CreatedAt)}
+}
+
+// solvedView is x in a profile, its challenge's points what x is worth
+// (worth): a profile's solves add up to its total.
+func solvedView(x *solve, worth int) ProfileSolve {
+	pc := profileChallenge(x.chal)
+	pc.Points = worth
+	return ProfileSolve{SolvedAt: ctf.FormatTime(x.At), Challenge: pc}
 }
 
 // profile builds u's public profile; the caller holds st.mu for reading.
@@ -190,7 +198,7 @@ func (st *State) profile(u *user) PublicProfile {
 	}
 	for i := len(u.solves) - 1; i >= 0; i-- {
 		sv := u.solves[i]
-		p.SolvedChallenges = append(p.SolvedChallenges, ProfileSolve{SolvedAt: ctf.FormatTime(sv.At), Challenge: profileChallenge(sv.chal)})
+		p.SolvedChallenges = append(p.SolvedChallenges, solvedView(sv, sv.worth))
 		for _, cat := range sv.chal.Categories {
 			p.CategoryCounts[cat]++
 		}
@@ -265,7 +273,16 @@ func (st *State) LiveLeaderboardPageOf(v ctf.Viewer, who Who, offset, limit int,
 		total, page = pageOf(order, who, offset, limit, solves)
 		return total, page, nil
 	}
-	// Shadow users carrying the live solves, ranked as the board ranks.
+	// Shadow users carrying the live solves, worth the live values, ranked
+	// as the board ranks.
+	solvers := map[*chal]int{}
+	for _, u := range st.users {
+		for _, x := range u.solved {
+			if u.player && x.chal.shown() && !x.Practice {
+				solvers[x.chal]++
+			}
+		}
+	}
 	var order []*user
 	for _, u := range st.users {
 		if !u.player {
@@ -274,8 +291,10 @@ func (st *State) LiveLeaderboardPageOf(v ctf.Viewer, who Who, offset, limit int,
 		live := &user{User: u.User, player: true}
 		for _, x := range u.solved {
 			if x.chal.shown() && !x.Practice {
-				live.solves = insertSolve(live.solves, x)
-				live.points += x.chal.Points
+				shadow := *x
+				shadow.worth = ctf.Worth(x.chal.Value(solvers[x.chal]), x.chal.cost(u))
+				live.solves = insertSolve(live.solves, &shadow)
+				live.points += shadow.worth
 			}
 		}
 		if len(live.solves) > 0 {
@@ -345,7 +364,7 @@ func (a Accounts) Me(userID string) (MyProfile, bool) {
 	}
 	if len(own) > 0 {
 		for _, x := range own {
-			me.SolvedChallenges = append(me.SolvedChallenges, ProfileSolve{SolvedAt: ctf.FormatTime(x.At), Challenge: profileChallenge(x.chal)})
+			me.SolvedChallenges = append(me.SolvedChallenges, solvedView(x, st.ownWorth(x)))
 		}
 		sort.SliceStable(me.SolvedChallenges, func(i, j int) bool {
 			return me.SolvedChallenges[i].SolvedAt > me.SolvedChallenges[j].SolvedAt

@@ -107,13 +107,17 @@ func (st *State) applyAttempts(subs []store.Submission, outs []store.SubmitOutco
 type SolveKept struct {
 	Awards []ctf.Award // the badges it earned
 	First  bool        // a first blood
+	// Points is what the solve is worth to its solver now: the
+	// challenge's value with this solve counted, less the hints charged.
+	Points int
 }
 
 // applySolves adds solves this process recorded, in their order, after
 // others: the solves other processes recorded that the state has not seen
 // yet. It returns, for each of own, the badges the solve earned and
-// whether it is a first blood.
-func (st *State) applySolves(own, others []ctf.Solve, now time.Time) []SolveKept {
+// whether it is a first blood. charged[i], when given, are the hints
+// own[i]'s transaction found its user unlocked before it.
+func (st *State) applySolves(own, others []ctf.Solve, charged [][]int, now time.Time) []SolveKept {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	for _, sv := range own {
@@ -128,13 +132,16 @@ func (st *State) applySolves(own, others []ctf.Solve, now time.Time) []SolveKept
 		if u == nil {
 			continue
 		}
+		if c := st.chals[sv.ChallengeID]; c != nil && i < len(charged) && len(charged[i]) > 0 {
+			st.noteCharged(u, c, charged[i])
+		}
 		before := st.badges(u)
 		x := st.addSolve(sv)
 		if x == nil {
 			continue
 		}
 		st.changedChal(x.chal)
-		kept[i] = SolveKept{Awards: u.unheld(ctf.NewBadges(before, st.badges(u))), First: x.isFirstBlood()}
+		kept[i] = SolveKept{Awards: u.unheld(ctf.NewBadges(before, st.badges(u))), First: x.isFirstBlood(), Points: st.ownWorth(x)}
 	}
 	return kept
 }
@@ -174,8 +181,8 @@ func (r *Replica) SolveCursor() (after int64, gaps []int64) {
 
 // ApplySolves adds the solves this process recorded, in their order, after
 // others (see applySolves), and returns what each earned.
-func (r *Replica) ApplySolves(own, others []ctf.Solve) []SolveKept {
-	return r.state().applySolves(own, others, r.now())
+func (r *Replica) ApplySolves(own, others []ctf.Solve, charged [][]int) []SolveKept {
+	return r.state().applySolves(own, others, charged, r.now())
 }
 
 // Attempt is what the hot state says of a submission before its flag is

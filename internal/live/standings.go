@@ -36,7 +36,7 @@ func (st *State) Standings() (tasks []string, rows []Standing) {
 	for i, u := range order {
 		row := Standing{Pos: i + 1, Team: displayName(u), Score: u.points, Tasks: make([]TaskStat, len(u.solves))}
 		for j, x := range u.solves {
-			row.Tasks[j] = TaskStat{Task: x.chal.Title, Points: x.chal.Points, At: x.At}
+			row.Tasks[j] = TaskStat{Task: x.chal.Title, Points: x.worth, At: x.At}
 		}
 		if last, ok := u.lastSolvedAt(); ok {
 			row.LastAccept = last.At

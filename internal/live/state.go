@@ -93,6 +93,8 @@ type user struct {
 	// held are the badges the user was seen to hold before a change could
 	// take them away (noteBadges): one earned back is not announced again.
 	held map[string]bool
+	// unlocks are the user's hint unlocks by challenge id (nil: none).
+	unlocks map[string][]ctf.HintUnlock
 }
 
 type solve struct {
@@ -101,6 +103,11 @@ type solve struct {
 	chal *chal
 	// attached: counted in its user's public history (u.solves, points).
 	attached bool
+	// worth is what the solve adds to its user's points while attached:
+	// its challenge's value less the hints its user was charged for
+	// (worthOf), kept so that a change of either moves the total by the
+	// difference.
+	worth int
 }
 
 // apiKey is a key as authentication needs it; lastUsed (Unix ms) moves on
@@ -133,6 +140,10 @@ type chal struct {
 	// pending: not open to the public yet (before the event's start, or
 	// before its release time), as of the state's clock.
 	pending bool
+	// value is the challenge's value as the public sees it: its points,
+	// or its dynamic scoring's value with the players' counted solves
+	// (revalue keeps it current).
+	value int
 }
 
 // shown reports whether c is open to the public: not hidden, not pending.
@@ -208,12 +219,13 @@ func newStateAfter(snap *store.Snapshot, publicURL string, now time.Time, after 
 		}
 	}
 	for _, c := range snap.Challenges {
-		ch := &chal{Challenge: c, reviews: map[string]ctf.Review{}, creator: s.users[c.AuthorID]}
+		ch := &chal{Challenge: c, reviews: map[string]ctf.Review{}, creator: s.users[c.AuthorID], value: c.Value(0)}
 		s.chals[c.ID] = ch
 		s.bySlug[c.Slug] = ch
 	}
 	s.setClock(now)
 	s.sortVisible()
+	s.putHintUnlocks(snap.HintUnlocks) // before the solves, whose worth they lessen
 	solveSeqs := make([]int64, len(snap.Solves))
 	for i := range snap.Solves {
 		s.addSolve(snap.Solves[i])
@@ -326,6 +338,7 @@ func (s *State) addSolve(sv ctf.Solve) *solve {
 		s.attach(x)
 		if u.player {
 			c.playerSolves = insertSolve(c.playerSolves, x)
+			s.revalue(c, false)
 			s.moveBoard()
 			s.listVer++
 		}
@@ -341,7 +354,8 @@ func (s *State) attach(x *solve) {
 	x.attached = true
 	u := x.user
 	u.solves = insertSolve(u.solves, x)
-	u.points += x.chal.Points
+	x.worth = s.worthOf(x)
+	u.points += x.worth
 	u.ver = s.bump()
 }
 
@@ -353,7 +367,8 @@ func (s *State) detach(x *solve) {
 	x.attached = false
 	u := x.user
 	u.solves = removeSolve(u.solves, x)
-	u.points -= x.chal.Points
+	u.points -= x.worth
+	x.worth = 0
 	u.ver = s.bump()
 }
 
@@ -372,6 +387,7 @@ func (s *State) recountChallenge(c *chal) {
 			s.detach(x)
 		}
 	}
+	s.revalue(c, true)
 }
 
 func removeSolve(list []*solve, x *solve) []*solve {
@@ -422,7 +438,7 @@ func (c *chal) avgDifficulty() *float64 {
 func (c *chal) summary(solved bool, publicURL string) ChallengeSummary {
 	sum := ChallengeSummary{
 		ID: c.ID, Slug: c.Slug, Categories: c.Categories, Title: c.Title, Description: c.Description,
-		Difficulty: c.Difficulty, Points: c.Points, HasInstance: c.HasInstance, DockerPort: c.DockerPort,
+		Difficulty: c.Difficulty, Points: c.value, HasInstance: c.HasInstance, DockerPort: c.DockerPort,
 		Type: c.Type, AttemptsCount: c.attempts(), CreatedAt: ctf.FormatTime(c.CreatedAt),
 		Solved: solved, SolvesCount: len(c.playerSolves), AvgStars: c.avgStars(), Tags: c.Tags,
 	}

@@ -88,7 +88,7 @@ func TestStateBodiesFollowSolvesNotWrongAttempts(t *testing.T) {
 	if st.listVer == list1 || st.chals["c1"].ver == c1 || st.chals["c2"].ver != c2 {
 		t.Error("a wrong attempt must change the list and c1's entry (attemptsCount), and only it")
 	}
-	kept := st.applySolves([]ctf.Solve{{Seq: 4, ID: "s4", UserID: "u1", ChallengeID: "c1", At: t0(3)}}, nil, t0(3))
+	kept := st.applySolves([]ctf.Solve{{Seq: 4, ID: "s4", UserID: "u1", ChallengeID: "c1", At: t0(3)}}, nil, nil, t0(3))
 	var ids []string
 	for _, a := range kept[0].Awards {
 		ids = append(ids, a.ID)
@@ -148,7 +148,7 @@ func TestABadgeIsAnnouncedOnce(t *testing.T) {
 		return ids
 	}
 	// bob solves both shown web challenges: every web challenge solved.
-	got := awards(st.applySolves([]ctf.Solve{{Seq: 4, ID: "s4", UserID: "u2", ChallengeID: "c2", At: t0(7)}}, nil, t0(7)))
+	got := awards(st.applySolves([]ctf.Solve{{Seq: 4, ID: "s4", UserID: "u2", ChallengeID: "c2", At: t0(7)}}, nil, nil, t0(7)))
 	if !slices.Contains(got, "category-web") {
 		t.Fatalf("bob's awards = %v, want category-web among them", got)
 	}
@@ -163,7 +163,7 @@ func TestABadgeIsAnnouncedOnce(t *testing.T) {
 	if held {
 		t.Fatal("bob still holds category-web with a third web challenge shown")
 	}
-	got = awards(st.applySolves([]ctf.Solve{{Seq: 5, ID: "s5", UserID: "u2", ChallengeID: "c3", At: t0(8)}}, nil, t0(8)))
+	got = awards(st.applySolves([]ctf.Solve{{Seq: 5, ID: "s5", UserID: "u2", ChallengeID: "c3", At: t0(8)}}, nil, nil, t0(8)))
 	st.mu.RLock()
 	back := slices.ContainsFunc(st.badges(st.users["u2"]), func(a ctf.Award) bool { return a.ID == "category-web" })
 	st.mu.RUnlock()

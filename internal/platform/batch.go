@@ -45,7 +45,6 @@ type batcher struct {
 // pending is one submission waiting for its batch, then its answer.
 type pending struct {
 	sub    store.Submission
-	points int
 	queued time.Time
 	done   chan struct{}
 	res    live.SubmitResult
@@ -146,9 +145,11 @@ func (s *core) commitBatch(batch []*pending) {
 	}
 
 	var own []ctf.Solve
+	var charged [][]int
 	for i, o := range outs {
 		if o.Err == nil && o.Solve != nil {
 			own = append(own, *o.Solve)
+			charged = append(charged, o.ChargedHints)
 		}
 		if o.Err != nil {
 			batch[i].err = o.Err
@@ -170,7 +171,7 @@ func (s *core) commitBatch(batch []*pending) {
 			s.log.Warn("read other replicas' solves before announcing badges", "err", err)
 			others = nil
 		}
-		kept = s.live.ApplySolves(own, others)
+		kept = s.live.ApplySolves(own, others, charged)
 	}
 	now = s.now()
 	for i, p := range batch {
@@ -189,7 +190,7 @@ func (s *core) commitBatch(batch []*pending) {
 				s.obs.Submitted("correct")
 				s.obs.SolveApplied(k.First, true, now.Sub(o.Solve.At))
 			}
-			p.res = live.SubmitResult{Success: true, Points: p.points, NewBadges: make([]live.BadgeAward, 0, len(k.Awards)), Practice: p.sub.Practice}
+			p.res = live.SubmitResult{Success: true, Points: k.Points, NewBadges: make([]live.BadgeAward, 0, len(k.Awards)), Practice: p.sub.Practice}
 			for _, a := range k.Awards {
 				p.res.NewBadges = append(p.res.NewBadges, live.BadgeAward{ID: a.ID, Title: a.Title, Icon: a.Icon, Image: a.Image})
 			}

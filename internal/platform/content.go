@@ -64,6 +64,10 @@ type ChallengeInput struct {
 	FlagFormat string
 	// ReleaseAt, when set, keeps the challenge pending until then.
 	ReleaseAt *time.Time
+	// Scoring is static (the zero value: Points) or dynamic (Points then
+	// follows its initial value); Hints are the challenge's hints.
+	Scoring ctf.Scoring
+	Hints   []ctf.Hint
 }
 
 // FileInput is a challenge's handout: uploaded bytes, or a link.
@@ -124,7 +128,8 @@ func (s *Content) ChallengeForEdit(ctx context.Context, v ctf.Viewer, slug strin
 	in := ChallengeInput{ID: c.ID, Slug: c.Slug, Title: c.Title, Description: c.Description, Type: c.Type,
 		Categories: append([]string(nil), c.Categories...), Difficulty: c.Difficulty, Points: c.Points,
 		HasInstance: c.HasInstance, Hidden: c.Hidden, DockerPort: c.DockerPort, Tags: append([]string(nil), c.Tags...),
-		ConnectionInfo: c.ConnectionInfo, FlagFormat: c.FlagFormat, ReleaseAt: c.ReleaseAt, Instance: c.Instance}
+		ConnectionInfo: c.ConnectionInfo, FlagFormat: c.FlagFormat, ReleaseAt: c.ReleaseAt, Instance: c.Instance,
+		Scoring: c.Scoring, Hints: append([]ctf.Hint(nil), c.Hints...)}
 	for _, f := range c.Flags {
 		in.Flags = append(in.Flags, ctf.Flag{Kind: f.Kind, Content: f.Content, CaseInsensitive: f.CaseInsensitive})
 	}
@@ -138,7 +143,7 @@ func (s *core) checkChallenge(in ChallengeInput) (ctf.Challenge, []byte, error) 
 	c := ctf.Challenge{ID: in.ID, Slug: strings.TrimSpace(in.Slug), Title: strings.TrimSpace(in.Title), Description: in.Description,
 		Difficulty: in.Difficulty, Points: in.Points, Type: strings.TrimSpace(in.Type), HasInstance: in.HasInstance,
 		DockerPort: in.DockerPort, Hidden: in.Hidden, Tags: in.Tags, ConnectionInfo: strings.TrimSpace(in.ConnectionInfo),
-		FlagFormat: strings.TrimSpace(in.FlagFormat)}
+		FlagFormat: strings.TrimSpace(in.FlagFormat), Scoring: in.Scoring, Hints: in.Hints}
 	if in.ReleaseAt != nil {
 		at := ctf.Millis(*in.ReleaseAt)
 		c.ReleaseAt = &at
@@ -175,7 +180,8 @@ func (s *core) checkChallenge(in ChallengeInput) (ctf.Challenge, []byte, error) 
 		c.Instance, c.HasInstance, c.DockerPort = &spec, true, &port
 	}
 	for _, err := range []error{ctf.ValidateDescription(c.Description), ctf.ValidateCategories(c.Categories), ctf.ValidateDifficulty(c.Difficulty),
-		ctf.ValidatePoints(c.Points), ctf.ValidateDockerPort(c.DockerPort), ctf.ValidateFlagFormat(c.FlagFormat)} {
+		ctf.ValidatePoints(c.Points), ctf.ValidateDockerPort(c.DockerPort), ctf.ValidateFlagFormat(c.FlagFormat),
+		ctf.NormalizeScoring(&c)} {
 		if err != nil {
 			return c, nil, err
 		}

@@ -99,6 +99,7 @@ type playStore interface {
 	RecentWrong(ctx context.Context, userID, challengeID string, now time.Time, window time.Duration) (int, time.Time, error)
 	PutReview(ctx context.Context, r ctf.Review) (ctf.Review, []int64, error)
 	PutWriteup(ctx context.Context, w ctf.Writeup) (ctf.Writeup, []int64, error)
+	UnlockHint(ctx context.Context, userID, challengeID string, hintID, requires int) (ctf.HintUnlock, bool, []int64, error)
 }
 
 // fileStore reads the challenge files stored in the database.

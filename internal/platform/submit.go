@@ -67,8 +67,8 @@ func (s *Play) SubmitFrom(ctx context.Context, v ctf.Viewer, slug string, source
 		return live.SubmitResult{}, err
 	}
 	sub := store.Submission{UserID: v.User.ID, ChallengeID: a.Challenge.ID, Flag: flag, Correct: correct, CheckSharing: sharing,
-		Door: v.Door, KeyID: v.KeyID, Practice: a.Over}
-	return s.record(&pending{sub: sub, points: a.Challenge.Points})
+		Door: v.Door, KeyID: v.KeyID, Practice: a.Over, Hints: a.Challenge.HasCostlyHints()}
+	return s.record(&pending{sub: sub})
 }
 
 // check checks flag against c for v: against the challenge's flags, or,
