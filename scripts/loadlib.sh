@@ -9,6 +9,7 @@ SOLVES=${SOLVES:-200000}
 ATTEMPTS=${ATTEMPTS:-2000000}
 KEYS=${KEYS:-1000}
 SEED=${SEED:-1}
+DYNAMIC=${DYNAMIC:-} # non-empty: every challenge dynamic (flagship synth --dynamic)
 HOST=127.0.0.1 # loopback only, always
 
 # stop PID ends a process the script started, by its id: politely, then,

@@ -12,7 +12,8 @@
 #
 # Knobs (environment): DURATION (30s per run), RATE (50 solves/s), CLIENTS
 # (64), PORT (18080, the second replica PORT+1), REPLICAS (1; 2 needs
-# PostgreSQL), PLAYERS, CHALLENGES, SOLVES, ATTEMPTS, KEYS (1000), SEED (1).
+# PostgreSQL), PLAYERS, CHALLENGES, SOLVES, ATTEMPTS, KEYS (1000), SEED (1),
+# DYNAMIC (non-empty: every challenge dynamic, issue 21).
 # Everything it started is stopped, and the database dropped, at the end.
 # Figures are in docs/performance.md.
 set -euo pipefail
@@ -52,7 +53,7 @@ else
 fi
 echo "== synthetic event in $dsn"
 timeout 900 "$work/flagship" --db "$dsn" synth --players "$PLAYERS" --challenges "$CHALLENGES" \
-	--solves "$SOLVES" --attempts "$ATTEMPTS" --seed "$SEED" --keys "$KEYS" --keys-out "$work/keys.txt"
+	--solves "$SOLVES" --attempts "$ATTEMPTS" --seed "$SEED" --keys "$KEYS" --keys-out "$work/keys.txt" ${DYNAMIC:+--dynamic}
 
 urls=() servers=()
 for n in $(seq 1 "$REPLICAS"); do

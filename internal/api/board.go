@@ -106,6 +106,13 @@ func (c *boardCache) setInterval(d time.Duration) {
 // build makes and publishes the board at the service's version, encoding
 // only the entries whose version moved and compressing only the chunks
 // whose entries changed.
+// buildWork is what one build of the board did: the entries it encoded
+// (their versions moved) and the chunks it compressed again (one of their
+// entries changed, or their run of entries did), with their plain bytes.
+type buildWork struct {
+	Entries, EncodedBytes, Chunks, CompressedBytes int
+}
+
 func (c *boardCache) build() *boardSnap {
 	c.buildMu.Lock()
 	defer c.buildMu.Unlock()
@@ -128,6 +135,8 @@ func (c *boardCache) build() *boardSnap {
 		if r.Entry != nil {
 			e = &boardEntry{id: r.UserID, version: r.Version, json: appendLeaderboardEntry(nil, r.Entry), last: chunkEnds(r.UserID, c.every)}
 			c.entries[r.UserID] = e
+			s.work.Entries++
+			s.work.EncodedBytes += len(e.json)
 		}
 		s.entries[i] = e
 	}
@@ -156,6 +165,10 @@ func (c *boardCache) build() *boardSnap {
 		start = i + 1
 	}
 	deflateAll(fresh) // here rather than in a reader
+	for _, ch := range fresh {
+		s.work.Chunks++
+		s.work.CompressedBytes += len(ch.plain)
+	}
 	s.full = s.span(0, len(s.entries))
 	s.full.gzipped()
 	c.chunks = chunks

@@ -203,6 +203,8 @@ type boardSnap struct {
 	chunks  []*boardChunk
 	ends    []int // chunk i holds entries[ends[i-1]:ends[i]]
 	full    *boardBody
+	// work is what building this version from the previous one cost.
+	work buildWork
 
 	pagesMu sync.Mutex
 	pages   map[[2]int]*boardPage

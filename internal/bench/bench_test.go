@@ -100,6 +100,7 @@ func fullEnv(b *testing.B) *Env {
 		}
 		cfg := synth.Default().Scale(scale)
 		cfg.Keys = min(1000, cfg.Players)
+		cfg.Dynamic = os.Getenv("FLAGSHIP_BENCH_DYNAMIC") != "" // issue 21: every challenge dynamic
 		if envDir, err = os.MkdirTemp("", "flagship-bench-"); err != nil {
 			envErr = err
 			return
@@ -112,9 +113,9 @@ func fullEnv(b *testing.B) *Env {
 		envFull, envErr = Build(context.Background(), d, cfg, store.RateLimit{})
 		if envErr == nil {
 			size, _ := d.Size(context.Background())
-			fmt.Fprintf(os.Stderr, "bench: %s %s (%d MB): %d players, %d challenges, %d solves, %d wrong attempts, %d keys: "+
+			fmt.Fprintf(os.Stderr, "bench: %s %s (%d MB): %d players, %d challenges (dynamic %v), %d solves, %d wrong attempts, %d keys: "+
 				"generated in %v, written in %v, hot state loaded in %v\n",
-				d.Backend, d.Name, size>>20, cfg.Players, cfg.Challenges, cfg.Solves, cfg.Attempts, cfg.Keys,
+				d.Backend, d.Name, size>>20, cfg.Players, cfg.Challenges, cfg.Dynamic, cfg.Solves, cfg.Attempts, cfg.Keys,
 				envFull.GenerateTime.Round(time.Millisecond), envFull.WriteTime.Round(time.Millisecond),
 				envFull.LoadTime.Round(time.Millisecond))
 		}

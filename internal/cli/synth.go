@@ -14,7 +14,7 @@ import (
 // load tests.
 func (a *app) synth(ctx context.Context, args []string) error {
 	def := synth.Default()
-	fs := a.flags("synth", "synth [--db DSN] [--players N --challenges N --solves N --attempts N --keys K --keys-out FILE --seed S]")
+	fs := a.flags("synth", "synth [--db DSN] [--players N --challenges N --solves N --attempts N --keys K --keys-out FILE --seed S --dynamic]")
 	players := fs.Int("players", def.Players, "players")
 	challenges := fs.Int("challenges", def.Challenges, "challenges")
 	solves := fs.Int("solves", def.Solves, "solves by players")
@@ -24,13 +24,14 @@ func (a *app) synth(ctx context.Context, args []string) error {
 	targetsOut := fs.String("targets-out", "", `write "KEY SLUG" lines to FILE: challenges each keyed player can submit to (unlocked, unsolved), for load tests`)
 	perKey := fs.Int("targets-per-key", 20, "at most this many --targets-out lines per key")
 	seed := fs.Uint64("seed", def.Seed, "random seed: the same seed generates the same event (API key secrets aside)")
+	dynamic := fs.Bool("dynamic", false, "make every challenge dynamic (its points down to a fifth, logarithmic, the minimum at a tenth of the players)")
 	if err := a.parse(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
 		return usagef("unexpected argument %q", fs.Arg(0))
 	}
-	cfg := synth.Config{Players: *players, Challenges: *challenges, Solves: *solves, Attempts: *attempts, Keys: *keys, Seed: *seed}
+	cfg := synth.Config{Players: *players, Challenges: *challenges, Solves: *solves, Attempts: *attempts, Keys: *keys, Seed: *seed, Dynamic: *dynamic}
 	if err := cfg.Validate(); err != nil {
 		return usagef("%s", strings.TrimPrefix(err.Error(), "synth: "))
 	}

@@ -100,6 +100,10 @@ func (g *gen) challenges() {
 				c.Flags = append(c.Flags, ctf.Flag{Kind: "static", Content: "CTF{" + secretPart + "}"})
 			}
 		}
+		if g.cfg.Dynamic {
+			c.Scoring = ctf.Scoring{Type: ctf.DynamicScoring, Initial: c.Points, Minimum: c.Points / 5,
+				Decay: max(1, g.cfg.Players/10), Function: ctf.Logarithmic}
+		}
 		e.Challenges[i] = c
 		x.c = &e.Challenges[i]
 		e.chals[i] = x

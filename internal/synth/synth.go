@@ -23,6 +23,11 @@ type Config struct {
 	Attempts   int    // wrong submissions by players, exactly
 	Seed       uint64 // same seed, same event
 	Keys       int    // API keys for the first Keys players, secrets returned
+	// Dynamic makes every challenge dynamic (issue 21's rush): worth its
+	// points down to a fifth of them, logarithmic, reaching the minimum
+	// at a tenth of the players, so that most solves move the value of
+	// every earlier solver of their challenge.
+	Dynamic bool
 }
 
 // Default is the size of the issue's performance bar.
