@@ -320,7 +320,8 @@ type (
 	solveJSON struct {
 		User       userJSON      `json:"user"`
 		Challenge  challengeJSON `json:"challenge"`
-		Points     int           `json:"points"`
+		Points     int           `json:"points"` // what the solve is worth to its solver
+		Value      int           `json:"value"`  // the challenge's value now (dynamic scoring lowers it)
 		Rank       int           `json:"rank"`
 		FirstBlood bool          `json:"firstBlood"`
 		At         string        `json:"at"`
@@ -356,7 +357,7 @@ func data(ev *live.StreamEvent) any {
 		x := ev.Solve
 		return solveJSON{User: userJSON{ID: x.UserID, Username: x.Username, Name: x.Name, Agent: x.Agent},
 			Challenge: challengeJSON{ID: x.ChallengeID, Slug: x.Slug, Title: x.Title},
-			Points:    x.Points, Rank: x.Rank, FirstBlood: x.FirstBlood, At: at}
+			Points:    x.Points, Value: x.Value, Rank: x.Rank, FirstBlood: x.FirstBlood, At: at}
 	case ev.Kind == ctf.StreamAnnouncement && ev.Announcement != nil:
 		a := ev.Announcement
 		return announcementJSON{ID: a.ID, Title: a.Title, Body: a.Body, Challenge: challengeOf(a.Challenge), At: at}

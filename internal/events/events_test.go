@@ -195,6 +195,7 @@ type solveData struct {
 	}
 	Challenge  struct{ ID, Slug, Title string }
 	Points     int
+	Value      int
 	Rank       int
 	FirstBlood bool
 	At         string

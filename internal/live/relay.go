@@ -203,7 +203,7 @@ func (st *State) render(r store.StreamRow) StreamEvent {
 		}
 		ev.Public = true
 		ev.Solve = &SolveEvent{UserID: u.ID, Username: u.Username, Name: displayName(u), Agent: u.IsAgent(),
-			ChallengeID: c.ID, Slug: c.Slug, Title: c.Title, Points: x.worth, Rank: rank, FirstBlood: rank == 1}
+			ChallengeID: c.ID, Slug: c.Slug, Title: c.Title, Points: x.worth, Value: c.value, Rank: rank, FirstBlood: rank == 1}
 	case ctf.StreamAnnouncement:
 		for i := len(st.announcements) - 1; i >= 0; i-- {
 			if a := st.announcements[i]; a.ID == r.Ref {

@@ -38,7 +38,8 @@ type SolveEvent struct {
 	Agent                  bool
 	ChallengeID, Slug      string
 	Title                  string
-	Points                 int
+	Points                 int // what the solve is worth to its solver
+	Value                  int // the challenge's public value, this solve counted
 	Rank                   int // 1-based place among the challenge's solvers
 	FirstBlood             bool
 }

@@ -81,7 +81,8 @@ type WebhookPayload struct {
 	At        string            `json:"at"`
 	User      *WebhookUser      `json:"user,omitempty"`      // firstBlood
 	Challenge *WebhookChallenge `json:"challenge,omitempty"` // firstBlood; an announcement's link
-	Points    *int              `json:"points,omitempty"`    // firstBlood
+	Points    *int              `json:"points,omitempty"`    // firstBlood: what the solve is worth
+	Value     *int              `json:"value,omitempty"`     // firstBlood: the challenge's value now
 	Rank      *int              `json:"rank,omitempty"`      // firstBlood: 1
 	Title     string            `json:"title,omitempty"`     // announcement
 	Body      string            `json:"body,omitempty"`      // announcement, Markdown
@@ -259,7 +260,7 @@ func webhookPayload(ev live.StreamEvent) (WebhookPayload, bool) {
 		p.Event = HookFirstBlood
 		p.User = &WebhookUser{ID: x.UserID, Username: x.Username, Name: x.Name, Agent: x.Agent}
 		p.Challenge = &WebhookChallenge{ID: x.ChallengeID, Slug: x.Slug, Title: x.Title}
-		p.Points, p.Rank = &x.Points, &x.Rank
+		p.Points, p.Value, p.Rank = &x.Points, &x.Value, &x.Rank
 	case ctf.StreamAnnouncement:
 		a := ev.Announcement
 		if a == nil {
