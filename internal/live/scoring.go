@@ -52,6 +52,9 @@ func (st *State) ownWorth(x *solve) int {
 // when it moved (or all is set: its points, scoring or hints changed, or
 // its solves were counted again), the worth of each of its attached solves.
 func (st *State) revalue(c *chal, all bool) {
+	if st.building {
+		return
+	}
 	v := c.Value(len(c.playerSolves))
 	if v == c.value && !all {
 		return

@@ -74,6 +74,10 @@ type State struct {
 	logo          *ctf.Logo           // nil: none
 	// streamMax is the newest row of the live stream this state relayed.
 	streamMax int64
+	// building: the state is being built from a snapshot; values are
+	// worked out once at the end rather than at each solve (a dynamic
+	// challenge's value moves with nearly every one of its solves).
+	building bool
 }
 
 type user struct {
@@ -227,9 +231,14 @@ func newStateAfter(snap *store.Snapshot, publicURL string, now time.Time, after 
 	s.sortVisible()
 	s.putHintUnlocks(snap.HintUnlocks) // before the solves, whose worth they lessen
 	solveSeqs := make([]int64, len(snap.Solves))
+	s.building = true
 	for i := range snap.Solves {
 		s.addSolve(snap.Solves[i])
 		solveSeqs[i] = snap.Solves[i].Seq
+	}
+	s.building = false
+	for _, c := range s.chals {
+		s.revalue(c, true)
 	}
 	s.solveSeqs = newSeqTrackerAt(snap.MaxSolveSeq, store.GapWindow, solveSeqs, now)
 	for _, r := range snap.Reviews {
