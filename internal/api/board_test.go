@@ -155,8 +155,8 @@ func testCache(svc *platform.Service) *boardCache {
 func scratchBoard(svc *platform.Service) *boardSnap { return testCache(svc).build() }
 
 // TestIncrementalBoardEqualsRebuild plays a seeded random sequence of
-// solves, wrong flags, bans and unbans, hidden and shown challenges, point
-// corrections, new players, renames and an operator's reload, and after
+// solves, wrong flags, hint unlocks, bans and unbans, hidden and shown
+// challenges, point and scoring corrections (dynamic values, hint costs), new players, renames and an operator's reload, and after
 // each step builds the board incrementally (from the previous version's
 // entries and chunks) and from scratch: the plain bytes are today's whole
 // encoding, the gzip stream is valid and decodes to them, both builds are
@@ -177,9 +177,13 @@ func TestIncrementalBoardEqualsRebuild(t *testing.T) {
 	for step := range 300 {
 		var op string
 		switch x := rng.IntN(100); {
-		case x < 45:
+		case x < 42:
 			op = "solve"
 			f.solve(rng)
+		case x < 50:
+			op = "hint unlock"
+			u := f.users[rng.IntN(len(f.users))]
+			f.svc.Play.UnlockHint(ctx, ctf.Viewer{User: &u}, f.slugs[rng.IntN(len(f.slugs))], 1)
 		case x < 55:
 			op = "wrong flag"
 			u := f.users[rng.IntN(len(f.users))]
@@ -205,6 +209,14 @@ func TestIncrementalBoardEqualsRebuild(t *testing.T) {
 				t.Fatal(err)
 			}
 			in.Points = 50 * (1 + rng.IntN(10))
+			switch rng.IntN(3) { // issue 21: dynamic scoring and hints with a cost
+			case 0:
+				in.Scoring = ctf.Scoring{}
+			case 1:
+				in.Scoring = ctf.Scoring{Type: ctf.DynamicScoring, Initial: in.Points, Minimum: in.Points / 5, Decay: 1 + rng.IntN(8)}
+			default:
+				in.Hints = []ctf.Hint{{ID: 1, Content: "a hint", Cost: 10 * rng.IntN(30)}}
+			}
 			if _, err := f.svc.Content.SaveChallenge(ctx, ctf.Operator, in); err != nil {
 				t.Fatal(err)
 			}
