@@ -78,6 +78,8 @@ func (h *Handler) routes() {
 	route("GET", "/api/public/challenges/{slug}", h.getChallenge)
 	route("POST", "/api/public/challenges/{slug}/submit", h.submit)
 	route("GET", "/api/public/challenges/{slug}/writeups", h.writeups)
+	route("GET", "/api/public/challenges/{slug}/hints", h.hints)
+	route("POST", "/api/public/challenges/{slug}/hints/{id}/unlock", h.unlockHint)
 	route("GET", "/api/public/challenges/{slug}/instance", h.instance)
 	route("POST", "/api/public/challenges/{slug}/instance", h.startInstance)
 	route("DELETE", "/api/public/challenges/{slug}/instance", h.stopInstance)

@@ -173,6 +173,10 @@ func TestBadSlugs(t *testing.T) {
 				{"POST", base + "/submit", biWithCT(http.Header{}, "application/json"), cxFlagBody("x"), 401},
 				{"GET", base + "/writeups", cxKeyHeader(key), nil, 404},
 				{"GET", base + "/writeups", nil, nil, 401},
+				{"GET", base + "/hints", nil, nil, 404},
+				{"GET", base + "/hints", cxKeyHeader(key), nil, 404},
+				{"POST", base + "/hints/1/unlock", cxKeyHeader(key), nil, 404},
+				{"POST", base + "/hints/1/unlock", nil, nil, 401},
 			} {
 				ex := cxSend(s, tc.method, tc.path, tc.body, tc.hdr)
 				biCheckError(t, s, tc.method+" "+name, ex, tc.want)

@@ -36,6 +36,7 @@ var (
 // toolArgs are the bounded arguments, by tool and argument.
 var toolArgs = map[string]map[string]argRule{
 	"list_challenges": {"difficulty": {enum: difficulties}, "status": {enum: statuses}},
+	"unlock_hint":     {"id": {ranged: true, min: 1, max: ctf.MaxHintID}},
 	"leaderboard": {
 		"top":    {ranged: true, min: 1, max: 100, def: 10},
 		"around": {ranged: true, min: 0, max: 25, def: 2},

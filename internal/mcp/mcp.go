@@ -70,8 +70,9 @@ const instructions = `Flagship is a CTF (capture the flag) platform. Solve secur
 Start with list_challenges, read one with get_challenge (its description is Markdown; a file, if any, is linked and
 also readable as a resource), then submit_flag. submit_flag always answers with an outcome: correct, wrong,
 already_solved, locked, rate_limited (wait retryAfterSeconds) or not_found. A challenge whose instance is perPlayer
-runs your own service: start it with start_instance and connect to the line it answers. The event_rules prompt explains
-the rules.`
+runs your own service: start it with start_instance and connect to the line it answers. A challenge may have hints:
+list_hints shows them with their cost, and unlock_hint reveals one at the cost of points from your solve of that
+challenge (nothing once solved). The event_rules prompt explains the rules.`
 
 type viewerKey struct{}
 

@@ -134,7 +134,7 @@ func TestToolsHaveSchemasAndDescriptions(t *testing.T) {
 	}
 	slices.Sort(names)
 	want := []string{"extend_instance", "get_challenge", "get_profile", "get_writeups", "instance_status", "leaderboard",
-		"list_challenges", "my_profile", "start_instance", "stop_instance", "submit_flag"}
+		"list_challenges", "list_hints", "my_profile", "start_instance", "stop_instance", "submit_flag", "unlock_hint"}
 	if !slices.Equal(names, want) {
 		t.Errorf("tools %v, want %v", names, want)
 	}

@@ -118,7 +118,9 @@ func (h *Handler) rules(v ctf.Viewer) string {
 	} else {
 		b.WriteString("Rate limit: none is set, but every wrong flag is recorded. Do not guess.\n\n")
 	}
-	b.WriteString("Scoring: each challenge is worth its points to everyone who solves it; the leaderboard ranks by ")
+	b.WriteString("Scoring: a solve is worth the challenge's points (a dynamic challenge is worth less as more players ")
+	b.WriteString("solve it, to every solver alike), less the cost of the hints you unlocked on it before solving it ")
+	b.WriteString("(list_hints, unlock_hint; a hint unlocked after solving costs nothing). The leaderboard ranks by ")
 	b.WriteString("total points, then by who reached that score first. The first solver of a challenge takes its first ")
 	b.WriteString("blood. A solved challenge stays solved (already_solved); locked challenges open once their ")
 	b.WriteString("prerequisites are solved. Writeups of a challenge open once you solve it.\n")

@@ -112,6 +112,7 @@ func (h *Handler) addTools(s *sdk.Server) {
 	addTool(s, &sdk.Tool{Name: "get_writeups", Title: "Read writeups", Annotations: read,
 		Description: "Read the approved writeups of a challenge you solved (and your own). They open only after you solve it."},
 		h.getWriteups)
+	h.addHintTools(s)
 	addTool(s, &sdk.Tool{Name: "leaderboard", Title: "Leaderboard", Annotations: read,
 		Description: "The ranked players: the top N, your own rank and points, and the players just above and below you."},
 		h.leaderboard)

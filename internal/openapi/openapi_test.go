@@ -22,7 +22,7 @@ func TestDocumentIsOpenAPI31JSON(t *testing.T) {
 	if doc.Info.Version != "1.0.0" {
 		t.Errorf(`info.version = %q, want "1.0.0"`, doc.Info.Version)
 	}
-	if len(doc.Paths) != 10 {
-		t.Errorf("%d paths, want 10", len(doc.Paths))
+	if len(doc.Paths) != 12 {
+		t.Errorf("%d paths, want 12", len(doc.Paths))
 	}
 }

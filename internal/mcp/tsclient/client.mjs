@@ -45,8 +45,8 @@ const zipContent = env('MCP_ZIP_CONTENT', true);
 
 const { connect, exchanges, transportErrors } = connector(url);
 
-const wantTools = ['extend_instance', 'get_challenge', 'get_profile', 'get_writeups', 'instance_status', 'leaderboard', 'list_challenges', 'my_profile',
-	'start_instance', 'stop_instance', 'submit_flag'];
+const wantTools = ['extend_instance', 'get_challenge', 'get_profile', 'get_writeups', 'instance_status', 'leaderboard', 'list_challenges', 'list_hints',
+	'my_profile', 'start_instance', 'stop_instance', 'submit_flag', 'unlock_hint'];
 const fileURI = `flagship://challenges/${slug}/file`;
 
 let mcp;

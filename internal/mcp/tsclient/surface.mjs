@@ -44,6 +44,7 @@ export async function toolSteps(mcp, wantTools) {
 			['leaderboard', { around: 26 }, 'around must be an integer from 0 to 25'],
 			['list_challenges', { difficulty: 'Trivial' }, 'difficulty must be one of'],
 			['list_challenges', { status: 'done' }, 'status must be one of'],
+			['unlock_hint', { slug: 'warmup', id: 0 }, 'id must be an integer from 1 to 1000000'],
 		]) {
 			const res = await mcp.callTool({ name, arguments: args }, undefined, opts);
 			check(res.isError === true && text(res).includes(want), `${name}(${show(args)}): ${show(res)}, want a tool error saying ${show(want)}`);

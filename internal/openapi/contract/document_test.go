@@ -33,23 +33,26 @@ func TestDocument(t *testing.T) {
 	// plus docs/product.md's (submit 403, 413, 429; health 503; 401 for a bad
 	// API key everywhere; 304 on GETs; 405 everywhere), plus the
 	// leaderboard's 400 for a bad limit or offset (an extension), plus a
-	// player's own instance (an extension: docs/product.md#instances).
+	// player's own instance (an extension: docs/product.md#instances), plus
+	// a challenge's hints (an extension: docs/product.md#hints).
 	want := map[string]struct {
 		auth     string
 		statuses []int
 	}{
-		"GET /api/public/health":                             {none, []int{200, 304, 401, 405, 503}},
-		"GET /api/public/challenges":                         {optional, []int{200, 304, 401, 405, 500}},
-		"GET /api/public/challenges/{slug}":                  {optional, []int{200, 304, 401, 404, 405, 500}},
-		"POST /api/public/challenges/{slug}/submit":          {required, []int{200, 400, 401, 403, 404, 405, 409, 413, 429, 500, 503}},
-		"GET /api/public/challenges/{slug}/writeups":         {required, []int{200, 304, 401, 403, 404, 405, 500}},
-		"GET /api/public/challenges/{slug}/instance":         {required, []int{200, 304, 401, 404, 405, 500, 503}},
-		"POST /api/public/challenges/{slug}/instance":        {required, []int{200, 201, 401, 403, 404, 405, 409, 500, 503}},
-		"DELETE /api/public/challenges/{slug}/instance":      {required, []int{204, 401, 403, 404, 405, 500, 503}},
-		"POST /api/public/challenges/{slug}/instance/extend": {required, []int{200, 401, 403, 404, 405, 409, 500, 503}},
-		"GET /api/public/leaderboard":                        {none, []int{200, 304, 400, 401, 405, 500}},
-		"GET /api/public/me":                                 {required, []int{200, 304, 401, 405, 500}},
-		"GET /api/public/profiles/{userId}":                  {none, []int{200, 304, 401, 405, 500}},
+		"GET /api/public/health":                               {none, []int{200, 304, 401, 405, 503}},
+		"GET /api/public/challenges":                           {optional, []int{200, 304, 401, 405, 500}},
+		"GET /api/public/challenges/{slug}":                    {optional, []int{200, 304, 401, 404, 405, 500}},
+		"POST /api/public/challenges/{slug}/submit":            {required, []int{200, 400, 401, 403, 404, 405, 409, 413, 429, 500, 503}},
+		"GET /api/public/challenges/{slug}/writeups":           {required, []int{200, 304, 401, 403, 404, 405, 500}},
+		"GET /api/public/challenges/{slug}/hints":              {optional, []int{200, 304, 401, 404, 405, 500}},
+		"POST /api/public/challenges/{slug}/hints/{id}/unlock": {required, []int{200, 401, 403, 404, 405, 500, 503}},
+		"GET /api/public/challenges/{slug}/instance":           {required, []int{200, 304, 401, 404, 405, 500, 503}},
+		"POST /api/public/challenges/{slug}/instance":          {required, []int{200, 201, 401, 403, 404, 405, 409, 500, 503}},
+		"DELETE /api/public/challenges/{slug}/instance":        {required, []int{204, 401, 403, 404, 405, 500, 503}},
+		"POST /api/public/challenges/{slug}/instance/extend":   {required, []int{200, 401, 403, 404, 405, 409, 500, 503}},
+		"GET /api/public/leaderboard":                          {none, []int{200, 304, 400, 401, 405, 500}},
+		"GET /api/public/me":                                   {required, []int{200, 304, 401, 405, 500}},
+		"GET /api/public/profiles/{userId}":                    {none, []int{200, 304, 401, 405, 500}},
 	}
 	// The contract's error statuses, which must all be declared.
 	contractErrors := map[string][]int{
@@ -63,8 +66,8 @@ func TestDocument(t *testing.T) {
 		"GET /api/public/health":                     {},
 	}
 
-	if n := doc.Paths.Len(); n != 10 {
-		t.Errorf("%d paths, want 10: %v", n, doc.Paths.InMatchingOrder())
+	if n := doc.Paths.Len(); n != 12 {
+		t.Errorf("%d paths, want 12: %v", n, doc.Paths.InMatchingOrder())
 	}
 	seen := map[string]bool{}
 	for path, item := range doc.Paths.Map() {
@@ -184,6 +187,7 @@ func TestDocument(t *testing.T) {
 		"ChallengeReview", "SubmitFlagResult", "BadgeAward", "LeaderboardEntry", "LeaderboardSolve",
 		"PublicProfile", "MyProfile", "ProfileSolve", "ProfileChallenge", "ProfileBadge", "McpApiKey",
 		"ChallengeWriteupsResponse", "Writeup", "ErrorResponse", "Instance", "InstanceResponse", "InstanceRunningResponse",
+		"Hint", "HintList",
 	} {
 		ref := schemas[name]
 		if ref == nil {
