@@ -241,15 +241,9 @@ var flagFields = newMapping(rejectUnlessCtfcli, nil,
 // flags reads flags: a plain string is a static flag; a mapping is
 // {type: static|regex, content, data: case_insensitive}.
 func (d *decoder) flags(n *yaml.Node, field string) []Flag {
-	var out []Flag
-	for i, it := range d.items(n, field) {
-		f := fmt.Sprintf("%s[%d]", field, i)
-		var fl Flag
-		if it.Kind == yaml.MappingNode {
-			flagFields.decode(d, it, f, &fl)
-		} else {
-			fl.Content = d.str(it, f)
-		}
+	out := scalarsOrMappings(d, n, field, flagFields, func(f *Flag) *string { return &f.Content })
+	for i := range out {
+		fl := &out[i]
 		if fl.Type == "" {
 			fl.Type = ctf.FlagStatic
 		}
@@ -259,7 +253,24 @@ func (d *decoder) flags(n *yaml.Node, field string) []Flag {
 		if fl.Type == ctf.FlagStatic { // submissions are trimmed, so must the flag be
 			fl.Content = strings.TrimSpace(fl.Content)
 		}
-		out = append(out, fl)
+	}
+	return out
+}
+
+// scalarsOrMappings reads a list whose items are each a mapping, read by
+// m, or a scalar, the string text points at (ctfcli's flags, hints and
+// tags).
+func scalarsOrMappings[T any](d *decoder, n *yaml.Node, field string, m *mapping[T], text func(*T) *string) []T {
+	var out []T
+	for i, it := range d.items(n, field) {
+		f := fmt.Sprintf("%s[%d]", field, i)
+		var t T
+		if it.Kind == yaml.MappingNode {
+			m.decode(d, it, f, &t)
+		} else {
+			*text(&t) = d.str(it, f)
+		}
+		out = append(out, t)
 	}
 	return out
 }
@@ -291,14 +302,7 @@ var tagFields = newMapping(ignoreUnknown, nil,
 // tags reads strings or ctfcli {value: ...} objects.
 func (d *decoder) tags(n *yaml.Node, field string) []string {
 	var out []string
-	for i, it := range d.items(n, field) {
-		f := fmt.Sprintf("%s[%d]", field, i)
-		var s string
-		if it.Kind == yaml.MappingNode {
-			tagFields.decode(d, it, f, &s)
-		} else {
-			s = d.str(it, f)
-		}
+	for _, s := range scalarsOrMappings(d, n, field, tagFields, func(s *string) *string { return s }) {
 		if s = strings.TrimSpace(s); s != "" {
 			out = append(out, s)
 		}

@@ -2,7 +2,6 @@ package dataset
 
 import (
 	"errors"
-	"fmt"
 	"strings"
 	"time"
 
@@ -203,14 +202,7 @@ var hintFields = newMapping(rejectUnlessCtfcli, nil,
 // hint); a hint without an id has its position (1, 2, ...).
 func (d *decoder) hints(n *yaml.Node, field string) []Hint {
 	var out []Hint
-	for i, it := range d.items(n, field) {
-		f := fmt.Sprintf("%s[%d]", field, i)
-		var h hintDraft
-		if it.Kind == yaml.MappingNode {
-			hintFields.decode(d, it, f, &h)
-		} else {
-			h.Content = d.str(it, f)
-		}
+	for i, h := range scalarsOrMappings(d, n, field, hintFields, func(h *hintDraft) *string { return &h.Content }) {
 		if !h.idGiven {
 			h.ID = i + 1
 		}
