@@ -16,7 +16,8 @@ import (
 type challengeDraft struct {
 	Challenge
 	givenBy map[string]string // target field -> key that set it
-	initial *int              // ctfcli's extra.initial: the points when no key gives them
+	scoring *scoringDraft     // the scoring key, nil when not given
+	extra   ctfcliExtra       // ctfcli's extra: a dynamic scoring, or the points when no key gives them
 }
 
 // once reports whether key is the first to set target, and refuses it if not.
@@ -108,6 +109,15 @@ var challengeFields = newMapping(rejectUnlessCtfcli, ctfcliIgnored,
 			originFields.decode(d, v, path, c.Origin)
 		}
 	}},
+	field[challengeDraft]{"scoring", func(d *decoder, c *challengeDraft, v *yaml.Node, path string) {
+		if !isNull(deref(v)) {
+			c.scoring = new(scoringDraft)
+			scoringFields.decode(d, v, path, c.scoring)
+		}
+	}},
+	field[challengeDraft]{"hints", func(d *decoder, c *challengeDraft, v *yaml.Node, path string) {
+		c.Hints = d.hints(v, path)
+	}},
 	asTime("releaseAt", func(c *challengeDraft) **time.Time { return &c.ReleaseAt }),
 	asTime("createdAt", func(c *challengeDraft) **time.Time { return &c.CreatedAt }),
 
@@ -133,25 +143,16 @@ var challengeFields = newMapping(rejectUnlessCtfcli, ctfcliIgnored,
 	}},
 	alias("connection_info", challengeConnectionInfo),
 	field[challengeDraft]{"extra", func(d *decoder, c *challengeDraft, v *yaml.Node, path string) {
-		extraFields.decode(d, v, path, c)
-	}},
-)
-
-// extraFields read ctfcli's dynamic scoring, {initial, decay, minimum}, of
-// which only the initial value is kept.
-var extraFields = newMapping(ignoreUnknown, nil,
-	field[challengeDraft]{"initial", func(d *decoder, c *challengeDraft, v *yaml.Node, path string) {
-		if p, ok := d.integer(v, path); ok {
-			c.initial = &p
-		}
+		extraFields.decode(d, v, path, &c.extra)
+		c.extra.given = !isNull(deref(v))
 	}},
 )
 
 // ctfcliIgnored are ctfcli keys a dataset challenge entry may carry and that
 // Flagship ignores (a challenge.yml ignores every unknown key).
 var ctfcliIgnored = []string{
-	"version", "image", "host", "healthcheck", "hints", "topics", "attempts", "protocol",
-	"attribution", "next", "scoring",
+	"version", "image", "host", "healthcheck", "topics", "attempts", "protocol",
+	"attribution", "next",
 }
 
 // difficulties maps accepted spellings to the canonical difficulty.
@@ -167,15 +168,17 @@ func (d *decoder) challenge(n *yaml.Node, src Source) Challenge {
 	if c.Slug == "" {
 		c.Slug = Slugify(c.Title)
 	}
-	if _, ok := c.givenBy["points"]; !ok {
-		if c.initial != nil {
-			c.Points = *c.initial
-		} else if n := deref(n); n != nil && n.Kind == yaml.MappingNode {
-			field := "points"
+	if !d.scoring(&c, c.scoring) {
+		if n := deref(n); n != nil && n.Kind == yaml.MappingNode {
+			field, or := "points", "scoring.initial"
 			if d.ctfcli {
-				field = "value"
+				field, or = "value", "extra.initial"
 			}
-			d.fail(field, "required")
+			if c.Scoring.dynamic() {
+				d.fail(field, "required: the dynamic challenge's initial value (or give %s)", or)
+			} else {
+				d.fail(field, "required")
+			}
 		}
 	}
 	if c.Difficulty == "" {
@@ -238,15 +241,9 @@ var flagFields = newMapping(rejectUnlessCtfcli, nil,
 // flags reads flags: a plain string is a static flag; a mapping is
 // {type: static|regex, content, data: case_insensitive}.
 func (d *decoder) flags(n *yaml.Node, field string) []Flag {
-	var out []Flag
-	for i, it := range d.items(n, field) {
-		f := fmt.Sprintf("%s[%d]", field, i)
-		var fl Flag
-		if it.Kind == yaml.MappingNode {
-			flagFields.decode(d, it, f, &fl)
-		} else {
-			fl.Content = d.str(it, f)
-		}
+	out := scalarsOrMappings(d, n, field, flagFields, func(f *Flag) *string { return &f.Content })
+	for i := range out {
+		fl := &out[i]
 		if fl.Type == "" {
 			fl.Type = ctf.FlagStatic
 		}
@@ -256,7 +253,24 @@ func (d *decoder) flags(n *yaml.Node, field string) []Flag {
 		if fl.Type == ctf.FlagStatic { // submissions are trimmed, so must the flag be
 			fl.Content = strings.TrimSpace(fl.Content)
 		}
-		out = append(out, fl)
+	}
+	return out
+}
+
+// scalarsOrMappings reads a list whose items are each a mapping, read by
+// m, or a scalar, the string text points at (ctfcli's flags, hints and
+// tags).
+func scalarsOrMappings[T any](d *decoder, n *yaml.Node, field string, m *mapping[T], text func(*T) *string) []T {
+	var out []T
+	for i, it := range d.items(n, field) {
+		f := fmt.Sprintf("%s[%d]", field, i)
+		var t T
+		if it.Kind == yaml.MappingNode {
+			m.decode(d, it, f, &t)
+		} else {
+			*text(&t) = d.str(it, f)
+		}
+		out = append(out, t)
 	}
 	return out
 }
@@ -288,14 +302,7 @@ var tagFields = newMapping(ignoreUnknown, nil,
 // tags reads strings or ctfcli {value: ...} objects.
 func (d *decoder) tags(n *yaml.Node, field string) []string {
 	var out []string
-	for i, it := range d.items(n, field) {
-		f := fmt.Sprintf("%s[%d]", field, i)
-		var s string
-		if it.Kind == yaml.MappingNode {
-			tagFields.decode(d, it, f, &s)
-		} else {
-			s = d.str(it, f)
-		}
+	for _, s := range scalarsOrMappings(d, n, field, tagFields, func(s *string) *string { return s }) {
 		if s = strings.TrimSpace(s); s != "" {
 			out = append(out, s)
 		}

@@ -62,6 +62,7 @@ var sections = []struct {
 	{"attempts", entries((*decoder).submission, func(ds *Dataset) *[]Attempt { return &ds.Attempts })},
 	{"writeups", entries((*decoder).writeup, func(ds *Dataset) *[]Writeup { return &ds.Writeups })},
 	{"reviews", entries((*decoder).review, func(ds *Dataset) *[]Review { return &ds.Reviews })},
+	{"hintUnlocks", entries((*decoder).hintUnlock, func(ds *Dataset) *[]HintUnlock { return &ds.HintUnlocks })},
 	{"announcements", entries((*decoder).announcement, func(ds *Dataset) *[]Announcement { return &ds.Announcements })},
 	{"sharing", entries((*decoder).sharing, func(ds *Dataset) *[]Sharing { return &ds.Sharing })},
 	{"webhooks", entries((*decoder).webhook, func(ds *Dataset) *[]Webhook { return &ds.Webhooks })},

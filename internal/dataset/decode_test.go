@@ -34,6 +34,8 @@ func ts(s string) *time.Time {
 
 func intp(i int) *int { return &i }
 
+func boolp(b bool) *bool { return &b }
+
 const productExample = `users:
   - username: alice            # unique; 3–32 of [A-Za-z0-9_.-]
     name: Alice                # optional
@@ -162,6 +164,7 @@ state: hidden
 			Description: "Find it", Points: 200, Type: "standard", ConnectionInfo: "nc example.com 1337",
 			Flags: []Flag{{"static", "flag{one}", ""}, {"static", "FLAG{Two}", "case_insensitive"}, {"regex", `flag\{\d+\}`, ""}},
 			Tags:  []string{"web", "hard"}, Difficulty: ctf.Hard, Requires: []string{"Warmup", "7"}, Hidden: true,
+			Hints: []Hint{{ID: 1, Content: "hint", Cost: 10}},
 			// Every file is kept: several are one zip, named from dist/.
 			File: &File{Name: "baby-web.zip", Root: filepath.Join(dir, "web"), Pack: []string{"dist/handout.tar.gz", "dist/notes.txt"}, PackDir: "dist"}}},
 		{"dynamic", `name: "Dyn: 2"
@@ -172,7 +175,8 @@ flags: ['flag{d}']
 requirements: [Baby Web]
 state: visible
 `, Challenge{Slug: "dyn-2", Title: "Dyn: 2", Categories: []string{"pwn"}, Points: 500, Type: "dynamic",
-			Flags: []Flag{{"static", "flag{d}", ""}}, Difficulty: DefaultDifficulty, Requires: []string{"Baby Web"}}},
+			Scoring: &Scoring{Type: ctf.DynamicScoring, Initial: 500, Minimum: 100, Decay: 10},
+			Flags:   []Flag{{"static", "flag{d}", ""}}, Difficulty: DefaultDifficulty, Requires: []string{"Baby Web"}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -197,7 +201,7 @@ func TestReadPathsDirectory(t *testing.T) {
 	writeFile(t, dir, "notes.yaml", "not: read either")
 	event := writeFile(t, t.TempDir(), "event.json", `{"challenges": [{"title": "Three", "categories": ["misc"],
 		"points": 30, "flags": ["f3"], "requires": ["One", "Two", "gone"],
-		"description": "a\/b \u00e9", "hints": [{"content": "ctfcli keys are ignored"}]}],
+		"description": "a\/b \u00e9", "hints": [{"content": "a free hint"}]}],
 		"solves": [{"user": "alice", "challenge": "one", "at": "2026-01-05T10:00:00.123Z"}]}`)
 
 	got, err := ReadPaths([]string{dir, event, filepath.Join(dir, "web/one/challenge.yml")})

@@ -61,6 +61,7 @@ func (d *Dataset) Merge(other *Dataset) {
 	d.Attempts = merge(d.Attempts, other.Attempts)
 	d.Writeups = merge(d.Writeups, other.Writeups)
 	d.Reviews = merge(d.Reviews, other.Reviews)
+	d.HintUnlocks = merge(d.HintUnlocks, other.HintUnlocks)
 	d.Webhooks = merge(d.Webhooks, other.Webhooks)
 	d.Sharing = merge(d.Sharing, other.Sharing)
 	for k, v := range other.Secrets {

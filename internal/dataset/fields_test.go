@@ -14,7 +14,7 @@ func TestKnownKeys(t *testing.T) {
 		keys, ignored []string
 		want          []string
 	}{
-		{"top", topKeys, nil, []string{"event", "secrets", "users", "challenges", "solves", "attempts", "writeups", "reviews", "announcements", "sharing", "webhooks", "pages", "logo"}},
+		{"top", topKeys, nil, []string{"event", "secrets", "users", "challenges", "solves", "attempts", "writeups", "reviews", "hintUnlocks", "announcements", "sharing", "webhooks", "pages", "logo"}},
 		{"user", userFields.keys, userFields.ignored, []string{"id", "username", "name", "email", "password", "passwordHash", "role",
 			"banned", "banReason", "emailUnverified", "createdAt", "kind", "owner", "model", "harness", "apiKeys", "twoFactor"}},
 		{"apiKey", apiKeyFields.keys, apiKeyFields.ignored, []string{"id", "name", "keyPrefix", "keyHash", "createdAt", "lastUsedAt", "revokedAt", "readOnly"}},
@@ -30,11 +30,14 @@ func TestKnownKeys(t *testing.T) {
 		{"challenge", challengeFields.keys, challengeFields.ignored, []string{
 			"id", "slug", "title", "description", "categories", "difficulty", "points", "type", "flags",
 			"requires", "author", "file", "hasInstance", "dockerPort", "instance", "hidden", "tags", "connectionInfo", "flagFormat", "origin",
-			"releaseAt", "createdAt",
+			"scoring", "hints", "releaseAt", "createdAt",
 			"name", "value", "category", "requirements", "state", "files", "connection_info", "extra",
 		}},
 		{"sharing", sharingFields.keys, sharingFields.ignored, []string{"id", "user", "owner", "challenge", "at", "door", "key"}},
-		{"extra", extraFields.keys, extraFields.ignored, []string{"initial"}},
+		{"extra", extraFields.keys, extraFields.ignored, []string{"initial", "decay", "minimum", "function"}},
+		{"scoring", scoringFields.keys, scoringFields.ignored, []string{"type", "initial", "minimum", "decay", "function"}},
+		{"hint", hintFields.keys, hintFields.ignored, []string{"id", "content", "cost", "requires"}},
+		{"hintUnlock", hintUnlockFields.keys, hintUnlockFields.ignored, []string{"user", "challenge", "hint", "at", "charged"}},
 		{"instance", instanceFields.keys, instanceFields.ignored, []string{"image", "port", "protocol", "flag", "flagEnv", "env",
 			"lifetime", "maxLifetime", "memory", "cpus", "pids", "shared"}},
 		{"flag", flagFields.keys, flagFields.ignored, []string{"type", "content", "data"}},

@@ -19,6 +19,10 @@ func stripSources(d *Dataset) *Dataset {
 	c.Attempts = append([]Attempt(nil), d.Attempts...)
 	c.Writeups = append([]Writeup(nil), d.Writeups...)
 	c.Reviews = append([]Review(nil), d.Reviews...)
+	c.HintUnlocks = append([]HintUnlock(nil), d.HintUnlocks...)
+	for i := range c.HintUnlocks {
+		c.HintUnlocks[i].Source = Source{}
+	}
 	c.Announcements = append([]Announcement(nil), d.Announcements...)
 	c.Webhooks = append([]Webhook(nil), d.Webhooks...)
 	for i := range c.Webhooks {
@@ -82,12 +86,14 @@ func dumpLike(dir string) *Dataset {
 				Requires: []string{"warmup", "not-in-dataset"}, Author: "alice",
 				File:        &File{Name: "handout.bin", SHA256: "", ContentBase64: base64.StdEncoding.EncodeToString(content)},
 				HasInstance: true, DockerPort: intp(65535), Hidden: true, Tags: []string{"rsa", "true"},
+				Hints:          []Hint{{ID: 1, Content: strings.Join(tricky, "\n")}, {ID: 7, Content: "yes", Cost: 25, Requires: 1}},
 				ConnectionInfo: "nc host 1337", CreatedAt: ts("2026-01-01T10:00:00.999Z")},
 			{ID: "c2", Slug: "warmup", Title: "Warm-up", Categories: []string{"misc"}, Difficulty: ctf.Easy, Points: 50,
 				Type: "dynamic", Flags: []Flag{{"static", "ok", ""}}, ReleaseAt: ts("2026-01-06T00:00:00.250Z"),
 				File: &File{Name: "link.zip", URL: "https://example.com/a/link.zip"}},
-			{ID: "c3", Slug: "local", Title: "Local", Categories: []string{"web"}, Difficulty: ctf.Medium, Points: 1,
-				Type: "standard", Flags: []Flag{{"static", "x", ""}},
+			{ID: "c3", Slug: "local", Title: "Local", Categories: []string{"web"}, Difficulty: ctf.Medium, Points: 300,
+				Scoring: &Scoring{Type: ctf.DynamicScoring, Initial: 300, Decay: 12, Function: ctf.Linear},
+				Type:    "standard", Flags: []Flag{{"static", "x", ""}},
 				File: &File{Name: "renamed.txt", Path: filepath.Join(dir, "files", "f.txt"), Root: dir}},
 		},
 		Solves: []Solve{{ID: "s1", User: "alice", Challenge: "baby-rsa", At: ts("2026-01-05T10:00:00.001Z"), Flag: "flag{a: b}"},
@@ -99,6 +105,9 @@ func dumpLike(dir string) *Dataset {
 			UpdatedAt: ts("2026-01-06T12:00:00.020Z")}},
 		Reviews: []Review{{ID: "r1", User: "alice", Challenge: "baby-rsa", Stars: 1, Difficulty: 10,
 			CreatedAt: ts("2026-01-05T12:05:00.300Z")}},
+		HintUnlocks: []HintUnlock{{User: "alice", Challenge: "baby-rsa", Hint: 1, At: ts("2026-01-05T09:59:00.001Z"), Charged: boolp(true)},
+			{User: "alice", Challenge: "baby-rsa", Hint: 7, At: ts("2026-01-05T11:00:00Z"), Charged: boolp(false)},
+			{User: "bob.b-_", Challenge: "baby-rsa", Hint: 1}},
 		Announcements: []Announcement{
 			{ID: "n1", Title: "null", Body: strings.TrimSpace(strings.Join(tricky, "\n")), Challenge: "baby-rsa", Author: "alice",
 				CreatedAt: ts("2026-01-05T11:00:00.007Z")},

@@ -20,6 +20,7 @@ type Dataset struct {
 	Attempts      []Attempt      `json:"attempts,omitempty" yaml:"attempts,omitempty"`
 	Writeups      []Writeup      `json:"writeups,omitempty" yaml:"writeups,omitempty"`
 	Reviews       []Review       `json:"reviews,omitempty" yaml:"reviews,omitempty"`
+	HintUnlocks   []HintUnlock   `json:"hintUnlocks,omitempty" yaml:"hintUnlocks,omitempty"` // players' unlocks of hints
 	Announcements []Announcement `json:"announcements,omitempty" yaml:"announcements,omitempty"`
 	Webhooks      []Webhook      `json:"webhooks,omitempty" yaml:"webhooks,omitempty"`
 	// Pages are the event's pages (landing, rules, faq); a page left out is
@@ -182,10 +183,12 @@ type Challenge struct {
 	Title          string         `json:"title" yaml:"title"`
 	Description    string         `json:"description,omitempty" yaml:"description,omitempty"`
 	Categories     []string       `json:"categories" yaml:"categories"`
-	Difficulty     ctf.Difficulty `json:"difficulty" yaml:"difficulty"` // Easy | Medium | Hard | Insane
-	Points         int            `json:"points" yaml:"points"`
-	Type           string         `json:"type,omitempty" yaml:"type,omitempty"` // free string, default "standard"
+	Difficulty     ctf.Difficulty `json:"difficulty" yaml:"difficulty"`               // Easy | Medium | Hard | Insane
+	Points         int            `json:"points" yaml:"points"`                       // a dynamic challenge's initial value
+	Scoring        *Scoring       `json:"scoring,omitempty" yaml:"scoring,omitempty"` // nil: static
+	Type           string         `json:"type,omitempty" yaml:"type,omitempty"`       // free string, default "standard"
 	Flags          []Flag         `json:"flags" yaml:"flags"`
+	Hints          []Hint         `json:"hints,omitempty" yaml:"hints,omitempty"`
 	Requires       []string       `json:"requires,omitempty" yaml:"requires,omitempty"` // prerequisite slugs (titles are resolved to slugs by the parser when they match a challenge of the same dataset)
 	Author         string         `json:"author,omitempty" yaml:"author,omitempty"`     // creator's username
 	File           *File          `json:"file,omitempty" yaml:"file,omitempty"`

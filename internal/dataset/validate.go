@@ -31,7 +31,8 @@ func (e *Error) Error() string {
 
 // Where names the file and the entry of item i of a list of d, kind being
 // "users", "challenges", "solves", "attempts", "writeups", "reviews",
-// "announcements", "sharing" or "webhooks", or "event" (i is then ignored). The entry is labelled
+// "hintUnlocks", "announcements", "sharing" or "webhooks", or "event" (i is
+// then ignored). The entry is labelled
 // with its index in the file it came from, e.g. `users[3] (username "bob")`,
 // or "challenge" for a ctfcli challenge.yml. For an entry built in code
 // (zero Source) file is "" and the index is i.
@@ -51,6 +52,8 @@ func (d *Dataset) Where(kind string, i int) (file, entry string) {
 		src = d.Writeups[i].Source
 	case kind == "reviews" && i >= 0 && i < len(d.Reviews):
 		src = d.Reviews[i].Source
+	case kind == "hintUnlocks" && i >= 0 && i < len(d.HintUnlocks):
+		src = d.HintUnlocks[i].Source
 	case kind == "announcements" && i >= 0 && i < len(d.Announcements):
 		src, key = d.Announcements[i].Source, d.Announcements[i].Title
 	case kind == "webhooks" && i >= 0 && i < len(d.Webhooks):
@@ -140,6 +143,7 @@ func (d *Dataset) Validate() error {
 	v.users()
 	v.challenges()
 	v.activity()
+	v.hintUnlocks()
 	v.announcements()
 	v.pages()
 	v.webhooks()
@@ -236,6 +240,7 @@ func (v *validator) challenges() {
 		}
 		v.rule(k, i, "", ctf.ValidateDifficulty(c.Difficulty))
 		v.rule(k, i, "", ctf.ValidatePoints(c.Points))
+		v.scoringAndHints(i, &c)
 		if len(c.Flags) == 0 && !c.perPlayer() {
 			v.add(k, i, "flags", "at least one flag required (or a per-player instance)")
 		}

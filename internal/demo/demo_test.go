@@ -1,7 +1,6 @@
 package demo
 
 import (
-	"bytes"
 	"cmp"
 	"regexp"
 	"slices"
@@ -11,7 +10,6 @@ import (
 
 	"github.com/flagshipctf/flagship/internal/ctf"
 	"github.com/flagshipctf/flagship/internal/dataset"
-	"go.yaml.in/yaml/v3"
 )
 
 // The two days of play: every solve and attempt falls inside.
@@ -32,12 +30,13 @@ type event struct {
 
 func load(t *testing.T) *event {
 	t.Helper()
-	var ds dataset.Dataset
-	dec := yaml.NewDecoder(bytes.NewReader(Dataset))
-	dec.KnownFields(true) // a misspelt key fails instead of being dropped
-	if err := dec.Decode(&ds); err != nil {
+	// The loader's own reader: a misspelt key fails, and a dynamic
+	// challenge's points are its initial value.
+	d, err := dataset.Decode(Dataset, "demo.yaml")
+	if err != nil {
 		t.Fatalf("decode demo.yaml: %v", err)
 	}
+	ds := *d
 	e := &event{Dataset: ds, users: map[string]dataset.User{}, challenges: map[string]dataset.Challenge{}, solvedAt: map[[2]string]time.Time{}}
 	for _, u := range ds.Users {
 		e.users[u.Username] = u
@@ -222,6 +221,68 @@ func TestChallenges(t *testing.T) {
 	}
 }
 
+// TestScoringAndHints: one challenge's points decay with its solves, and
+// a few challenges have hints, each a free one and a costly one after it,
+// that give nothing away; the unlocks are of free hints (the board is as
+// without them), by players, before they solved the challenge.
+func TestScoringAndHints(t *testing.T) {
+	e := load(t)
+	var dynamic []string
+	hinted := 0
+	for _, c := range e.Challenges {
+		if c.Scoring.Of().IsDynamic() {
+			dynamic = append(dynamic, c.Slug)
+			if c.Type != "dynamic" || !strings.Contains(c.Description, "decay") {
+				t.Errorf("%s: type %q, or its description does not say its points decay", c.Slug, c.Type)
+			}
+		}
+		if len(c.Hints) == 0 {
+			continue
+		}
+		hinted++
+		free, costly := 0, 0
+		for _, h := range c.Hints {
+			if h.Cost == 0 {
+				free++
+			} else {
+				costly++
+			}
+			for _, f := range c.Flags {
+				if strings.Contains(strings.ToLower(h.Content), strings.ToLower(f.Content)) {
+					t.Errorf("%s: hint %d gives the flag away", c.Slug, h.ID)
+				}
+			}
+		}
+		if len(c.Hints) > 1 && (free != 1 || costly != 1 || c.Hints[1].Requires != c.Hints[0].ID) {
+			t.Errorf("%s: hints %+v, want a free one and a costly one that requires it", c.Slug, c.Hints)
+		}
+	}
+	if len(dynamic) != 1 || dynamic[0] != "template-of-doom" || hinted < 2 || hinted > 3 {
+		t.Errorf("dynamic %v, %d challenges with hints: want template-of-doom, and two or three", dynamic, hinted)
+	}
+	if c := e.challenges["template-of-doom"]; c.Points != 500 || c.Scoring.Of().Value(c.Points, 4) != 400 {
+		t.Errorf("template-of-doom: %d points, worth %d with its four solvers; want 500 and 400", c.Points, c.Scoring.Of().Value(c.Points, 4))
+	}
+	if len(e.HintUnlocks) == 0 {
+		t.Error("no hint unlocks")
+	}
+	for i, h := range e.HintUnlocks {
+		free := false
+		for _, x := range e.challenges[h.Challenge].Hints {
+			free = free || x.ID == h.Hint && x.Cost == 0
+		}
+		solved, done := e.solvedAt[[2]string{h.User, h.Challenge}]
+		switch {
+		case !free:
+			t.Errorf("unlock %d: hint %d of %s is not a free hint of it", i, h.Hint, h.Challenge)
+		case e.users[h.User].Role != ctf.RolePlayer || h.At == nil || h.At.Before(playStart) || h.At.After(playEnd):
+			t.Errorf("unlock %d: %s is not a player, or the time %v is outside play", i, h.User, h.At)
+		case done && !h.At.Before(solved):
+			t.Errorf("unlock %d: %s unlocked it after solving %s", i, h.User, h.Challenge)
+		}
+	}
+}
+
 func TestSolves(t *testing.T) {
 	e := load(t)
 	seen := map[[2]string]bool{}
@@ -342,12 +403,30 @@ func TestWriteupsAndReviews(t *testing.T) {
 
 // TestLeaderboardTop3 pins the expected board so that other packages can
 // assert it after loading the demo: points desc, then earliest last solve.
+// A solve is worth its challenge's value (a dynamic one's with its player
+// solvers) less the hints its solver unlocked before solving.
 func TestLeaderboardTop3(t *testing.T) {
 	e := load(t)
 	type row struct {
 		user   string
 		points int
 		last   time.Time
+	}
+	solvers := map[string]int{} // every solver is a player (TestSolves)
+	for _, s := range e.Solves {
+		solvers[s.Challenge]++
+	}
+	cost := map[[2]string]int{}
+	for _, h := range e.HintUnlocks {
+		key := [2]string{h.User, h.Challenge}
+		if at, ok := e.solvedAt[key]; ok && !at.After(*h.At) {
+			continue
+		}
+		for _, x := range e.challenges[h.Challenge].Hints {
+			if x.ID == h.Hint {
+				cost[key] += x.Cost
+			}
+		}
 	}
 	rows := map[string]*row{}
 	for _, s := range e.Solves {
@@ -356,7 +435,8 @@ func TestLeaderboardTop3(t *testing.T) {
 			r = &row{user: s.User}
 			rows[s.User] = r
 		}
-		r.points += e.challenges[s.Challenge].Points
+		c := e.challenges[s.Challenge]
+		r.points += ctf.Worth(c.Scoring.Of().Value(c.Points, solvers[s.Challenge]), cost[[2]string{s.User, s.Challenge}])
 		if s.At.After(r.last) {
 			r.last = *s.At
 		}

@@ -79,6 +79,16 @@ func hintsValue(hints []ctf.Hint) string {
 	return string(b)
 }
 
+// parseHints reads a challenge's hints as stored (hintsValue).
+func parseHints(text string) ([]ctf.Hint, error) {
+	if text == "" {
+		return nil, nil
+	}
+	var hints []ctf.Hint
+	err := json.Unmarshal([]byte(text), &hints)
+	return hints, err
+}
+
 // scanChallenge reads a row of selectChallenges (flags and prerequisites
 // are read apart).
 func scanChallenge(sc scanner) (ctf.Challenge, error) {
@@ -115,11 +125,11 @@ func scanChallenge(sc scanner) (ctf.Challenge, error) {
 			return c, fmt.Errorf("challenge %s scoring: %w", c.Slug, err)
 		}
 	}
-	if hints != "" {
-		if err := json.Unmarshal([]byte(hints), &c.Hints); err != nil {
-			return c, fmt.Errorf("challenge %s hints: %w", c.Slug, err)
-		}
+	hs, err := parseHints(hints)
+	if err != nil {
+		return c, fmt.Errorf("challenge %s hints: %w", c.Slug, err)
 	}
+	c.Hints = hs
 	c.CreatedAt = fromMs(created)
 	c.ReleaseAt = fromNullMs(release)
 	return c, nil

@@ -139,3 +139,6 @@ func (t *DumpTx) Announcements() ([]ctf.Announcement, error) {
 
 // Webhooks reads every webhook, secrets included.
 func (t *DumpTx) Webhooks() ([]Webhook, error) { return queryWebhooks(t.ctx, t.tx, "") }
+
+// HintUnlocks reads every unlock of a hint, oldest first.
+func (t *DumpTx) HintUnlocks() ([]ctf.HintUnlock, error) { return queryHintUnlocks(t.ctx, t.tx, "") }

@@ -166,3 +166,16 @@ func (t LoadContent) UpsertAnnouncement(a ctf.Announcement) error {
 	_, err := t.tx.ExecContext(t.ctx, loadAnnouncementSQL, announcementValues(a)...)
 	return err
 }
+
+// Hints reads the hints of the challenge with id.
+func (t LoadContent) Hints(id string) ([]ctf.Hint, error) {
+	var text string
+	if err := t.tx.QueryRowContext(t.ctx, "SELECT hints FROM challenges WHERE id = ?", id).Scan(&text); err != nil {
+		return nil, fmt.Errorf("load hints of challenge %s: %w", id, err)
+	}
+	hints, err := parseHints(text)
+	if err != nil {
+		return nil, fmt.Errorf("load hints of challenge %s: %w", id, err)
+	}
+	return hints, nil
+}

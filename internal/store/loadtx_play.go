@@ -3,6 +3,7 @@ package store
 import (
 	"database/sql"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/flagshipctf/flagship/internal/ctf"
@@ -82,4 +83,51 @@ func (t LoadPlay) HasAttempt(userID, challengeID, flag string, at *time.Time) (b
 // NewAttempts writes attempts the load has checked are new.
 func (t LoadPlay) NewAttempts() *Rows[Attempt] {
 	return newRows(t.loadState, "attempts", attemptColumns, attemptValues)
+}
+
+// HintUnlock reads a user's unlock of a hint of a challenge, if there is
+// one.
+func (t LoadPlay) HintUnlock(userID, challengeID string, hintID int) (ctf.HintUnlock, bool, error) {
+	find, err := t.stmt(selectHintUnlocks + "WHERE user_id = ? AND challenge_id = ? AND hint_id = ?")
+	if err != nil {
+		return ctf.HintUnlock{}, false, err
+	}
+	h, err := scanHintUnlock(find.QueryRowContext(t.ctx, userID, challengeID, int64(hintID)))
+	if errors.Is(err, sql.ErrNoRows) {
+		return h, false, nil
+	}
+	if err != nil {
+		return h, false, unavailable(err)
+	}
+	return h, true, nil
+}
+
+// UpsertHintUnlock creates or replaces the unlock of its user, challenge
+// and hint.
+func (t LoadPlay) UpsertHintUnlock(h ctf.HintUnlock) error {
+	_, err := t.tx.ExecContext(t.ctx, loadHintUnlockSQL, hintUnlockValues(h)...)
+	return err
+}
+
+var loadHintUnlockSQL = upsertSQL("hint_unlocks", hintUnlockColumns, "user_id, challenge_id, hint_id")
+
+// NewHintUnlocks writes unlocks into an empty table.
+func (t LoadPlay) NewHintUnlocks() *Rows[ctf.HintUnlock] {
+	return newRows(t.loadState, "hint_unlocks", hintUnlockColumns, hintUnlockValues)
+}
+
+// DropHintUnlocks deletes the unlocks of the challenge's hints but those
+// whose ids are kept: the hints a load replacing the challenge removed.
+func (t LoadPlay) DropHintUnlocks(challengeID string, keep []int) error {
+	q, args := "DELETE FROM hint_unlocks WHERE challenge_id = ?", []any{challengeID}
+	if len(keep) > 0 {
+		q += " AND hint_id NOT IN (" + marks(len(keep)) + ")"
+		for _, id := range keep {
+			args = append(args, int64(id))
+		}
+	}
+	if _, err := t.tx.ExecContext(t.ctx, q, args...); err != nil {
+		return fmt.Errorf("load hint unlocks: %w", err)
+	}
+	return nil
 }

@@ -92,7 +92,10 @@ func dump(tx *store.DumpTx) (*dataset.Dataset, error) {
 		dc := dataset.Challenge{ID: c.ID, Slug: c.Slug, Title: c.Title, Description: c.Description, Categories: c.Categories,
 			Difficulty: c.Difficulty, Points: c.Points, Type: c.Type, Author: names[c.AuthorID], HasInstance: c.HasInstance,
 			DockerPort: c.DockerPort, Instance: dataset.InstanceOf(c.Instance), Hidden: c.Hidden, ConnectionInfo: c.ConnectionInfo, FlagFormat: c.FlagFormat, Origin: dataset.OriginOf(c.Origin),
-			ReleaseAt: c.ReleaseAt, CreatedAt: tp(c.CreatedAt)}
+			ReleaseAt: c.ReleaseAt, CreatedAt: tp(c.CreatedAt), Scoring: dataset.ScoringOf(c.Scoring), Hints: dataset.HintsOf(c.Hints)}
+		if c.Scoring.IsDynamic() {
+			dc.Points = c.Scoring.Initial // what a load reads back: they are one
+		}
 		if len(c.Tags) > 0 {
 			dc.Tags = c.Tags
 		}
@@ -154,6 +157,9 @@ func dump(tx *store.DumpTx) (*dataset.Dataset, error) {
 		d.Reviews = append(d.Reviews, dataset.Review{ID: r.ID, User: names[r.UserID], Challenge: slugs[r.ChallengeID],
 			Stars: r.Stars, Difficulty: r.Difficulty, CreatedAt: tp(r.CreatedAt)})
 	}
+	if err := dumpHintUnlocks(tx, d, chals, names, slugs); err != nil {
+		return nil, err
+	}
 	anns, err := tx.Announcements()
 	if err != nil {
 		return nil, err
@@ -188,6 +194,34 @@ func dump(tx *store.DumpTx) (*dataset.Dataset, error) {
 			Challenge: slugs[sh.ChallengeID], At: tp(sh.At), Door: sh.Door, Key: sh.KeyID})
 	}
 	return d, nil
+}
+
+// dumpHintUnlocks writes the unlocks of the hints the challenges have,
+// with their charge. An unlock of a hint an organiser has since removed
+// costs nothing and shows nothing: it is left out, as a load would refuse
+// it.
+func dumpHintUnlocks(tx *store.DumpTx, d *dataset.Dataset, chals []ctf.Challenge, names, slugs map[string]string) error {
+	unlocks, err := tx.HintUnlocks()
+	if err != nil {
+		return err
+	}
+	byID := make(map[string]*ctf.Challenge, len(chals))
+	for i := range chals {
+		byID[chals[i].ID] = &chals[i]
+	}
+	for _, h := range unlocks {
+		c := byID[h.ChallengeID]
+		if c == nil {
+			continue
+		}
+		if _, ok := c.HintByID(h.HintID); !ok {
+			continue
+		}
+		charged := h.Charged
+		d.HintUnlocks = append(d.HintUnlocks, dataset.HintUnlock{User: names[h.UserID], Challenge: slugs[h.ChallengeID], Hint: h.HintID,
+			At: tp(h.At), Charged: &charged})
+	}
+	return nil
 }
 
 // dumpEvent reads the event's settings, nil when none are set (so that the

@@ -58,7 +58,7 @@ func Load(ctx context.Context, db DB, ds *dataset.Dataset) (LoadReport, error) {
 	err := db.InLoad(ctx, func(tx *store.LoadTx) error {
 		l := &loader{tx: tx, ds: ds, rep: &rep, now: tx.Now(), users: map[string]string{}, chals: map[string]string{}}
 		steps := []func() error{l.loadEvent, l.loadUsers, l.loadTwoFactor, l.loadChallenges, l.loadSolves, l.loadAttempts, l.loadWriteups,
-			l.loadReviews, l.loadAnnouncements, l.loadPages, l.loadWebhooks, l.loadSharing, l.loadSecrets}
+			l.loadReviews, l.loadHintUnlocks, l.loadAnnouncements, l.loadPages, l.loadWebhooks, l.loadSharing, l.loadSecrets}
 		for _, step := range steps {
 			if err := step(); err != nil {
 				return err

@@ -49,6 +49,7 @@ challenges:
     flags: ['flag{warm}']
     author: carol
     tags: [intro]
+    hints: ['Say hello.', {content: 'It is *hi*.', cost: 10, requires: 1}]
     file: {name: hello.txt, contentBase64: aGVsbG8K}
     connectionInfo: nc warmup 1337
     createdAt: 2026-01-03T00:00:00Z
@@ -58,7 +59,9 @@ challenges:
     categories: [crypto, math]
     difficulty: Hard
     points: 100
+    scoring: {type: dynamic, initial: 100, minimum: 20, decay: 5, function: linear}
     type: dynamic
+    hints: [{id: 3, content: Small e., cost: 30}]
     flags:
       - {type: regex, content: 'flag\{[0-9a-f]{8}\}'}
       - {type: static, content: 'FLAG{RSA}', data: case_insensitive}
@@ -88,6 +91,11 @@ writeups:
 reviews:
   - {id: review-1, user: alice, challenge: warmup, stars: 5, difficulty: 2, createdAt: 2026-01-05T12:05:00Z}
   - {id: review-2, user: robo, challenge: baby-rsa, stars: 3, difficulty: 8, createdAt: 2026-01-05T12:06:00Z}
+hintUnlocks:
+  - {user: alice, challenge: warmup, hint: 1, at: 2026-01-05T09:00:00Z}
+  - {user: alice, challenge: warmup, hint: 2, at: 2026-01-05T09:30:00Z, charged: true}
+  - {user: bob, challenge: warmup, hint: 2, at: 2026-01-05T11:00:00Z}
+  - {user: robo, challenge: baby-rsa, hint: 3, at: 2026-01-05T10:30:00Z, charged: false}
 announcements:
   - {id: ann-1, title: Welcome, body: Have *fun*., author: carol, createdAt: 2026-01-04T00:00:00Z}
   - {id: ann-2, title: Baby RSA is out, body: Go., challenge: baby-rsa, createdAt: 2026-01-04T12:00:00Z}
@@ -99,7 +107,8 @@ const seedYAML = `
 users:
   - {id: 01900000-0000-7000-8000-000000000ded, username: zed, email: zed@example.com, createdAt: 2025-12-01T00:00:00Z}
 challenges:
-  - {id: 01900000-0000-7000-8000-0000000c0fff, slug: zz, title: ZZ, categories: [misc], points: 1, flags: ['flag{zz}'], createdAt: 2025-12-01T00:00:00Z}
+  - {id: 01900000-0000-7000-8000-0000000c0fff, slug: zz, title: ZZ, categories: [misc], points: 1, flags: ['flag{zz}'], hints: [z],
+     createdAt: 2025-12-01T00:00:00Z}
 solves:
   - {id: solve-zed, user: zed, challenge: zz, at: 2025-12-02T00:00:00Z, flag: 'flag{zz}'}
 attempts:
@@ -108,6 +117,8 @@ writeups:
   - {id: writeup-zed, user: zed, challenge: zz, title: Z, content: Z., createdAt: 2025-12-03T00:00:00Z}
 reviews:
   - {id: review-zed, user: zed, challenge: zz, stars: 1, difficulty: 1, createdAt: 2025-12-03T00:00:00Z}
+hintUnlocks:
+  - {user: zed, challenge: zz, hint: 1, at: 2025-12-01T12:00:00Z}
 `
 
 // withoutSeed removes what seedYAML loaded from a dump.
@@ -119,6 +130,7 @@ func withoutSeed(d *dataset.Dataset) *dataset.Dataset {
 	out.Attempts = keep(d.Attempts, func(a dataset.Attempt) bool { return a.User != "zed" })
 	out.Writeups = keep(d.Writeups, func(w dataset.Writeup) bool { return w.User != "zed" })
 	out.Reviews = keep(d.Reviews, func(r dataset.Review) bool { return r.User != "zed" })
+	out.HintUnlocks = keep(d.HintUnlocks, func(h dataset.HintUnlock) bool { return h.User != "zed" })
 	return &out
 }
 
@@ -151,7 +163,7 @@ func withoutAttemptIDs(d *dataset.Dataset) *dataset.Dataset {
 func TestLoadBulkSameAsRowByRow(t *testing.T) {
 	path := writeFile(t, t.TempDir(), "every.yaml", everyKeyYAML)
 	want := map[string]int{"event": 1, "users": 5, "apiKeys": 2, "challenges": 3, "solves": 4, "attempts": 3, "writeups": 2, "reviews": 2,
-		"announcements": 2}
+		"hintUnlocks": 4, "announcements": 2}
 
 	bulk := openDB(t)
 	rep := mustLoad(t, bulk, path)
@@ -167,6 +179,15 @@ func TestLoadBulkSameAsRowByRow(t *testing.T) {
 	}
 	if s := got.Solves[0]; s.Flag != "flag{warm}" || s.Door != ctf.DoorAPI || s.Key != "key-alice-1" || got.Users[0].Email != "Alice@Example.com" {
 		t.Errorf("first solve %+v, first user %+v", s, got.Users[0])
+	}
+	// The charges left out are decided by the solves: alice unlocked
+	// before solving, bob after.
+	var charged []bool
+	for _, h := range got.HintUnlocks {
+		charged = append(charged, h.Charged != nil && *h.Charged)
+	}
+	if !reflect.DeepEqual(charged, []bool{true, true, false, false}) || len(got.Challenges[0].Hints) != 2 || got.Challenges[1].Scoring == nil {
+		t.Errorf("hint unlocks charged %v, hints %+v, scoring %+v", charged, got.Challenges[0].Hints, got.Challenges[1].Scoring)
 	}
 
 	rowByRow := openDB(t)

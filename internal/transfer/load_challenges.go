@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"slices"
 	"strings"
 
 	"github.com/flagshipctf/flagship/internal/ctf"
@@ -106,7 +107,7 @@ func (l *loader) challenge(i int, c dataset.Challenge) (exists, changed bool, er
 	nc := ctf.Challenge{ID: old.ID, Slug: c.Slug, Title: c.Title, Description: c.Description, Categories: c.Categories,
 		Difficulty: c.Difficulty, Points: c.Points, Type: c.Type, Tags: c.Tags, ConnectionInfo: c.ConnectionInfo,
 		HasInstance: c.HasInstance, DockerPort: c.DockerPort, Hidden: c.Hidden, FlagFormat: c.FlagFormat,
-		Origin: c.Origin.Of(), CreatedAt: old.CreatedAt}
+		Origin: c.Origin.Of(), Scoring: c.Scoring.Of(), Hints: dataset.DomainHints(c.Hints), CreatedAt: old.CreatedAt}
 	if exists && !old.Origin.SameTask(nc.Origin) {
 		// Two sources giving one slug are two challenges: replacing one
 		// with the other would lose it, and its solves, silently.
@@ -124,6 +125,16 @@ func (l *loader) challenge(i int, c dataset.Challenge) (exists, changed bool, er
 	}
 	if nc.Type == "" {
 		nc.Type = "standard"
+	}
+	// Validate checked them; this is the same check for a dataset built
+	// in code, and it makes a dynamic challenge's points its initial value.
+	if err := ctf.NormalizeScoring(&nc); err != nil {
+		field := ""
+		var ce *ctf.Error
+		if errors.As(err, &ce) {
+			field = ce.Field
+		}
+		return exists, false, l.fail("challenges", i, field, "%s", strings.TrimPrefix(ctf.ErrorMessage(err), field+" "))
 	}
 	if c.Instance != nil {
 		spec, err := c.Instance.Spec()
@@ -173,6 +184,17 @@ func (l *loader) challenge(i int, c dataset.Challenge) (exists, changed bool, er
 	}
 	if err := l.tx.Content().PutFlags(nc.ID, nc.Flags); err != nil {
 		return false, false, fmt.Errorf("load flags of %q: %w", c.Slug, err)
+	}
+	if exists && !slices.Equal(old.Hints, nc.Hints) {
+		// The unlocks of the hints the challenge keeps stay, as its solves
+		// do; those of a hint it no longer has would name nothing.
+		keep := make([]int, len(nc.Hints))
+		for j, h := range nc.Hints {
+			keep[j] = h.ID
+		}
+		if err := l.tx.Play().DropHintUnlocks(nc.ID, keep); err != nil {
+			return false, false, err
+		}
 	}
 	l.chals[c.Slug] = nc.ID
 	return exists, exists && !store.SameChallengeRow(old, nc), nil

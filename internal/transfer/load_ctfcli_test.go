@@ -86,6 +86,11 @@ state: hidden
 	if login.Points != 500 || !login.Hidden || login.Author != "alice" || login.Type != "dynamic" || login.Flags[0].Type != "regex" {
 		t.Errorf("web-login loaded as %+v", login)
 	}
+	// ctfcli's dynamic challenge (type dynamic, extra) is a dynamic
+	// scoring, with CTFd's default function.
+	if s := login.Scoring; s == nil || *s != (dataset.Scoring{Type: ctf.DynamicScoring, Initial: 500, Minimum: 100, Decay: 10, Function: ctf.Logarithmic}) {
+		t.Errorf("web-login scoring %+v", s)
+	}
 
 	before := dump(t, db)
 	again := mustLoad(t, db, root)

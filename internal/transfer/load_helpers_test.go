@@ -149,6 +149,7 @@ func sameDump(t *testing.T, before, after *dataset.Dataset) {
 		{"users", before.Users, after.Users}, {"challenges", before.Challenges, after.Challenges},
 		{"solves", before.Solves, after.Solves}, {"attempts", before.Attempts, after.Attempts},
 		{"writeups", before.Writeups, after.Writeups}, {"reviews", before.Reviews, after.Reviews},
+		{"hintUnlocks", before.HintUnlocks, after.HintUnlocks},
 		{"event", before.Event, after.Event}, {"announcements", before.Announcements, after.Announcements},
 		{"webhooks", before.Webhooks, after.Webhooks},
 	}
