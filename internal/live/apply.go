@@ -248,6 +248,7 @@ func (st *State) putChallenge(nc ctf.Challenge, dirty dirtySet) {
 			delete(st.bySlug, c.Slug)
 		}
 		c.Challenge = nc
+		st.forgetRemovedHints(c)
 	}
 	st.bySlug[nc.Slug] = c
 	c.creator = st.users[nc.AuthorID]

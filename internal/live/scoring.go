@@ -141,3 +141,25 @@ func (c *chal) unlock(u *user, id int) (ctf.HintUnlock, bool) {
 	}
 	return ctf.HintUnlock{}, false
 }
+
+// forgetRemovedHints drops the unlocks of hints c no longer has, as the
+// database does when the challenge is saved (a hint given a removed one's
+// id later starts locked for everyone). The caller works out the worths
+// again.
+func (st *State) forgetRemovedHints(c *chal) {
+	for _, u := range st.users {
+		list, ok := u.unlocks[c.ID]
+		if !ok {
+			continue
+		}
+		kept := slices.DeleteFunc(slices.Clone(list), func(h ctf.HintUnlock) bool {
+			_, has := c.HintByID(h.HintID)
+			return !has
+		})
+		if len(kept) == 0 {
+			delete(u.unlocks, c.ID)
+		} else {
+			u.unlocks[c.ID] = kept
+		}
+	}
+}

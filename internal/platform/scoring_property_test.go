@@ -13,11 +13,16 @@ import (
 )
 
 // publicState is what the public reads of a service, as JSON: the
-// leaderboard, the challenge list and every profile.
-func publicState(s *Service, users []ctf.Viewer) string {
+// leaderboard, the challenge list, every profile, and each user's hints of
+// each challenge of slugs.
+func publicState(s *Service, users []ctf.Viewer, slugs []string) string {
 	out := boardJSON(s) + "\n" + listJSON(s)
 	for _, v := range users {
 		out += "\n" + mustJSON(s.Scoreboard.Profile(v.User.ID))
+		for _, slug := range slugs {
+			hints, _ := s.Play.Hints(context.Background(), v, slug)
+			out += " " + mustJSON(hints)
+		}
 	}
 	return out
 }
@@ -85,7 +90,13 @@ func TestScoringIncrementalEqualsRebuild(t *testing.T) {
 			f.svc.Play.Submit(ctx, v, slug, "flag{nope}")
 		case x < 62:
 			op = "unlock"
-			f.svc.Play.UnlockHint(ctx, v, slug, 1+rng.IntN(2))
+			if rng.IntN(4) == 0 {
+				f.svc.Play.UnlockHint(ctx, v, slug, 2) // refused unless 1 is unlocked
+			}
+			f.svc.Play.UnlockHint(ctx, v, slug, 1)
+			if rng.IntN(2) == 0 {
+				f.svc.Play.UnlockHint(ctx, v, slug, 2)
+			}
 		case x < 70:
 			op = "ban or unban"
 			banned[v.User.ID] = !banned[v.User.ID]
@@ -98,7 +109,7 @@ func TestScoringIncrementalEqualsRebuild(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			switch rng.IntN(4) {
+			switch rng.IntN(5) {
 			case 0:
 				in.Scoring, in.Points = ctf.Scoring{}, 50*(1+rng.IntN(8))
 			case 1:
@@ -108,6 +119,13 @@ func TestScoringIncrementalEqualsRebuild(t *testing.T) {
 			default:
 				for i := range in.Hints {
 					in.Hints[i].Cost = 25 * rng.IntN(20)
+				}
+				// A hint removed forgets its unlocks; one given its id
+				// again starts locked.
+				if len(in.Hints) == 2 {
+					in.Hints = in.Hints[:1]
+				} else if len(in.Hints) == 1 {
+					in.Hints = append(in.Hints, ctf.Hint{ID: 2, Content: "back again", Cost: 60, Requires: 1})
 				}
 			}
 			if _, err := f.svc.Content.SaveChallenge(ctx, root, in); err != nil {
@@ -134,12 +152,12 @@ func TestScoringIncrementalEqualsRebuild(t *testing.T) {
 		counts[op]++
 		what := fmt.Sprintf("step %d (%s)", step, op)
 		checkSums(t, what, f.svc)
-		got := publicState(f.svc, users)
-		if want := publicState(f.rebuilt(dir), users); got != want {
+		got := publicState(f.svc, users, slugs)
+		if want := publicState(f.rebuilt(dir), users, slugs); got != want {
 			t.Fatalf("%s: the incremental state differs from a rebuild:\nincremental %s\nrebuilt     %s", what, got, want)
 		}
 		if step%10 == 9 {
-			seen(what+": the other replica", func() bool { return publicState(other, users) == got })
+			seen(what+": the other replica", func() bool { return publicState(other, users, slugs) == got })
 		}
 		if frozen {
 			// The admin's live board is a sum of live worths too.

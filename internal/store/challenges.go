@@ -171,6 +171,9 @@ func (ct Content) PutChallenge(ctx context.Context, c ctf.Challenge, file []byte
 		if err := putFlags(ctx, tx, c.ID, c.Flags); err != nil {
 			return nil, fmt.Errorf("save flags of %q: %w", c.Slug, err)
 		}
+		if err := dropHintUnlocks(ctx, tx, c.ID, hintIDs(c.Hints)); err != nil {
+			return nil, fmt.Errorf("save hints of %q: %w", c.Slug, err)
+		}
 		for _, r := range c.Requires {
 			if _, err := tx.ExecContext(ctx, insertPrerequisiteSQL, c.ID, r); err != nil {
 				return nil, fmt.Errorf("save prerequisites of %q: %w", c.Slug, err)

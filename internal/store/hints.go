@@ -110,6 +110,31 @@ func hintUnlocksOf(ctx context.Context, q querier, entities []string) ([]ctf.Hin
 	return queryHintUnlocks(ctx, q, "WHERE "+strings.Join(where, " OR "), args...)
 }
 
+// dropHintUnlocks deletes the unlocks of a challenge's hints but those
+// whose ids are kept: an edit or a load removed the others' hints (the hot
+// state forgets them too, so a hint given a removed one's id later starts
+// locked for everyone).
+func dropHintUnlocks(ctx context.Context, tx *sqlTx, challengeID string, keep []int) error {
+	q, args := "DELETE FROM hint_unlocks WHERE challenge_id = ?", []any{challengeID}
+	if len(keep) > 0 {
+		q += " AND hint_id NOT IN (" + marks(len(keep)) + ")"
+		for _, id := range keep {
+			args = append(args, int64(id))
+		}
+	}
+	_, err := tx.ExecContext(ctx, q, args...)
+	return err
+}
+
+// hintIDs are the ids of hints.
+func hintIDs(hints []ctf.Hint) []int {
+	ids := make([]int, len(hints))
+	for i, h := range hints {
+		ids[i] = h.ID
+	}
+	return ids
+}
+
 // chargedHints reads the hints a user unlocked on a challenge before
 // solving it, in a submission's transaction.
 func chargedHints(ctx context.Context, tx *sqlTx, userID, challengeID string) ([]int, error) {

@@ -119,14 +119,7 @@ func (t LoadPlay) NewHintUnlocks() *Rows[ctf.HintUnlock] {
 // DropHintUnlocks deletes the unlocks of the challenge's hints but those
 // whose ids are kept: the hints a load replacing the challenge removed.
 func (t LoadPlay) DropHintUnlocks(challengeID string, keep []int) error {
-	q, args := "DELETE FROM hint_unlocks WHERE challenge_id = ?", []any{challengeID}
-	if len(keep) > 0 {
-		q += " AND hint_id NOT IN (" + marks(len(keep)) + ")"
-		for _, id := range keep {
-			args = append(args, int64(id))
-		}
-	}
-	if _, err := t.tx.ExecContext(t.ctx, q, args...); err != nil {
+	if err := dropHintUnlocks(t.ctx, t.tx, challengeID, keep); err != nil {
 		return fmt.Errorf("load hint unlocks: %w", err)
 	}
 	return nil
