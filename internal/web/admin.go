@@ -116,6 +116,13 @@ type challengeForm struct {
 	// Saved is the challenge's slug as saved ("" for a new one): the form
 	// may hold another, as typed.
 	Saved string
+	// Points, Scoring and HintRows are as typed (a number that does not
+	// parse stays in its field); HintRows are the challenge's hints and
+	// blank rows for more.
+	Points     string
+	Scoring    scoringForm
+	HintRows   []hintRow
+	DecayFuncs []ctf.DecayFunc
 }
 
 func (h *Handler) challengeFormPage(w http.ResponseWriter, r *http.Request, v ctf.Viewer, f challengeForm, p page) {
@@ -145,6 +152,8 @@ func (h *Handler) challengeFormPage(w http.ResponseWriter, r *http.Request, v ct
 		}
 	}
 	f.Flags = append(append([]ctf.Flag(nil), f.In.Flags...), ctf.Flag{Kind: ctf.FlagStatic}, ctf.Flag{Kind: ctf.FlagStatic})
+	f.editorScoring()
+	f.DecayFuncs = []ctf.DecayFunc{ctf.Logarithmic, ctf.Linear}
 	p.Viewer, p.Data = v, f
 	if p.Title == "" {
 		p.Title = "Edit " + f.In.Title + " · Admin"
@@ -262,8 +271,19 @@ func challengeFormOf(r *http.Request) (challengeForm, error) {
 		Hidden: r.FormValue("hidden") == "1", ConnectionInfo: r.FormValue("connectionInfo"), FlagFormat: r.FormValue("flagFormat"), RemoveFile: r.FormValue("removeFile") == "1",
 		Categories: splitList(f.Categories), Tags: splitList(f.Tags), Requires: r.Form["requires"]}
 	var err error
-	if in.Points, err = strconv.Atoi(strings.TrimSpace(r.FormValue("points"))); err != nil {
-		err = ctf.FieldErrorf("points", "must be a whole number")
+	f.Points = r.FormValue("points")
+	in.Scoring, f.Scoring, err = scoringOf(r)
+	if !in.Scoring.IsDynamic() && err == nil {
+		// A dynamic challenge's points follow its initial value: the
+		// static field, hidden then, is not read.
+		if in.Points, err = strconv.Atoi(strings.TrimSpace(f.Points)); err != nil {
+			err = ctf.FieldErrorf("points", "must be a whole number")
+		}
+	}
+	var herr error
+	in.Hints, f.HintRows, herr = hintsOfForm(r)
+	if err == nil {
+		err = herr
 	}
 	if at, rerr := parseInputTime("releaseAt", "releaseAt", f.Release); rerr != nil && err == nil {
 		err = rerr

@@ -259,6 +259,10 @@ type challengeData struct {
 	// the rest.
 	Solvers     []live.Solver
 	MoreSolvers int
+	Hints       hintsData
+	// Scoring is how its value follows its solves (the note on a dynamic
+	// challenge).
+	Scoring ctf.Scoring
 }
 
 // maxSolversShown bounds the solvers a challenge's page lists: a page of a
@@ -268,9 +272,9 @@ const maxSolversShown = 100
 func (h *Handler) challenge(w http.ResponseWriter, r *http.Request) {
 	v := h.viewer(w, r)
 	f := h.takeFlash(w, r, v)
-	if f.Section == flagSection {
+	if f.Section == flagSection || strings.HasPrefix(f.Section, "hint-") {
 		// The flag form's answer is said in its section (app.js swaps the
-		// page in and points there).
+		// page in and points there); an unlock's beside its hint.
 		h.challengePage(w, r, v, page{flashTaken: true}, f)
 		return
 	}
@@ -297,10 +301,21 @@ func (h *Handler) challengePage(w http.ResponseWriter, r *http.Request, v ctf.Vi
 		return
 	}
 	reqs, _ := h.svc.Play.Prerequisites(slug, v)
-	d := challengeData{C: c, Requires: reqs, Result: answer.Result, Practice: answer.Practice, FlagError: answer.Error, Flag: answer.Flag, Connect: h.svc.Play.ConnectionInfo(r.Context(), slug),
+	flagAnswer := answer
+	if answer.Section != flagSection {
+		flagAnswer = flash{}
+	}
+	d := challengeData{C: c, Requires: reqs, Result: flagAnswer.Result, Practice: flagAnswer.Practice, FlagError: flagAnswer.Error, Flag: flagAnswer.Flag, Connect: h.svc.Play.ConnectionInfo(r.Context(), slug),
 		Stars: []int{1, 2, 3, 4, 5}, Levels: []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}, Instance: h.instancePanelOf(r.Context(), v, slug)}
 	d.Format, _ = h.svc.Play.FlagFormat(slug, v)
 	d.Preview = preview
+	d.Hints = h.hintsOf(r.Context(), v, slug, c.Solved, preview, answer)
+	d.Scoring, _ = h.svc.Play.Scoring(slug, v)
+	if preview != nil {
+		if in, err := h.svc.Content.ChallengeForEdit(r.Context(), v, slug); err == nil {
+			d.Scoring = in.Scoring
+		}
+	}
 	d.Solvers, _ = h.svc.Play.Solvers(slug, v)
 	if n := len(d.Solvers); n > maxSolversShown {
 		d.Solvers, d.MoreSolvers = d.Solvers[:maxSolversShown], n-maxSolversShown

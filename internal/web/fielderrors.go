@@ -15,39 +15,53 @@ import (
 // names them ("the title"), so that a refusal reads as the page does, not
 // as the API's field names (ctf.FieldErrorf: "dockerPort must be ...").
 var fieldLabels = map[string]string{
-	"title":          "the title",
-	"slug":           "the slug",
-	"description":    "the description",
-	"categories":     "the category list",
-	"difficulty":     "the difficulty",
-	"points":         "the points",
-	"type":           "the type",
-	"flags":          "the challenge",
-	"flagFormat":     "the flag format",
-	"requires":       "the prerequisite list",
-	"author":         "the author",
-	"tags":           "the tag list",
-	"file":           "the handout",
-	"file.name":      "the handout's name",
-	"file.url":       "the handout's link",
-	"dockerPort":     "the port",
-	"connectionInfo": "the connection info",
-	"releaseAt":      "the release time",
-	"instance":       "the per-player instance",
-	"body":           "the message",
-	"challenge":      "the challenge",
-	"content":        "the writeup",
-	"images":         "the image links",
-	"name":           "the name",
-	"username":       "the username",
-	"email":          "the email address",
-	"password":       "the password",
-	"text":           "the text",
-	"logo":           "the logo",
-	"page":           "the page",
+	"title":            "the title",
+	"slug":             "the slug",
+	"description":      "the description",
+	"categories":       "the category list",
+	"difficulty":       "the difficulty",
+	"points":           "the points",
+	"type":             "the type",
+	"flags":            "the challenge",
+	"flagFormat":       "the flag format",
+	"requires":         "the prerequisite list",
+	"author":           "the author",
+	"tags":             "the tag list",
+	"file":             "the handout",
+	"file.name":        "the handout's name",
+	"file.url":         "the handout's link",
+	"dockerPort":       "the port",
+	"connectionInfo":   "the connection info",
+	"releaseAt":        "the release time",
+	"instance":         "the per-player instance",
+	"body":             "the message",
+	"challenge":        "the challenge",
+	"content":          "the writeup",
+	"images":           "the image links",
+	"name":             "the name",
+	"username":         "the username",
+	"email":            "the email address",
+	"password":         "the password",
+	"text":             "the text",
+	"logo":             "the logo",
+	"page":             "the page",
+	"scoring":          "the scoring",
+	"scoring.type":     "the scoring",
+	"scoring.initial":  "the initial value",
+	"scoring.minimum":  "the minimum value",
+	"scoring.decay":    "the decay",
+	"scoring.function": "the decay function",
+	"hints":            "the hint list",
 }
 
-var flagRow = regexp.MustCompile(`^flags\[(\d+)\]$`)
+// hintFieldLabels name the fields of a hint's row ("hints[1].cost"), said
+// after the row's number: "Hint 2: the cost must be ...".
+var hintFieldLabels = map[string]string{"id": "its id", "content": "the text", "cost": "the cost", "requires": "the hint it requires"}
+
+var (
+	flagRow   = regexp.MustCompile(`^flags\[(\d+)\]$`)
+	hintField = regexp.MustCompile(`^hints\[(\d+)\]\.(\w+)$`)
+)
 
 // fieldSentence is e, an error about one input field (ctf.FieldErrorf),
 // as one sentence that names the field in words and starts with a
@@ -62,10 +76,17 @@ func fieldSentence(e *ctf.Error) string {
 		if !ok {
 			rest = msg
 		}
+		h := hintField.FindStringSubmatch(e.Field)
 		switch m := flagRow.FindStringSubmatch(e.Field); {
 		case m != nil:
 			n, _ := strconv.Atoi(m[1])
 			msg = "Flag " + strconv.Itoa(n+1) + ": " + strings.TrimPrefix(rest, "flag ")
+		case h != nil:
+			n, _ := strconv.Atoi(h[1])
+			msg = "Hint " + strconv.Itoa(n+1) + ": " + rest
+			if first, _, _ := strings.Cut(rest, " "); predicates[first] && hintFieldLabels[h[2]] != "" {
+				msg = "Hint " + strconv.Itoa(n+1) + ": " + hintFieldLabels[h[2]] + " " + rest
+			}
 		case ok:
 			switch first, _, _ := strings.Cut(rest, " "); {
 			case predicates[first]: // "must be ...", "is required"

@@ -87,6 +87,8 @@ func (h *Handler) routes() {
 	h.mux.HandleFunc("POST /challenges/{slug}/submit", h.submit)
 	h.mux.HandleFunc("POST /challenges/{slug}/review", h.review)
 	h.mux.HandleFunc("POST /challenges/{slug}/writeup", h.writeup)
+	h.mux.HandleFunc("GET /challenges/{slug}/hints/{id}/unlock", h.hintConfirmPage)
+	h.mux.HandleFunc("POST /challenges/{slug}/hints/{id}/unlock", h.unlockHint)
 	h.mux.HandleFunc("POST /challenges/{slug}/instance", h.instanceAction(startInstance, "started"))
 	h.mux.HandleFunc("POST /challenges/{slug}/instance/extend", h.instanceAction(extendInstance, "extended"))
 	h.mux.HandleFunc("POST /challenges/{slug}/instance/stop", h.instanceAction(stopInstance, "stopped"))

@@ -71,16 +71,24 @@ func TestAccessibility(t *testing.T) {
 		Categories: []string{"pwn"}, Difficulty: ctf.Easy, Points: 100, Instance: &ctf.InstanceSpec{Image: "axe/echo:1", Port: 1337}}); err != nil {
 		t.Fatal(err)
 	}
+	// A dynamic challenge with hints: one that costs points, one that
+	// requires it, a free one (issue 21).
+	if _, err := s.Svc.Content.SaveChallenge(context.Background(), ctf.Operator, platform.ChallengeInput{Title: "Axe Hints",
+		Categories: []string{"misc"}, Difficulty: ctf.Easy, Flags: []ctf.Flag{{Kind: ctf.FlagStatic, Content: "flag{axe}"}},
+		Scoring: ctf.Scoring{Type: ctf.DynamicScoring, Initial: 500, Minimum: 100, Decay: 20},
+		Hints:   []ctf.Hint{{ID: 1, Content: "Read **it**.", Cost: 30}, {ID: 2, Content: "Then this.", Cost: 20, Requires: 1}, {ID: 3, Content: "Free."}}}); err != nil {
+		t.Fatal(err)
+	}
 	ctx := newBrowser(t)
 	// Everyone's pages; a profile here is seen by whoever is signed in (no
 	// one, a player, an admin), and /nope is the 404 page.
-	pages := []string{"/", "/challenges", "/?category=crypto", "/challenges?q=rsa&tag=crypto", "/challenges/baby-rsa", "/scoreboard", "/users/" + other.ID, "/nope", "/announcements"}
+	pages := []string{"/", "/challenges", "/?category=crypto", "/challenges?q=rsa&tag=crypto", "/challenges/baby-rsa", "/challenges/axe-hints", "/scoreboard", "/users/" + other.ID, "/nope", "/announcements"}
 	visitor := []string{"/login", "/signup"}
 	// The demo player solved sanity-check and cookie-monster: their pages
 	// show the rating and writeup forms, and others' writeups.
 	player := []string{"/?unsolved=1", "/challenges/axe-instance", "/challenges/cookie-monster", "/challenges/sanity-check", "/settings", "/me",
-		"/settings/agents", "/scoreboard?who=agents", "/scoreboard?who=people"}
-	admin := []string{"/settings", "/me", "/admin", "/admin/challenges", "/admin/challenges/baby-rsa", "/admin/challenges/new",
+		"/settings/agents", "/scoreboard?who=agents", "/scoreboard?who=people", "/challenges/axe-hints/hints/1/unlock"}
+	admin := []string{"/settings", "/me", "/admin", "/admin/challenges", "/admin/challenges/baby-rsa", "/admin/challenges/axe-hints", "/admin/challenges/new",
 		"/admin/writeups", "/admin/users", "/admin/audit", "/admin/event", "/admin/announcements", "/admin/instances", "/admin/data", "/admin/pages",
 		"/admin/submissions", "/admin/players/n0ps1ed", "/admin/webhooks", "/admin/users/n0ps1ed/recovery", "/admin/users/n0ps1ed/ban",
 		"/admin/challenges/baby-rsa/delete", "/admin/mail"}

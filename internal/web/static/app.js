@@ -76,10 +76,30 @@ document.addEventListener("submit", (e) => {
   if (other) other.focus();
 });
 
+// Hints: an Unlock that costs points opens its confirmation in place (what
+// it takes, Confirm and Cancel), which without this script is a page of
+// its own (the link's address). Cancel closes it, back on the Unlock.
+document.addEventListener("click", (e) => {
+  const open = e.target.closest("a[data-unlock]");
+  const cancel = e.target.closest(".confirm [data-cancel]");
+  const box = open ? document.getElementById(open.dataset.unlock) : cancel && cancel.closest(".confirm");
+  if (!box) return;
+  e.preventDefault();
+  const opener = open || document.querySelector('a[data-unlock="' + box.id + '"]');
+  box.hidden = !box.hidden;
+  if (opener) opener.setAttribute("aria-expanded", String(!box.hidden));
+  if (!box.hidden) box.querySelector("p").focus();
+  else if (opener) opener.focus();
+});
+
 // enhance adds this script's comforts to root: the page at load, and what
 // a form swapped in.
 function enhance(root) {
   localTimes(root);
+  for (const a of root.querySelectorAll("a[data-unlock]")) {
+    a.setAttribute("aria-controls", a.dataset.unlock);
+    a.setAttribute("aria-expanded", "false");
+  }
   for (const el of root.querySelectorAll("[data-countdown]")) startCountdown(el);
 }
 
