@@ -189,6 +189,29 @@ func TestDynamicScoringAndHints(t *testing.T) {
 	total(p[0], 480)
 	total(p[2], 400)
 	checkSums(t, "after the correction", f.svc)
+	// The CTFtime feed's standings carry the same worths.
+	_, rows := f.svc.Scoreboard.Standings()
+	for _, r := range rows {
+		sum := 0
+		for _, x := range r.Tasks {
+			sum += x.Points
+		}
+		if e := entryOf(f.svc, r.Team); sum != r.Score || e == nil || e.TotalPoints != r.Score {
+			t.Fatalf("the feed's %s: score %d, tasks add up to %d, leaderboard %+v", r.Team, r.Score, sum, e)
+		}
+	}
+	// The live stream's last solve event says what it is worth now and the
+	// challenge's value.
+	evs := streamOf(t, f.svc)
+	var last *live.SolveEvent
+	for _, ev := range evs {
+		if ev.Solve != nil && ev.Solve.Slug == "dyn" {
+			last = ev.Solve
+		}
+	}
+	if last == nil || last.Value != 480 || last.Username != p[2].User.Username || last.Points != 400 {
+		t.Fatalf("the stream's last solve of dyn: %+v", last)
+	}
 	seen("the other replica's board", func() bool { return boardJSON(other) == boardJSON(f.svc) && listJSON(other) == listJSON(f.svc) })
 	fresh := f.replica()
 	if boardJSON(fresh) != boardJSON(f.svc) || listJSON(fresh) != listJSON(f.svc) {
