@@ -49,18 +49,19 @@ func hintView(h ctf.Hint, unlocked, admin bool) HintView {
 }
 
 // HintCheck is what the hot state says of an unlock before it is
-// recorded.
+// recorded, and of the hint after.
 type HintCheck struct {
 	Hint ctf.Hint
+	View HintView // the hint as the caller sees it now
 	// Unlocked: the caller unlocked it already.
 	Unlocked bool
 	// Required: the caller has not unlocked the hint it requires.
 	Required bool
 }
 
-// CheckHint reads what unlocking hint id of the challenge slug depends on
-// for v; an unknown hint is ErrNoHint (the challenge's own refusals are
-// Attempt's).
+// CheckHint reads hint id of the challenge slug as v sees it, and what
+// unlocking it depends on; an unknown hint is ErrNoHint (the challenge's
+// own refusals are Attempt's).
 func (st *State) CheckHint(slug string, v ctf.Viewer, id int) (HintCheck, error) {
 	st.mu.RLock()
 	defer st.mu.RUnlock()
@@ -75,23 +76,8 @@ func (st *State) CheckHint(slug string, v ctf.Viewer, id int) (HintCheck, error)
 	u := st.users[v.ID()]
 	_, unlocked := c.unlock(u, id)
 	_, required := c.unlock(u, h.Requires)
-	return HintCheck{Hint: h, Unlocked: unlocked, Required: h.Requires != 0 && !required}, nil
-}
-
-// HintViewOf returns hint id of the challenge slug as v sees it now.
-func (st *State) HintViewOf(slug string, v ctf.Viewer, id int) (HintView, error) {
-	st.mu.RLock()
-	defer st.mu.RUnlock()
-	c := st.openBySlug(slug, v)
-	if c == nil {
-		return HintView{}, ctf.ErrNoChallenge
-	}
-	h, ok := c.HintByID(id)
-	if !ok {
-		return HintView{}, ErrNoHint
-	}
-	_, unlocked := c.unlock(st.users[v.ID()], id)
-	return hintView(h, unlocked, v.IsAdmin()), nil
+	return HintCheck{Hint: h, View: hintView(h, unlocked, v.IsAdmin()), Unlocked: unlocked,
+		Required: h.Requires != 0 && !required}, nil
 }
 
 // PutHintUnlock applies an unlock this process recorded.

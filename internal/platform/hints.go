@@ -47,7 +47,7 @@ func (s *Play) UnlockHint(ctx context.Context, v ctf.Viewer, slug string, id int
 		return live.HintView{}, err
 	}
 	if check.Unlocked {
-		return s.live.State().HintViewOf(slug, v, id)
+		return check.View, nil
 	}
 	switch {
 	case a.Banned:
@@ -68,5 +68,6 @@ func (s *Play) UnlockHint(ctx context.Context, v ctf.Viewer, slug string, id int
 		return live.HintView{}, err
 	}
 	s.live.Apply(seqs, func(tx *live.Tx) { tx.PutHintUnlock(h) })
-	return s.live.State().HintViewOf(slug, v, id)
+	check, err = s.live.State().CheckHint(slug, v, id)
+	return check.View, err
 }

@@ -164,11 +164,7 @@ func TestScoringIncrementalEqualsRebuild(t *testing.T) {
 			_, page, err := f.svc.Scoreboard.LiveLeaderboardPageOf(root, live.Everyone, 0, 100, true)
 			wantCode(t, "live board", err, "")
 			for _, e := range page {
-				sum := 0
-				for _, x := range e.Solves {
-					sum += x.Points
-				}
-				if sum != e.TotalPoints {
+				if sum := sumPoints(e.Solves); sum != e.TotalPoints {
 					t.Fatalf("%s: the live board's %s totals %d, solves add up to %d", what, e.Username, e.TotalPoints, sum)
 				}
 			}

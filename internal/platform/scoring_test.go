@@ -23,6 +23,18 @@ func dynChallenge(slug string, decay int) ChallengeInput {
 			{ID: 2, Content: "The big secret of " + slug, Cost: 50, Requires: 1}}}
 }
 
+// newDynFixture is the use cases' fixture with dynChallenge("dyn", 3), and
+// its admin.
+func newDynFixture(t *testing.T) (*ucFixture, ctf.Viewer) {
+	t.Helper()
+	f := newFixture(t)
+	root := f.as("root")
+	if _, err := f.svc.Content.SaveChallenge(context.Background(), root, dynChallenge("dyn", 3)); err != nil {
+		t.Fatal(err)
+	}
+	return f, root
+}
+
 // players creates n players named prefix0..prefix(n-1) and returns their
 // viewers.
 func (f *ucFixture) players(prefix string, n int) []ctf.Viewer {
@@ -56,14 +68,18 @@ func checkSums(t *testing.T, what string, s *Service) {
 	t.Helper()
 	_, rows := s.Scoreboard.Leaderboard(nil)
 	for _, r := range rows {
-		sum := 0
-		for _, x := range r.Entry.Solves {
-			sum += x.Points
-		}
-		if sum != r.Entry.TotalPoints {
+		if sum := sumPoints(r.Entry.Solves); sum != r.Entry.TotalPoints {
 			t.Fatalf("%s: %s totals %d but their solves add up to %d", what, r.Entry.Username, r.Entry.TotalPoints, sum)
 		}
 	}
+}
+
+func sumPoints(solves []live.LeaderboardSolve) int {
+	n := 0
+	for _, x := range solves {
+		n += x.Points
+	}
+	return n
 }
 
 func pointsOf(t *testing.T, s *Service, slug string) int {
@@ -84,12 +100,8 @@ func pointsOf(t *testing.T, s *Service, slug string) int {
 // the sum of their solves' points) and another replica's view.
 func TestDynamicScoringAndHints(t *testing.T) {
 	t.Parallel()
-	f := newFixture(t)
+	f, root := newDynFixture(t)
 	ctx := context.Background()
-	root := f.as("root")
-	if _, err := f.svc.Content.SaveChallenge(ctx, root, dynChallenge("dyn", 3)); err != nil {
-		t.Fatal(err)
-	}
 	other, seen := f.watchedReplica()
 	p := f.players("dp", 5)
 	solve := func(v ctf.Viewer, want int) {
@@ -224,12 +236,8 @@ func TestDynamicScoringAndHints(t *testing.T) {
 // with it counted, admins the live standings.
 func TestFreezeKeepsDynamicValues(t *testing.T) {
 	t.Parallel()
-	f := newFixture(t)
+	f, root := newDynFixture(t)
 	ctx := context.Background()
-	root := f.as("root")
-	if _, err := f.svc.Content.SaveChallenge(ctx, root, dynChallenge("dyn", 3)); err != nil {
-		t.Fatal(err)
-	}
 	p := f.players("fp", 2)
 	if _, err := f.svc.Play.Submit(ctx, p[0], "dyn", "flag{dyn}"); err != nil {
 		t.Fatal(err)
