@@ -1,6 +1,10 @@
 package ctf
 
-import "testing"
+import (
+	"math"
+	"math/big"
+	"testing"
+)
 
 // TestScoringValue: the two functions against values worked out by hand
 // (and CTFd's formulas), at the edges: no solver and one solver are worth
@@ -104,4 +108,65 @@ func TestValidateScoring(t *testing.T) {
 			t.Errorf("%s: error %v (field %q), want field %q", tc.name, err, field, tc.field)
 		}
 	}
+}
+
+// ctfdValue is CTFd's own computation (plugins/dynamic_challenges: the
+// solve count less one, floating point, math.ceil, floored at the minimum).
+func ctfdValue(s Scoring, solvers int) int {
+	n := float64(max(solvers-1, 0))
+	var v float64
+	if s.Function == Linear {
+		v = float64(s.Initial) - float64(s.Decay)*n
+	} else {
+		v = float64(s.Minimum-s.Initial)/float64(s.Decay*s.Decay)*n*n + float64(s.Initial)
+	}
+	return max(int(math.Ceil(v)), s.Minimum)
+}
+
+// exactValue is the formula in exact rational arithmetic.
+func exactValue(s Scoring, solvers int) int {
+	n := big.NewInt(int64(max(solvers-1, 0)))
+	var v *big.Rat
+	if s.Function == Linear {
+		v = new(big.Rat).SetInt(new(big.Int).Sub(big.NewInt(int64(s.Initial)), new(big.Int).Mul(big.NewInt(int64(s.Decay)), n)))
+	} else {
+		drop := new(big.Rat).SetFrac(new(big.Int).Mul(big.NewInt(int64(s.Initial-s.Minimum)), new(big.Int).Mul(n, n)),
+			big.NewInt(int64(s.Decay)*int64(s.Decay)))
+		v = new(big.Rat).Sub(new(big.Rat).SetInt64(int64(s.Initial)), drop)
+	}
+	q, r := new(big.Int).QuoRem(v.Num(), v.Denom(), new(big.Int))
+	if r.Sign() > 0 {
+		q.Add(q, big.NewInt(1)) // ceil of a positive remainder
+	}
+	return max(int(q.Int64()), s.Minimum)
+}
+
+// TestScoringValueAgreesWithCTFd: over a grid of scorings and solver
+// counts, Value is the exact formula, and CTFd's floating-point
+// computation gives the same but where its rounding error crosses an
+// integer (one point above, as at s = decay): those are counted and never
+// more than one point apart.
+func TestScoringValueAgreesWithCTFd(t *testing.T) {
+	differ, total := 0, 0
+	for _, f := range []DecayFunc{Logarithmic, Linear} {
+		for _, span := range [][2]int{{500, 100}, {1000, 100}, {300, 50}, {100, 0}, {997, 13}} {
+			for _, decay := range []int{1, 3, 7, 10, 20, 38, 49, 100, 333} {
+				s := Scoring{Type: DynamicScoring, Initial: span[0], Minimum: span[1], Decay: decay, Function: f}
+				for solvers := 0; solvers <= decay+3; solvers++ {
+					got, exact, ctfd := s.Value(0, solvers), exactValue(s, solvers), ctfdValue(s, solvers)
+					total++
+					if got != exact {
+						t.Fatalf("%+v with %d solvers: Value %d, exact %d", s, solvers, got, exact)
+					}
+					if ctfd != got {
+						differ++
+						if ctfd-got != 1 {
+							t.Fatalf("%+v with %d solvers: CTFd's %d, ours %d", s, solvers, ctfd, got)
+						}
+					}
+				}
+			}
+		}
+	}
+	t.Logf("%d of %d values differ from CTFd's floating point by its rounding error", differ, total)
 }
