@@ -51,23 +51,42 @@ type boardCache struct {
 	published chan struct{} // closed when a version is published
 
 	builds atomic.Int64 // versions built
+
+	// paced: a build that costs more than pacedBuild is followed by a rest
+	// as long as it took (lastCost, from lastEnd), so that builds take at
+	// most about half the time (see pace). Off in tests and benchmarks.
+	paced    bool
+	lastCost time.Duration
+	lastEnd  time.Time
 }
 
+// pacedBuild is the cost from which builds are paced. A build costs a few
+// milliseconds when a solve changes its solver's entry (the usual case);
+// a dynamic challenge's solve changes every solver's entry, and under a
+// rush of them every build encodes and compresses most of the board again
+// (tens to hundreds of milliseconds): back to back, such builds would take
+// the processors from the readers and the solves.
+const pacedBuild = 20 * time.Millisecond
+
 func newBoardCache(svc *platform.Service) *boardCache {
-	c := &boardCache{svc: svc, every: chunkEvery, interval: DefaultLeaderboardInterval, published: make(chan struct{})}
+	c := &boardCache{svc: svc, every: chunkEvery, interval: DefaultLeaderboardInterval, published: make(chan struct{}), paced: true}
 	svc.OnLeaderboardChange(c.kick)
 	return c
 }
 
-// get returns the board at the service's current version, building it if
-// the newest version built is older.
+// get returns the board at the service's version as of the call, or a
+// newer one, building it if the newest version built is older. A reader
+// that waits for a build in progress is served by any version at least as
+// new as the one it came for: the moves made while it waited go into the
+// next build, which it does not wait for.
 func (c *boardCache) get() *boardSnap {
 	// LeaderboardVersion also moves the event's clock if an instant passed
 	// (a freeze starting).
-	if s := c.cur.Load(); s != nil && s.version >= c.svc.Scoreboard.LeaderboardVersion() {
+	v := c.svc.Scoreboard.LeaderboardVersion()
+	if s := c.cur.Load(); s != nil && s.version >= v {
 		return s
 	}
-	return c.build()
+	return c.buildFor(v)
 }
 
 // kick schedules a build after the board moved. The service calls it with
@@ -113,12 +132,22 @@ type buildWork struct {
 	Entries, EncodedBytes, Chunks, CompressedBytes int
 }
 
-func (c *boardCache) build() *boardSnap {
+func (c *boardCache) build() *boardSnap { return c.buildFor(0) }
+
+// buildFor returns a version at least v (0: the service's version when
+// this build's turn comes), building it if need be.
+func (c *boardCache) buildFor(v uint64) *boardSnap {
 	c.buildMu.Lock()
 	defer c.buildMu.Unlock()
-	if s := c.cur.Load(); s != nil && s.version >= c.svc.Scoreboard.LeaderboardVersion() {
+	if v == 0 {
+		v = c.svc.Scoreboard.LeaderboardVersion()
+	}
+	if s := c.cur.Load(); s != nil && s.version >= v {
 		return s
 	}
+	c.pace()
+	began := time.Now()
+	defer func() { c.lastCost, c.lastEnd = time.Since(began), time.Now() }()
 	c.schedMu.Lock()
 	c.wanted = true // from here on, a move arms the next build
 	c.schedMu.Unlock()
@@ -179,6 +208,14 @@ func (c *boardCache) build() *boardSnap {
 	c.published = make(chan struct{})
 	c.schedMu.Unlock()
 	return s
+}
+
+// pace rests after a costly build as long as it took; the caller holds
+// buildMu, so readers wait here for the build that follows.
+func (c *boardCache) pace() {
+	if c.paced && c.lastCost >= pacedBuild {
+		time.Sleep(time.Until(c.lastEnd.Add(c.lastCost)))
+	}
 }
 
 // deflateAll compresses chunks on every processor: a burst of solves
@@ -261,7 +298,17 @@ func appendLeaderboardEntry(b []byte, e *live.LeaderboardEntry) []byte {
 	return append(b, "]}"...)
 }
 
+// appendString appends s as a JSON string, as encoding/json writes it
+// (HTML characters escaped too): names and ids are plain ASCII almost
+// always, and are copied as they are; anything else goes to json.Marshal.
 func appendString(b []byte, s string) []byte {
-	q, _ := json.Marshal(s)
-	return append(b, q...)
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			q, _ := json.Marshal(s)
+			return append(b, q...)
+		}
+	}
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"')
 }

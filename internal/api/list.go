@@ -2,12 +2,13 @@ package api
 
 import (
 	"bytes"
-	"compress/flate"
 	"encoding/binary"
 	"encoding/json"
 	"hash/crc32"
 	"sync"
 	"sync/atomic"
+
+	"github.com/klauspost/compress/flate"
 
 	"github.com/flagshipctf/flagship/internal/live"
 	"github.com/flagshipctf/flagship/internal/platform"

@@ -59,13 +59,23 @@ func (s *State) rankingLocked() ([]*user, map[string]int) {
 // the order changed. No caller holds the old order or ranks: they are
 // used under the state's read lock, and they change only after a write.
 func (s *State) mendRanking(rc *rankCache) {
-	var moved []*user
+	// The moved players' standings are worked out once: a dynamic
+	// challenge's solve moves all its solvers, thousands to sort.
+	type standing struct {
+		u  *user
+		st ctf.Standing
+	}
+	var byStanding []standing
 	for _, u := range s.users {
 		if u.ver > rc.seen && u.ranked() {
-			moved = append(moved, u)
+			byStanding = append(byStanding, standing{u, u.standing()})
 		}
 	}
-	sort.Slice(moved, func(i, j int) bool { return ranksBefore(moved[i], moved[j]) })
+	sort.Slice(byStanding, func(i, j int) bool { return ctf.RanksBefore(byStanding[i].st, byStanding[j].st) })
+	moved := make([]*user, len(byStanding))
+	for i, x := range byStanding {
+		moved[i] = x.u
+	}
 	kept := make([]*user, 0, len(rc.order))
 	for _, u := range rc.order {
 		switch {
@@ -76,8 +86,9 @@ func (s *State) mendRanking(rc *rankCache) {
 		}
 	}
 	order := make([]*user, 0, len(kept)+len(moved))
-	for _, m := range moved {
-		i := sort.Search(len(kept), func(i int) bool { return ranksBefore(m, kept[i]) })
+	for j, m := range moved {
+		st := byStanding[j].st
+		i := sort.Search(len(kept), func(i int) bool { return ctf.RanksBefore(st, kept[i].standing()) })
 		order = append(append(order, kept[:i]...), m)
 		kept = kept[i:]
 	}
