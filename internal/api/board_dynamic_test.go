@@ -2,6 +2,8 @@ package api
 
 import (
 	"context"
+	"os"
+	"strconv"
 	"testing"
 	"time"
 
@@ -19,13 +21,17 @@ import (
 // the board's next version built — changes the entry of every solver of
 // it. Besides the time it reports what the build did: the entries it
 // encoded again and their bytes, the chunks it compressed again and
-// theirs, and the whole board's bytes.
+// theirs, and the whole board's bytes. FLAGSHIP_BENCH_HELD_PERCENT sets
+// how many of the players hold the challenge (50 by default).
 func BenchmarkDynamicSolveOnAHeldChallenge(b *testing.B) {
 	players := 10_000
 	if testing.Short() {
 		players = 1_000
 	}
 	held := players / 2
+	if pc, err := strconv.Atoi(os.Getenv("FLAGSHIP_BENCH_HELD_PERCENT")); err == nil && pc > 0 && pc < 100 {
+		held = players * pc / 100 // 99: every entry but a hundred changes at each op
+	}
 	ctx := context.Background()
 	db := storetest.Open(b)
 	ev, err := synth.Generate(synth.Config{Players: players, Challenges: 24, Solves: players * 5, Attempts: players, Seed: 7, Dynamic: true})
