@@ -18,6 +18,9 @@ type Preview struct {
 	// Solves counts every solve of it, admins', practice and frozen ones
 	// included: what deleting it removes.
 	Solves int
+	// Hints are its hints as an admin previewing sees them: every content
+	// shown, none unlocked (players cannot reach a hidden challenge's).
+	Hints []HintView
 }
 
 // Preview returns the challenge of slug as players will see it, for admins
@@ -33,8 +36,12 @@ func (st *State) Preview(slug string, v ctf.Viewer) (Preview, error) {
 	if c == nil {
 		return Preview{}, ctf.ErrNoChallenge
 	}
-	return Preview{Detail: st.detail(c, v), Hidden: c.Hidden, Pending: c.pending, ReleaseAt: c.ReleaseAt,
-		Solves: len(c.solves)}, nil
+	p := Preview{Detail: st.detail(c, v), Hidden: c.Hidden, Pending: c.pending, ReleaseAt: c.ReleaseAt,
+		Solves: len(c.solves)}
+	for _, h := range c.Hints {
+		p.Hints = append(p.Hints, hintView(h, false, true))
+	}
+	return p, nil
 }
 
 // Solver is one player's solve of a challenge, as its page lists it.

@@ -449,7 +449,7 @@ func (c *chal) summary(solved bool, publicURL string) ChallengeSummary {
 		ID: c.ID, Slug: c.Slug, Categories: c.Categories, Title: c.Title, Description: c.Description,
 		Difficulty: c.Difficulty, Points: c.value, HasInstance: c.HasInstance, DockerPort: c.DockerPort,
 		Type: c.Type, AttemptsCount: c.attempts(), CreatedAt: ctf.FormatTime(c.CreatedAt),
-		Solved: solved, SolvesCount: len(c.playerSolves), AvgStars: c.avgStars(), Tags: c.Tags,
+		Solved: solved, SolvesCount: len(c.playerSolves), AvgStars: c.avgStars(), Tags: c.Tags, Scoring: c.Scoring,
 	}
 	if sum.Categories == nil {
 		sum.Categories = []string{}

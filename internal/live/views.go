@@ -40,6 +40,9 @@ type ChallengeSummary struct {
 	// Tags are the organiser's tags, which the web board shows and filters
 	// by; the contract's summary has no field for them.
 	Tags []string `json:"-"`
+	// Scoring is how its value follows its solves (the web app's note on a
+	// dynamic challenge); not in the contract either.
+	Scoring ctf.Scoring `json:"-"`
 }
 
 // LeaderboardEntry is a ranked player. Times are left to the front door to

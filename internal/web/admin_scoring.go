@@ -78,15 +78,13 @@ func nextHintID(rows []hintRow) int {
 func scoringOf(r *http.Request) (ctf.Scoring, scoringForm, error) {
 	f := scoringForm{Type: ctf.ScoringType(r.FormValue("scoring")), Initial: r.FormValue("scoringInitial"),
 		Minimum: r.FormValue("scoringMinimum"), Decay: r.FormValue("scoringDecay"), Function: ctf.DecayFunc(r.FormValue("scoringFunction"))}
-	if f.Type == "" {
+	switch f.Type {
+	case "", ctf.StaticScoring:
 		f.Type = ctf.StaticScoring
-	}
-	if f.Type != ctf.DynamicScoring {
-		// Static, or a type the use case refuses by name.
-		if f.Type == ctf.StaticScoring {
-			return ctf.Scoring{}, f, nil
-		}
-		return ctf.Scoring{Type: f.Type}, f, nil
+		return ctf.Scoring{}, f, nil
+	case ctf.DynamicScoring:
+	default:
+		return ctf.Scoring{Type: f.Type}, f, nil // the use case refuses it by name
 	}
 	sc := ctf.Scoring{Type: ctf.DynamicScoring, Function: f.Function}
 	for _, x := range []struct {

@@ -272,7 +272,7 @@ const maxSolversShown = 100
 func (h *Handler) challenge(w http.ResponseWriter, r *http.Request) {
 	v := h.viewer(w, r)
 	f := h.takeFlash(w, r, v)
-	if f.Section == flagSection || strings.HasPrefix(f.Section, "hint-") {
+	if f.Section == flagSection || strings.HasPrefix(f.Section, hintSectionPrefix) {
 		// The flag form's answer is said in its section (app.js swaps the
 		// page in and points there); an unlock's beside its hint.
 		h.challengePage(w, r, v, page{flashTaken: true}, f)
@@ -310,12 +310,7 @@ func (h *Handler) challengePage(w http.ResponseWriter, r *http.Request, v ctf.Vi
 	d.Format, _ = h.svc.Play.FlagFormat(slug, v)
 	d.Preview = preview
 	d.Hints = h.hintsOf(r.Context(), v, slug, c.Solved, preview, answer)
-	d.Scoring, _ = h.svc.Play.Scoring(slug, v)
-	if preview != nil {
-		if in, err := h.svc.Content.ChallengeForEdit(r.Context(), v, slug); err == nil {
-			d.Scoring = in.Scoring
-		}
-	}
+	d.Scoring = c.Scoring
 	d.Solvers, _ = h.svc.Play.Solvers(slug, v)
 	if n := len(d.Solvers); n > maxSolversShown {
 		d.Solvers, d.MoreSolvers = d.Solvers[:maxSolversShown], n-maxSolversShown

@@ -42,7 +42,9 @@ type hintsData struct {
 
 // hintSection is the flash's section for an unlock's answer: "hint-2" is
 // hint 2's item, where the page lands.
-func hintSection(id int) string { return "hint-" + strconv.Itoa(id) }
+func hintSection(id int) string { return hintSectionPrefix + strconv.Itoa(id) }
+
+const hintSectionPrefix = "hint-"
 
 // hintsOf lists the hints of the challenge slug as v sees them, with the
 // answer of an unlock (answer.Section names its hint). An admin's preview
@@ -51,18 +53,7 @@ func hintSection(id int) string { return "hint-" + strconv.Itoa(id) }
 func (h *Handler) hintsOf(ctx context.Context, v ctf.Viewer, slug string, solved bool, preview *live.Preview, answer flash) hintsData {
 	views, err := h.svc.Play.Hints(ctx, v, slug)
 	if err != nil && preview != nil {
-		views = nil
-		if in, ierr := h.svc.Content.ChallengeForEdit(ctx, v, slug); ierr == nil {
-			for _, x := range in.Hints {
-				content := x.Content
-				hv := live.HintView{ID: x.ID, Cost: x.Cost, Content: &content}
-				if x.Requires != 0 {
-					r := x.Requires
-					hv.Requires = &r
-				}
-				views = append(views, hv)
-			}
-		}
+		views = preview.Hints
 	}
 	var d hintsData
 	place := map[int]int{}
